@@ -1,0 +1,1 @@
+"""The agentuse command line (typer). Heavy imports stay inside the commands that need them."""

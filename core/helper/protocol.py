@@ -1,0 +1,244 @@
+"""The model-judged steps of the spec as one protocol with pydantic inputs and answers.
+
+Every helper implementation (Anthropic, the embedded offline evaluator, test fakes) implements `Helper`.
+The answer models double as the forced-tool input schemas of the Anthropic implementation, so keep their
+field descriptions precise: the model reads them.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from agentuse.core.learning import Category, Verdict
+
+
+class RuleRef(BaseModel):
+    """A rule as a helper sees it: its id, category and text, plus the evidence a judgement may weigh."""
+
+    id: str
+    category: Category = Category.tip
+    text: str
+    human: bool = Field(False, description="authored or approved by a person (src manual/approval)")
+    re: int = Field(0, description="how many times a person repeated it")
+    ok: int = 0
+    injected: int = 0
+    date: str | None = None
+
+
+class Draft(BaseModel):
+    """A rule a helper wrote: an order, one behaviour, under 800 characters."""
+
+    category: Category = Category.tip
+    title: str = Field(description="one line naming the behaviour")
+    body: str = Field("", description="the rule itself; may repeat the title when the title says it all")
+
+
+# --- extract (custom channel and capture agents) ---------------------------------------------------
+
+
+class ExtractRequest(BaseModel):
+    guidance: str = Field(description="the capture.custom text that scopes what is worth keeping")
+    contract: str = Field(description="the agent's complete instructions, never truncated")
+    rules_in_force: list[RuleRef] = Field(default_factory=list)
+    trace: str = Field(description="the run's evidence: prompt, replies, tool calls and results")
+
+
+class ExtractAnswer(BaseModel):
+    candidates: list[Draft] = Field(default_factory=list, max_length=5)
+
+
+# --- vet ---------------------------------------------------------------------------------------------
+
+
+class VetCandidate(BaseModel):
+    id: str
+    category: Category = Category.tip
+    text: str
+    human: bool = Field(False, description="a reviewer's correction: never judged ungrounded")
+
+
+class VetRequest(BaseModel):
+    contract: str
+    rules_in_force: list[RuleRef] = Field(default_factory=list)
+    trace: str = ""
+    candidates: list[VetCandidate]
+
+
+class VetVerdict(BaseModel):
+    id: str = Field(description="the candidate id this verdict is for")
+    verdict: Verdict
+    detail: str = Field("", description="for duplicate/contradiction: the conflicting text, quoted exactly")
+
+
+class VetAnswer(BaseModel):
+    verdicts: list[VetVerdict] = Field(default_factory=list)
+
+
+# --- ground a reviewer comment ---------------------------------------------------------------------
+
+
+class GroundRequest(BaseModel):
+    comment: str = Field(description="the reviewer's note as written")
+    reviewed_output: str = Field("", description="the work the comment was left on")
+    contract: str = ""
+
+
+class GroundAnswer(BaseModel):
+    rule: Draft
+
+
+# --- reconcile a new rule against the rules in force (fold / trade) --------------------------------
+
+
+class ReconcileAction(str, Enum):
+    new = "new"  # unrelated to every rule in force
+    repeat = "repeat"  # says what one rule already says: count a repeat on it
+    fold = "fold"  # restates, sharpens or contradicts rules: one merged rule replaces them
+
+
+class ReconcileRequest(BaseModel):
+    draft: Draft
+    draft_is_human: bool = False
+    rules_in_force: list[RuleRef] = Field(default_factory=list)
+    cap_full: bool = Field(False, description="the set is at its cap: prefer folding into a related rule")
+
+
+class ReconcileAnswer(BaseModel):
+    action: ReconcileAction
+    replaces: list[str] = Field(default_factory=list, description="ids the merged rule replaces (fold/repeat)")
+    merged: Draft | None = Field(None, description="for fold: one rule carrying every case of all of them")
+
+
+# --- tidy: plan groups, rewrite a group, audit, rewrite the permanent block ------------------------
+
+
+class MoveKind(str, Enum):
+    merge = "merge"
+    rewrite = "rewrite"
+    compress = "compress"
+    retire = "retire"
+
+
+class Move(BaseModel):
+    kind: MoveKind
+    ids: list[str] = Field(description="the rules this move consumes; each id in at most one move")
+    reason: str = ""
+    superseded_by: str | None = Field(None, description="for retire: the id of the rule that now states it")
+
+
+class PlanRequest(BaseModel):
+    rules: list[RuleRef]
+
+
+class PlanAnswer(BaseModel):
+    moves: list[Move] = Field(default_factory=list)
+
+
+class Dropped(BaseModel):
+    id: str
+    reason: str
+
+
+class RewriteRequest(BaseModel):
+    kind: MoveKind
+    originals: list[RuleRef]
+
+
+class RewriteAnswer(BaseModel):
+    rule: Draft
+    covers: list[str] = Field(description="every original id this rule carries")
+    dropped: list[Dropped] = Field(default_factory=list)
+
+
+class AuditRequest(BaseModel):
+    originals: list[RuleRef]
+    rewritten: Draft
+
+
+class Missing(BaseModel):
+    id: str
+    what: str = Field(description="the case, threshold, exception or example no longer carried")
+
+
+class AuditAnswer(BaseModel):
+    missing: list[Missing] = Field(default_factory=list)
+
+
+class BlockRequest(BaseModel):
+    rules: list[RuleRef] = Field(description="every rule of the permanent block, in order")
+
+
+class BlockRule(BaseModel):
+    category: Category = Category.tip
+    text: str
+    covers: list[str]
+
+
+class BlockAnswer(BaseModel):
+    rules: list[BlockRule]
+    dropped: list[Dropped] = Field(default_factory=list)
+
+
+# --- accounting and faults -------------------------------------------------------------------------
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, input_tokens: int, output_tokens: int) -> None:
+        self.calls += 1
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+
+
+class HelperError(Exception):
+    """A helper call failed. `transient` faults (overloaded, rate limit, timeout, connection) may be
+    retried; permanent ones (bad request, auth, an answer that does not validate) may not."""
+
+    transient = False
+
+    def __init__(self, message: str, *, operation: str = "", status: int | None = None):
+        super().__init__(message)
+        self.operation = operation
+        self.status = status
+
+
+class TransientHelperError(HelperError):
+    transient = True
+
+
+class PermanentHelperError(HelperError):
+    transient = False
+
+
+class InvalidAnswerError(PermanentHelperError):
+    """The model answered, but the answer does not validate against the operation's schema."""
+
+
+@runtime_checkable
+class Helper(Protocol):
+    """One implementation per provider. Methods are synchronous; callers parallelise across calls."""
+
+    name: str
+    usage: Usage
+
+    def extract(self, request: ExtractRequest) -> ExtractAnswer: ...
+
+    def vet(self, request: VetRequest) -> VetAnswer: ...
+
+    def ground(self, request: GroundRequest) -> GroundAnswer: ...
+
+    def reconcile(self, request: ReconcileRequest) -> ReconcileAnswer: ...
+
+    def plan_groups(self, request: PlanRequest) -> PlanAnswer: ...
+
+    def rewrite_group(self, request: RewriteRequest) -> RewriteAnswer: ...
+
+    def audit(self, request: AuditRequest) -> AuditAnswer: ...
+
+    def rewrite_block(self, request: BlockRequest) -> BlockAnswer: ...

@@ -1,0 +1,1 @@
+"""Schedules, post-run triggers and the serve entry point for Prefect deployments."""

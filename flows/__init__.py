@@ -1,0 +1,1 @@
+"""Prefect flows: the only place pipeline steps are composed."""

@@ -1,0 +1,1 @@
+"""Running an agent: model loop, tools, sessions, approval gates."""

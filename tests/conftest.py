@@ -1,0 +1,25 @@
+"""Shared fixtures: every test gets its own state directory and no network but loopback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path_factory, monkeypatch):
+    # Tests must never touch ~/.local/share/agentuse or ~/.prefect, nor reach a real model.
+    data = tmp_path_factory.mktemp("agentuse-data")
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", str(data))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect-home")))
+    yield data
+
+
+@pytest.fixture
+def data_dir(_isolated_state) -> Path:
+    return Path(os.environ["AGENTUSE_DATA_DIR"])
