@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# tests/ is on sys.path (rootdir conftest, no __init__.py), so the fakes import as `fakes`.
+pytest_plugins = ["fakes.fixtures"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path_factory, monkeypatch):

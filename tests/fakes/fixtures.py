@@ -1,0 +1,19 @@
+"""pytest fixtures for the fakes, registered from tests/conftest.py through `pytest_plugins`."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from .messages_server import FakeMessagesServer
+
+
+@pytest.fixture
+def fake_anthropic() -> Iterator[FakeMessagesServer]:
+    """A fresh fake Messages API per test: `.url`, `.script(...)`, `.requests`, `.env()`."""
+    server = FakeMessagesServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
