@@ -1,0 +1,108 @@
+"""Precedence, the cap, and what a run receives (spec: How Application Works, An agent keeps 15 rules).
+
+Only active rules compete for the cap. Precedence: rules saved by hand (src manual), then reviewer
+comments (approval), then self-extracted (auto); the most recent first inside each group; a later
+position in the file breaks ties (it was written later).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from agentuse.core.learning import (
+    GRADUATE_AFTER_APPROVED_RUNS,
+    GRADUATE_AFTER_INJECTED_RUNS,
+    NEW_RULE_GRACE_DAYS,
+    Learning,
+    Source,
+    State,
+)
+
+_SOURCE_RANK = {Source.manual: 0, Source.approval: 1, Source.auto: 2}
+
+
+def rank(learnings: list[Learning]) -> list[Learning]:
+    """Active rules in precedence order (strongest first). Other states are not ranked."""
+    indexed = [(i, rule) for i, rule in enumerate(learnings) if rule.state is State.active]
+    indexed.sort(key=lambda pair: (_SOURCE_RANK[pair[1].src], _negated_date(pair[1].date), -pair[0]))
+    return [rule for _, rule in indexed]
+
+
+def _negated_date(text: str) -> int:
+    try:
+        return -date.fromisoformat(text).toordinal()
+    except ValueError:
+        return 0  # an unreadable date ranks as oldest rather than failing a run
+
+
+class Selection(BaseModel):
+    """Every stored rule sorted into exactly one group, so the counts always add up."""
+
+    applied: list[Learning] = Field(default_factory=list)  # injected on the next run
+    held: list[Learning] = Field(default_factory=list)  # in the cap but apply: false
+    outside_cap: list[Learning] = Field(default_factory=list)
+    stale: list[Learning] = Field(default_factory=list)
+    quarantined: list[Learning] = Field(default_factory=list)
+    graduated: list[Learning] = Field(default_factory=list)
+
+    @property
+    def active(self) -> int:
+        """Rules in force: everything active, whether or not it reaches the model."""
+        return len(self.applied) + len(self.held) + len(self.outside_cap) + len(self.stale)
+
+    @property
+    def dormant(self) -> list[Learning]:
+        """Active rules that do not reach the next run."""
+        return self.held + self.outside_cap + self.stale
+
+
+def select(learnings: list[Learning], *, cap: int, current_ih: str | None, apply: bool = True) -> Selection:
+    """Sort the store into groups. Stale rules are held out before the cap is applied."""
+    selection = Selection()
+    fresh: list[Learning] = []
+    for rule in learnings:
+        if rule.state is State.quarantined:
+            selection.quarantined.append(rule)
+        elif rule.state is State.graduated:
+            selection.graduated.append(rule)
+        elif rule.state is State.active:
+            if current_ih is not None and rule.ih is not None and rule.ih != current_ih:
+                selection.stale.append(rule)
+            else:
+                fresh.append(rule)
+    ranked = rank(fresh)
+    in_cap, selection.outside_cap = ranked[:cap], ranked[cap:]
+    if apply:
+        selection.applied = in_cap
+    else:
+        selection.held = in_cap
+    return selection
+
+
+def graduation_eligible(rule: Learning) -> bool:
+    """Repeated by a person, or in force across 3 uncommented approvals, or 10 runs. Authorship alone
+    never qualifies."""
+    return rule.re > 0 or rule.ok >= GRADUATE_AFTER_APPROVED_RUNS or rule.injected >= GRADUATE_AFTER_INJECTED_RUNS
+
+
+def runs_to_graduation(rule: Learning) -> int:
+    """How many more runs the closest path to graduation needs (0 when eligible)."""
+    if graduation_eligible(rule):
+        return 0
+    return min(GRADUATE_AFTER_APPROVED_RUNS - rule.ok, GRADUATE_AFTER_INJECTED_RUNS - rule.injected)
+
+
+def within_grace(rule: Learning, today: date) -> bool:
+    """A new learning gets 14 days to prove itself before it can be retired."""
+    try:
+        age = (today - date.fromisoformat(rule.date)).days
+    except ValueError:
+        return False
+    return age < NEW_RULE_GRACE_DAYS
+
+
+def evictable(rule: Learning) -> bool:
+    """Never evicted: a rule a person wrote or approved, and a rule a person repeated."""
+    return rule.state is State.active and not rule.is_human and rule.re == 0
