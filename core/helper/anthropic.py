@@ -1,0 +1,159 @@
+"""The Helper protocol on the Anthropic Messages API, with structured answers through forced tool use.
+
+Each operation sends its prompt file as the system prompt, the rendered request as the user message, and
+one tool whose input schema is the operation's answer model; `tool_choice` forces that tool, so the answer
+is the tool's input. Every answer is validated: a model that answers in the wrong shape is a model fault
+(`InvalidAnswerError`), which callers handle as the spec says for that step (fail closed for free-form
+capture, open for human corrections).
+
+The SDK is imported in the constructor only, so read-only commands that never build a helper never pay
+for `import anthropic` (~1.3 s here).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agentuse.core.helper import protocol as p
+from agentuse.core.helper.render import prompt, render
+
+PROVIDER = "anthropic"
+DEFAULT_TIMEOUT = 120.0  # a tidy pass takes about a minute; one call should not take longer than two
+
+# Output budgets per operation: enough for the largest honest answer, small enough to fail fast.
+MAX_TOKENS = {
+    "extract": 4096, "vet": 4096, "ground": 2048, "reconcile": 2048,
+    "plan_groups": 4096, "rewrite_group": 2048, "audit": 2048, "rewrite_block": 8192,
+}
+
+# Statuses worth retrying: timeout, conflict, rate limit, and every server-side failure (5xx incl. 529).
+_TRANSIENT_STATUSES = {408, 409, 429}
+
+A = TypeVar("A", bound=BaseModel)
+
+
+def tool_name(operation: str) -> str:
+    return f"submit_{operation}"
+
+
+def tool_schema(answer_type: type[BaseModel]) -> dict[str, Any]:
+    return answer_type.model_json_schema()
+
+
+class AnthropicHelper:
+    """`AnthropicHelper("anthropic:claude-sonnet-5", api_key=...)`; the `anthropic:` prefix is optional."""
+
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, max_retries: int = 0) -> None:
+        import anthropic  # lazily: see the module docstring
+
+        self.model = model.split(":", 1)[1] if model.startswith(f"{PROVIDER}:") else model
+        self.name = f"{PROVIDER}:{self.model}"
+        self.usage = p.Usage()
+        self._usage_lock = threading.Lock()  # operations run in parallel threads during tidy
+        self._sdk = anthropic
+        # max_retries defaults to 0: retrying is the caller's decision (Prefect task retries), made once.
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout,
+                                           max_retries=max_retries)
+
+    # --- the protocol ---------------------------------------------------------------------------
+    def extract(self, request: p.ExtractRequest) -> p.ExtractAnswer:
+        return self._ask("extract", request, p.ExtractAnswer)
+
+    def vet(self, request: p.VetRequest) -> p.VetAnswer:
+        return self._ask("vet", request, p.VetAnswer)
+
+    def ground(self, request: p.GroundRequest) -> p.GroundAnswer:
+        return self._ask("ground", request, p.GroundAnswer)
+
+    def reconcile(self, request: p.ReconcileRequest) -> p.ReconcileAnswer:
+        return self._ask("reconcile", request, p.ReconcileAnswer)
+
+    def plan_groups(self, request: p.PlanRequest) -> p.PlanAnswer:
+        return self._ask("plan_groups", request, p.PlanAnswer)
+
+    def rewrite_group(self, request: p.RewriteRequest) -> p.RewriteAnswer:
+        return self._ask("rewrite_group", request, p.RewriteAnswer)
+
+    def audit(self, request: p.AuditRequest) -> p.AuditAnswer:
+        return self._ask("audit", request, p.AuditAnswer)
+
+    def rewrite_block(self, request: p.BlockRequest) -> p.BlockAnswer:
+        return self._ask("rewrite_block", request, p.BlockAnswer)
+
+    def close(self) -> None:
+        self._client.close()
+
+    # --- one call ---------------------------------------------------------------------------------
+    def _ask(self, operation: str, request: BaseModel, answer_type: type[A]) -> A:
+        name = tool_name(operation)
+        tool = {
+            "name": name,
+            "description": f"Record your answer for the {operation.replace('_', ' ')} step. Call exactly once.",
+            "input_schema": tool_schema(answer_type),
+        }
+        try:
+            message = self._client.messages.create(
+                model=self.model,
+                max_tokens=MAX_TOKENS[operation],
+                system=prompt(operation),
+                messages=[{"role": "user", "content": render(operation, request)}],
+                tools=[tool],
+                tool_choice={"type": "tool", "name": name},
+            )
+        except Exception as exc:  # noqa: BLE001 - translated below; anything unknown re-raises as is
+            fault = self._translate(operation, exc)
+            if fault is exc:
+                raise
+            raise fault from exc
+        usage = getattr(message, "usage", None)
+        with self._usage_lock:
+            # Tokens are spent whether or not the answer validates, so count before judging it.
+            self.usage.add(getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0)
+        return self._answer(operation, message, answer_type)
+
+    def _answer(self, operation: str, message: Any, answer_type: type[A]) -> A:
+        name = tool_name(operation)
+        blocks = [b for b in message.content if getattr(b, "type", None) == "tool_use" and b.name == name]
+        if not blocks:
+            why = "ran out of output tokens" if message.stop_reason == "max_tokens" else "did not call the tool"
+            raise p.InvalidAnswerError(f"{operation}: the model {why} ({name})", operation=operation)
+        raw = blocks[0].input
+        try:
+            if isinstance(raw, str):  # some proxies hand tool input back as a JSON string
+                raw = json.loads(raw)
+            return answer_type.model_validate(raw)
+        except (ValidationError, ValueError) as exc:
+            detail = str(exc).splitlines()
+            summary = "; ".join(line.strip() for line in detail[:6])
+            raise p.InvalidAnswerError(f"{operation}: the model's answer does not validate: {summary}",
+                                       operation=operation) from exc
+
+    def _translate(self, operation: str, exc: Exception) -> Exception:
+        sdk = self._sdk
+        if isinstance(exc, sdk.APITimeoutError):
+            return p.TransientHelperError(f"{operation}: the model call timed out", operation=operation)
+        if isinstance(exc, sdk.APIConnectionError):
+            return p.TransientHelperError(f"{operation}: could not reach the model API: {exc}",
+                                          operation=operation)
+        if isinstance(exc, sdk.APIStatusError):
+            status = exc.status_code
+            message = getattr(exc, "api_message", None) or str(exc)
+            text = f"{operation}: the model API answered {status}: {message}"
+            if status in _TRANSIENT_STATUSES or status >= 500:
+                return p.TransientHelperError(text, operation=operation, status=status)
+            if status in (401, 403):
+                text += " (check ANTHROPIC_API_KEY)"
+            return p.PermanentHelperError(text, operation=operation, status=status)
+        if isinstance(exc, json.JSONDecodeError):
+            # A 200 whose body is not JSON is a broken hop (proxy, truncated body), not a model verdict.
+            return p.TransientHelperError(f"{operation}: the model API sent a body that is not JSON",
+                                          operation=operation)
+        if isinstance(exc, sdk.APIResponseValidationError):
+            return p.InvalidAnswerError(f"{operation}: the model API response is malformed: {exc}",
+                                        operation=operation)
+        return exc  # a programming error: let it surface unchanged
