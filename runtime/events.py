@@ -1,0 +1,121 @@
+"""The session log's vocabulary: one pydantic model per event kind, a discriminated union on `type`.
+
+A session log is the run's only record, and later stages read it: the tool-errors channel scans the tool
+calls, `replay:` replays the model replies, a resume rebuilds the conversation from it. So every event
+carries what those readers need and nothing is kept only in memory.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from agentuse.runtime.messages import ReplyBlock, Usage
+
+RunStatus = Literal["completed", "awaiting_review", "rejected", "failed"]
+Decision = Literal["approve", "revise", "reject"]
+
+
+class _Event(BaseModel):
+    at: str | None = None  # ISO-8601 UTC; filled by the log's clock when the event is written
+
+
+class RunStart(_Event):
+    type: Literal["run_start"] = "run_start"
+    session_id: str
+    agent_key: str
+    agent_path: str
+    project_root: str
+    ih: str = Field(description="instruction hash of the agent file at run time")
+    model: str
+    prompt: str
+    # The exact system prompt sent: a resume continues the same conversation with the same rules in force.
+    system: str
+    injected: list[str] = Field(default_factory=list, description="ids of the rules injected this run")
+    approval: bool = False
+    pid: int
+
+
+class ModelRequestEvent(_Event):
+    type: Literal["model_request"] = "model_request"
+    model: str
+    turn: int
+    messages: int = Field(description="how many messages the conversation held when sent")
+
+
+class ModelReplyEvent(_Event):
+    type: Literal["model_reply"] = "model_reply"
+    content: list[ReplyBlock] = Field(default_factory=list)
+    stop_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class ToolCallEvent(_Event):
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    input: Any = None
+
+
+class ToolResultEvent(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    output: str = ""
+    error: str | None = None
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        """What the model was shown."""
+        return self.error if self.is_error and self.error is not None else self.output
+
+
+class ApprovalRequest(_Event):
+    type: Literal["approval_request"] = "approval_request"
+    output: str = Field(description="the work under review")
+    round: int = 1
+
+
+class ApprovalDecision(_Event):
+    type: Literal["approval_decision"] = "approval_decision"
+    decision: Decision
+    comment: str | None = None
+    remember: str | None = Field(None, description="the Learn checkbox: text to keep for future runs")
+    pid: int
+
+    @property
+    def has_feedback(self) -> bool:
+        """A reviewer who wrote anything had to correct something: such a run credits no rule."""
+        return bool((self.comment or "").strip() or (self.remember or "").strip())
+
+
+class LearningResult(_Event):
+    type: Literal["learning_result"] = "learning_result"
+    line: str
+
+
+class RunEnd(_Event):
+    type: Literal["run_end"] = "run_end"
+    status: RunStatus
+    output: str | None = None
+    error: str | None = None
+
+
+Event = Annotated[
+    Union[
+        RunStart,
+        ModelRequestEvent,
+        ModelReplyEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+        ApprovalRequest,
+        ApprovalDecision,
+        LearningResult,
+        RunEnd,
+    ],
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

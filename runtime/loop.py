@@ -1,0 +1,94 @@
+"""The model loop: model <-> tools until the model ends its turn; the final text is the output.
+
+The conversation is rebuilt from the session log (`conversation_from`) rather than trusted from memory,
+so a run resumed in another process after an approval gate continues exactly the conversation the log
+holds — and what the log holds is what the model saw.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from agentuse.runtime.events import (
+    ApprovalDecision,
+    Event,
+    ModelReplyEvent,
+    ModelRequestEvent,
+    RunStart,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from agentuse.runtime.messages import Message, ModelCall, ToolResultBlock, Usage
+from agentuse.runtime.providers import ModelError, Provider
+from agentuse.runtime.session import SessionLog
+from agentuse.runtime.tools import ToolBox
+
+MAX_TURNS = 50  # model requests per stretch of work; a model that never ends its turn is a failure
+
+
+class TurnsResult(BaseModel):
+    output: str
+    usage: Usage
+
+
+def conversation_from(events: list[Event]) -> list[Message]:
+    """The messages the model has seen so far: prompt, replies, tool results, revision comments."""
+    start = next(e for e in events if isinstance(e, RunStart))
+    messages = [Message.user_text(start.prompt)]
+    results: list[ToolResultBlock] = []
+
+    def flush_results() -> None:
+        if results:
+            messages.append(Message(role="user", content=list(results)))
+            results.clear()
+
+    for event in events:
+        if isinstance(event, ModelReplyEvent):
+            flush_results()
+            messages.append(Message(role="assistant", content=list(event.content)))
+        elif isinstance(event, ToolResultEvent):
+            results.append(result_block(event))
+        elif isinstance(event, ApprovalDecision) and event.decision == "revise":
+            flush_results()
+            messages.append(Message.user_text(revision_message(event.comment or "")))
+    flush_results()
+    return messages
+
+
+def result_block(event: ToolResultEvent) -> ToolResultBlock:
+    """The tool_result the model is shown for a recorded result (live and rebuilt alike)."""
+    return ToolResultBlock(tool_use_id=event.call_id, content=event.text or "(no output)", is_error=event.is_error)
+
+
+def revision_message(comment: str) -> str:
+    return f"A reviewer asked for changes before approving your work:\n\n{comment}\n\nRevise the work accordingly."
+
+
+def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns: int = MAX_TURNS) -> TurnsResult:
+    """Work until the model ends its turn. Tool failures go back to the model; model faults raise."""
+    events, _ = log.read()
+    start = next(e for e in events if isinstance(e, RunStart))
+    messages = conversation_from(events)
+    usage = Usage()
+    for turn in range(1, max_turns + 1):
+        log.append(ModelRequestEvent(model=provider.model, turn=turn, messages=len(messages)))
+        reply = provider.complete(
+            ModelCall(model=provider.model, system=start.system, messages=messages, tools=tools.specs)
+        )
+        log.append(ModelReplyEvent(content=reply.content, stop_reason=reply.stop_reason, usage=reply.usage))
+        usage = usage + reply.usage
+        messages.append(Message(role="assistant", content=list(reply.content)))
+        calls = reply.tool_uses
+        if not calls:
+            return TurnsResult(output=reply.text, usage=usage)
+        results = []
+        for call in calls:
+            log.append(ToolCallEvent(call_id=call.id, name=call.name, input=call.input))
+            outcome = tools.run(call.name, call.input)
+            result = ToolResultEvent(
+                call_id=call.id, name=call.name, output=outcome.output, error=outcome.error, is_error=outcome.is_error
+            )
+            log.append(result)
+            results.append(result_block(result))
+        messages.append(Message(role="user", content=results))
+    raise ModelError(f"the model did not finish its work within {max_turns} model requests")

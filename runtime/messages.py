@@ -1,0 +1,89 @@
+"""The conversation as pydantic models: what the loop sends a provider and what comes back.
+
+The shapes follow the Anthropic Messages API (text, tool_use and tool_result blocks) because that is the
+provider we speak to; a reply's blocks are recorded verbatim in the session log, which is what lets
+`replay:` play a recorded run back through the real loop.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field
+
+
+class TextBlock(BaseModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolUseBlock(BaseModel):
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: Any = Field(default_factory=dict)
+
+
+class ToolResultBlock(BaseModel):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+ReplyBlock = Annotated[Union[TextBlock, ToolUseBlock], Field(discriminator="type")]
+AnyBlock = Annotated[Union[TextBlock, ToolUseBlock, ToolResultBlock], Field(discriminator="type")]
+
+
+class Message(BaseModel):
+    role: Literal["user", "assistant"]
+    content: list[AnyBlock]
+
+    @classmethod
+    def user_text(cls, text: str) -> "Message":
+        return cls(role="user", content=[TextBlock(text=text)])
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class ToolSpec(BaseModel):
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+class ModelCall(BaseModel):
+    """One request to a provider."""
+
+    model: str
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    max_tokens: int = 4096
+
+
+class ModelReply(BaseModel):
+    content: list[ReplyBlock] = Field(default_factory=list)
+    stop_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [block for block in self.content if isinstance(block, ToolUseBlock)]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block.text for block in self.content if isinstance(block, TextBlock)).strip()

@@ -1,0 +1,127 @@
+"""The session log on disk: append-only JSONL, one event per line, durable per event.
+
+Each event is flushed and fsynced as it is written, so a run killed at any point leaves every event it
+reported. The log is never rewritten; a resume appends to it. Reading is forgiving where a crash can
+leave damage (a torn last line is skipped with a note) and strict nowhere else a user could be hurt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from agentuse.core.errors import AgentuseError
+from agentuse.runtime.events import EVENT_ADAPTER, Event
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class SessionError(AgentuseError):
+    """A session that cannot be found, read or resumed."""
+
+
+class SessionLog:
+    """Appends events to `<session_dir>/<id>.jsonl`."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], str] = utc_now) -> None:
+        self.path = path
+        self.clock = clock
+
+    @property
+    def session_id(self) -> str:
+        return self.path.stem
+
+    @classmethod
+    def create(cls, session_dir: Path, session_id: str, *, clock: Callable[[], str] = utc_now) -> "SessionLog":
+        session_dir.mkdir(parents=True, exist_ok=True)
+        path = session_dir / f"{session_id}.jsonl"
+        # "x" refuses to reuse an id: two runs must never interleave in one log.
+        with open(path, "x", encoding="utf-8"):
+            pass
+        return cls(path, clock=clock)
+
+    def append(self, event: Event) -> Event:
+        if event.at is None:
+            event.at = self.clock()
+        line = event.model_dump_json() + "\n"
+        with open(self.path, "a+b") as handle:
+            # A crash can leave a torn last line; start on a fresh line so this event stays readable.
+            if handle.tell() > 0:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    handle.seek(0, os.SEEK_END)
+                    handle.write(b"\n")
+            handle.write(line.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        return event
+
+    def read(self) -> tuple[list[Event], list[str]]:
+        return read_events(self.path)
+
+
+def read_events(path: Path) -> tuple[list[Event], list[str]]:
+    """Every readable event and a note for each line that could not be read (never a traceback)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SessionError(f"session log {path} does not exist") from None
+    events: list[Event] = []
+    notes: list[str] = []
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            events.append(EVENT_ADAPTER.validate_python(json.loads(line.decode("utf-8"))))
+        except (ValueError, ValidationError):
+            last = all(not rest.strip() for rest in lines[number:])
+            what = "torn last line (the run was interrupted while writing)" if last else "unreadable line"
+            notes.append(f"{path.name}:{number}: {what} ignored")
+    return events, notes
+
+
+def pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def sessions_roots(data_dir: Path) -> list[Path]:
+    """Every project's session folder (spec Storage: project/{project-hash}/session/)."""
+    return sorted(p for p in (data_dir / "project").glob("*/session") if p.is_dir())
+
+
+def list_logs(roots: list[Path]) -> list[Path]:
+    """Session logs, newest first: ids are ULIDs, so name order is start order."""
+    logs = [log for root in roots for log in root.glob("*.jsonl")]
+    return sorted(logs, key=lambda log: log.stem, reverse=True)
+
+
+def find_log(ref: str, roots: list[Path]) -> Path:
+    """The one log whose id starts with `ref` (case-insensitive); a unique prefix is enough."""
+    ref = ref.strip().upper()
+    if not ref:
+        raise SessionError("give a session id (see `agentuse sessions list`)")
+    matches = [log for log in list_logs(roots) if log.stem.upper().startswith(ref)]
+    if not matches:
+        raise SessionError(f"no session matches '{ref}' (see `agentuse sessions list`)")
+    if len(matches) > 1:
+        shown = ", ".join(log.stem for log in matches[:5])
+        raise SessionError(f"'{ref}' matches {len(matches)} sessions ({shown}); give more characters of the id")
+    return matches[0]

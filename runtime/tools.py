@@ -1,0 +1,165 @@
+"""The built-in tools: read_file, write_file, list_dir, run_shell — confined to the project root.
+
+A tool never raises into the loop. Every failure (a refused path, a missing file, an exception, a
+non-zero exit, a timeout) comes back as an error outcome: the model sees it as an error tool_result and
+can correct itself, and the session records it — which is exactly what the tool-errors channel learns from.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentuse.runtime.messages import ToolSpec
+
+DEFAULT_SHELL_TIMEOUT = 60.0
+MAX_OUTPUT_CHARS = 20_000  # a runaway command must not fill the model's context window
+MAX_LIST_ENTRIES = 500
+
+_PATH = {"type": "string", "description": "path relative to the project root"}
+
+TOOL_SPECS = [
+    ToolSpec(
+        name="read_file",
+        description="Read a UTF-8 text file inside the project.",
+        input_schema={"type": "object", "properties": {"path": _PATH}, "required": ["path"]},
+    ),
+    ToolSpec(
+        name="write_file",
+        description="Write (create or replace) a UTF-8 text file inside the project; parent folders must exist.",
+        input_schema={
+            "type": "object",
+            "properties": {"path": _PATH, "content": {"type": "string"}},
+            "required": ["path", "content"],
+        },
+    ),
+    ToolSpec(
+        name="list_dir",
+        description="List the entries of a folder inside the project (folders end with '/').",
+        input_schema={"type": "object", "properties": {"path": {**_PATH, "default": "."}}},
+    ),
+    ToolSpec(
+        name="run_shell",
+        description="Run a shell command with the project root as working directory; returns its output.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string"},
+                "timeout": {"type": "number", "description": "seconds (default 60)"},
+            },
+            "required": ["command"],
+        },
+    ),
+]
+
+
+class ToolOutcome(BaseModel):
+    output: str = ""
+    error: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+
+class ToolFailure(Exception):
+    """Raised inside a tool; becomes an error outcome with this message."""
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    return text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS} more characters cut]"
+
+
+class ToolBox:
+    def __init__(self, root: Path, *, shell_timeout: float = DEFAULT_SHELL_TIMEOUT) -> None:
+        self.root = root.resolve()
+        self.shell_timeout = shell_timeout
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return list(TOOL_SPECS)
+
+    def run(self, name: str, arguments: Any) -> ToolOutcome:
+        handler = getattr(self, f"_tool_{name}", None)
+        if handler is None or name not in {spec.name for spec in TOOL_SPECS}:
+            return ToolOutcome(error=f"unknown tool {name!r}; available: {', '.join(s.name for s in TOOL_SPECS)}")
+        if not isinstance(arguments, dict):
+            return ToolOutcome(error=f"{name} expects an object of arguments, got {type(arguments).__name__}")
+        try:
+            return ToolOutcome(output=_clip(handler(**arguments)))
+        except ToolFailure as failure:
+            return ToolOutcome(error=str(failure))
+        except TypeError as problem:  # missing or unexpected arguments
+            return ToolOutcome(error=f"{name}: bad arguments: {problem}")
+        except (OSError, UnicodeError, ValueError) as problem:
+            return ToolOutcome(error=f"{name}: {type(problem).__name__}: {problem}")
+
+    def resolve(self, path: str) -> Path:
+        """The real path inside the root; symlinks are followed first, so a link out is refused too."""
+        if not isinstance(path, str) or not path.strip():
+            raise ToolFailure("path must be a non-empty string")
+        target = (self.root / os.path.expanduser(path)).resolve()
+        if target != self.root and not target.is_relative_to(self.root):
+            raise ToolFailure(f"path {path!r} is outside the project root {self.root}; refused")
+        return target
+
+    def _shown(self, target: Path) -> str:
+        return target.relative_to(self.root).as_posix() or "."
+
+    # -- the tools -----------------------------------------------------------------------------------
+
+    def _tool_read_file(self, path: str) -> str:
+        target = self.resolve(path)
+        if not target.is_file():
+            raise ToolFailure(f"no such file: {path}")
+        return target.read_text(encoding="utf-8")
+
+    def _tool_write_file(self, path: str, content: str) -> str:
+        target = self.resolve(path)
+        if not target.parent.is_dir():
+            raise ToolFailure(f"folder does not exist: {self._shown(target.parent)} (for {path})")
+        if target.is_dir():
+            raise ToolFailure(f"{path} is a folder, not a file")
+        target.write_text(content, encoding="utf-8")
+        return f"wrote {len(content.encode('utf-8'))} bytes to {self._shown(target)}"
+
+    def _tool_list_dir(self, path: str = ".") -> str:
+        target = self.resolve(path)
+        if not target.is_dir():
+            raise ToolFailure(f"no such folder: {path}")
+        entries = sorted(target.iterdir(), key=lambda p: p.name)
+        shown = [p.name + ("/" if p.is_dir() else "") for p in entries[:MAX_LIST_ENTRIES]]
+        if len(entries) > MAX_LIST_ENTRIES:
+            shown.append(f"[... {len(entries) - MAX_LIST_ENTRIES} more]")
+        return "\n".join(shown) if shown else "(empty folder)"
+
+    def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
+        # Paths a shell command touches cannot be checked; confinement here is the working directory.
+        limit = float(timeout) if timeout else self.shell_timeout
+        process = subprocess.Popen(
+            command,
+            shell=True,
+            cwd=self.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            start_new_session=True,  # its own process group, so a timeout kills its children too
+        )
+        try:
+            output, _ = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            output, _ = process.communicate()
+            raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{_clip(output or '')}".rstrip())
+        if process.returncode != 0:
+            raise ToolFailure(f"command exited with status {process.returncode}: {command}\n{_clip(output)}".rstrip())
+        return output

@@ -1,0 +1,72 @@
+"""Built-in tools: real work inside the project root, every failure an error outcome, never an exception."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agentuse.runtime.tools import ToolBox
+
+
+@pytest.fixture
+def box(tmp_path):
+    root = tmp_path / "project"
+    (root / "posts").mkdir(parents=True)
+    (root / "notes.md").write_text("hello\n")
+    return ToolBox(root, shell_timeout=5)
+
+
+def test_read_write_list(box):
+    assert box.run("read_file", {"path": "notes.md"}).output == "hello\n"
+    wrote = box.run("write_file", {"path": "posts/a.md", "content": "# A\n"})
+    assert not wrote.is_error and wrote.output == "wrote 4 bytes to posts/a.md"
+    assert (box.root / "posts" / "a.md").read_text() == "# A\n"
+    assert box.run("list_dir", {}).output == "notes.md\nposts/"
+    assert box.run("list_dir", {"path": "posts"}).output == "a.md"
+
+
+def test_failures_are_error_outcomes(box):
+    missing = box.run("read_file", {"path": "nope.md"})
+    assert missing.is_error and missing.error == "no such file: nope.md"
+    no_folder = box.run("write_file", {"path": "drafts/a.md", "content": "x"})
+    assert no_folder.error == "folder does not exist: drafts (for drafts/a.md)"
+    assert box.run("write_file", {"path": "posts", "content": "x"}).error == "posts is a folder, not a file"
+    assert box.run("read_file", {}).error.startswith("read_file: bad arguments")
+    assert box.run("read_file", ["notes.md"]).error == "read_file expects an object of arguments, got list"
+    assert box.run("delete_everything", {}).error.startswith("unknown tool 'delete_everything'")
+    assert box.run("_tool_read_file", {"path": "notes.md"}).is_error  # internals are not tools
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "posts/../../outside.txt", "~/x"])
+def test_paths_outside_the_root_are_refused(box, path):
+    outcome = box.run("write_file", {"path": path, "content": "x"})
+    assert outcome.is_error and "outside the project root" in outcome.error
+    assert not (box.root.parent / "outside.txt").exists()
+
+
+def test_a_symlink_out_of_the_root_is_refused(box, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("key")
+    os.symlink(secret, box.root / "link.txt")
+    os.symlink(tmp_path, box.root / "escape")
+    assert "outside the project root" in box.run("read_file", {"path": "link.txt"}).error
+    assert "outside the project root" in box.run("write_file", {"path": "escape/new.txt", "content": "x"}).error
+    assert not (tmp_path / "new.txt").exists()
+    assert secret.read_text() == "key"
+
+
+def test_shell_runs_in_the_root_and_reports_failure(box):
+    assert box.run("run_shell", {"command": "pwd"}).output.strip() == str(box.root)
+    failed = box.run("run_shell", {"command": "echo oops; exit 3"})
+    assert failed.is_error and failed.error == "command exited with status 3: echo oops; exit 3\noops"
+
+
+def test_shell_timeout_kills_the_command_and_its_children(box):
+    outcome = box.run("run_shell", {"command": "sleep 30 & sleep 30", "timeout": 0.3})
+    assert outcome.is_error and outcome.error.startswith("command timed out after 0.3 s")
+
+
+def test_huge_output_is_clipped(box):
+    outcome = box.run("run_shell", {"command": "head -c 50000 /dev/zero | tr '\\0' a"})
+    assert len(outcome.output) < 21_000 and "more characters cut" in outcome.output
