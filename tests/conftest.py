@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Retry back-off is read when task modules are imported: no test should sleep through real back-off.
+os.environ.setdefault("AGENTUSE_RETRY_BASE_SECONDS", "0")
+
 # tests/ is on sys.path (rootdir conftest, no __init__.py), so the fakes import as `fakes`.
 pytest_plugins = ["fakes.fixtures"]
 
