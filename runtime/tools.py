@@ -31,7 +31,7 @@ TOOL_SPECS = [
     ),
     ToolSpec(
         name="write_file",
-        description="Write (create or replace) a UTF-8 text file inside the project; parent folders must exist.",
+        description="Write (create or replace) a UTF-8 text file inside the project; missing folders are created.",
         input_schema={
             "type": "object",
             "properties": {"path": _PATH, "content": {"type": "string"}},
@@ -107,7 +107,7 @@ class ToolBox:
             raise ToolFailure("path must be a non-empty string")
         target = (self.root / os.path.expanduser(path)).resolve()
         if target != self.root and not target.is_relative_to(self.root):
-            raise ToolFailure(f"path {path!r} is outside the project root {self.root}; refused")
+            raise ToolFailure(f"path {path!r} is outside the project root; use a path relative to the project root")
         return target
 
     def _shown(self, target: Path) -> str:
@@ -123,10 +123,10 @@ class ToolBox:
 
     def _tool_write_file(self, path: str, content: str) -> str:
         target = self.resolve(path)
-        if not target.parent.is_dir():
-            raise ToolFailure(f"folder does not exist: {self._shown(target.parent)} (for {path})")
         if target.is_dir():
             raise ToolFailure(f"{path} is a folder, not a file")
+        # resolve() already placed every missing folder inside the root, so creating them cannot escape it.
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
         return f"wrote {len(content.encode('utf-8'))} bytes to {self._shown(target)}"
 

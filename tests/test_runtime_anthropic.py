@@ -28,7 +28,7 @@ def test_a_tool_error_and_its_correction_over_http(tmp_path, fake_anthropic):
     project = tmp_path / "project"
     (project / "posts").mkdir(parents=True)
     fake_anthropic.script(
-        tool_use("write_file", {"path": "drafts/p.md", "content": "hi"}),
+        tool_use("write_file", {"path": "/posts/p.md", "content": "hi"}),
         tool_use("write_file", {"path": "posts/p.md", "content": "hi"}),
         text("Done: posts/p.md", input_tokens=40, output_tokens=9),
     )
@@ -44,7 +44,7 @@ def test_a_tool_error_and_its_correction_over_http(tmp_path, fake_anthropic):
     failed = second.body["messages"][-1]["content"][0]
     assert failed["type"] == "tool_result" and failed["is_error"] is True
     assert failed["tool_use_id"] == "toolu_fake_0_0"
-    assert failed["content"] == "folder does not exist: drafts (for drafts/p.md)"
+    assert failed["content"] == "path '/posts/p.md' is outside the project root; use a path relative to the project root"
     assert third.body["messages"][-1]["content"][0]["is_error"] is False
     assert fake_anthropic.pending == 0
 

@@ -14,6 +14,8 @@ from agentuse.runtime.providers import MissingKeyError, ModelError, ReplayProvid
 from agentuse.runtime.session import SessionLog
 from agentuse.runtime.tools import ToolBox
 
+REFUSED = "path '/posts/post.md' is outside the project root; use a path relative to the project root"
+
 
 def reply(*blocks, tokens=(10, 5)) -> ModelReplyEvent:
     stop = "tool_use" if any(isinstance(b, ToolUseBlock) for b in blocks) else "end_turn"
@@ -62,7 +64,7 @@ def new_log(tmp_path, project):
 def test_a_failed_tool_call_goes_back_to_the_model_which_corrects_it(tmp_path, project):
     path = recording(
         tmp_path,
-        reply(TextBlock(text="Saving."), write_call("c1", "drafts/post.md")),
+        reply(TextBlock(text="Saving."), write_call("c1", "/posts/post.md")),
         reply(write_call("c2", "posts/post.md")),
         reply(TextBlock(text="Saved to posts/post.md")),
     )
@@ -74,7 +76,7 @@ def test_a_failed_tool_call_goes_back_to_the_model_which_corrects_it(tmp_path, p
     assert (project / "posts" / "post.md").read_text() == "# Post\n"
     # The model saw the failure as an error tool_result and then the success.
     second = spy.calls[1].messages[-1].content[0]
-    assert second.is_error and second.content == "folder does not exist: drafts (for drafts/post.md)"
+    assert second.is_error and second.content == REFUSED
     third = spy.calls[2].messages[-1].content[0]
     assert not third.is_error and third.content.startswith("wrote 7 bytes")
     assert all(call.system == "# Blog Writer" for call in spy.calls)
@@ -85,7 +87,7 @@ def test_a_failed_tool_call_goes_back_to_the_model_which_corrects_it(tmp_path, p
                      "model_reply", "tool_call", "tool_result", "model_request", "model_reply"]
     results = [e for e in events if isinstance(e, ToolResultEvent)]
     assert [(r.is_error, r.error) for r in results] == [
-        (True, "folder does not exist: drafts (for drafts/post.md)"), (False, None)]
+        (True, REFUSED), (False, None)]
     # What the log holds rebuilds exactly the conversation the model saw last.
     assert conversation_from(events)[:-1] == spy.calls[-1].messages
 

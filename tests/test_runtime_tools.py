@@ -24,13 +24,15 @@ def test_read_write_list(box):
     assert (box.root / "posts" / "a.md").read_text() == "# A\n"
     assert box.run("list_dir", {}).output == "notes.md\nposts/"
     assert box.run("list_dir", {"path": "posts"}).output == "a.md"
+    # Missing folders inside the root are created: the model should not need a shell for that.
+    assert not box.run("write_file", {"path": "posts/2026/b.md", "content": "b"}).is_error
+    assert (box.root / "posts" / "2026" / "b.md").read_text() == "b"
 
 
 def test_failures_are_error_outcomes(box):
     missing = box.run("read_file", {"path": "nope.md"})
     assert missing.is_error and missing.error == "no such file: nope.md"
-    no_folder = box.run("write_file", {"path": "drafts/a.md", "content": "x"})
-    assert no_folder.error == "folder does not exist: drafts (for drafts/a.md)"
+    assert box.run("list_dir", {"path": "nope"}).error == "no such folder: nope"
     assert box.run("write_file", {"path": "posts", "content": "x"}).error == "posts is a folder, not a file"
     assert box.run("read_file", {}).error.startswith("read_file: bad arguments")
     assert box.run("read_file", ["notes.md"]).error == "read_file expects an object of arguments, got list"

@@ -1,0 +1,102 @@
+"""Resuming a run stopped at its approval gate: approve, revise with a comment, or reject.
+
+Counting (spec: How Application Works, What makes a learning permanent): an approval with no comment is
+a vote for every rule injected that run, so each gets `ok` +1; a run that got any comment — in any round,
+including a `--remember` note — credits nothing, because the reviewer had to correct something.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import filelock
+
+from agentuse.core import store
+from agentuse.core.inject import credit_approval
+from agentuse.runtime.events import ApprovalDecision, Decision, RunEnd
+from agentuse.runtime.providers import provider_for
+from agentuse.runtime.runner import RunResult, result_of, work
+from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, utc_now
+from agentuse.runtime.summary import Session, summarize
+from agentuse.runtime.tools import ToolBox
+
+
+def decision_from_flags(*, approve: bool, reject: bool, comment: str | None, remember: str | None) -> Decision:
+    """CLI flags -> decision. A comment alone asks for a revision; with --approve/--reject it is a note."""
+    if approve and reject:
+        raise SessionError("choose one of --approve and --reject")
+    if approve:
+        return "approve"
+    if reject:
+        return "reject"
+    if comment and comment.strip():
+        return "revise"
+    if remember:
+        raise SessionError('--remember needs a decision: add --approve, --comment "..." or --reject')
+    raise SessionError('say what to do: --approve, --comment "..." (revise) or --reject')
+
+
+def find_session(ref: str, *, env: Mapping[str, str] | None = None) -> Session:
+    return summarize(find_log(ref, sessions_roots(store.data_dir(env))))
+
+
+def resume(
+    ref: str,
+    *,
+    decision: Decision,
+    comment: str | None = None,
+    remember: str | None = None,
+    model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    clock: Callable[[], str] = utc_now,
+) -> RunResult:
+    path = find_log(ref, sessions_roots(store.data_dir(env)))
+    try:
+        # One resumer at a time: two reviewers answering the same gate must not both append to the log.
+        with filelock.FileLock(f"{path}.lock", timeout=0):
+            return _resume_locked(path, decision, comment, remember, model, env, clock)
+    except filelock.Timeout:
+        raise SessionError(f"session {path.stem} is being resumed by another process") from None
+
+
+def _resume_locked(
+    path: Path,
+    decision: Decision,
+    comment: str | None,
+    remember: str | None,
+    model: str | None,
+    env: Mapping[str, str] | None,
+    clock: Callable[[], str],
+) -> RunResult:
+    session = summarize(path)
+    start = session.run_start
+    if session.status != "awaiting_review" or start is None:
+        raise SessionError(
+            f"session {session.id} is {session.status.replace('_', ' ')}: only a session awaiting review can be resumed"
+        )
+    provider = None
+    if decision == "revise":
+        # Before the decision is logged: a missing key must leave the session awaiting review, untouched.
+        # A replay provider skips the replies this session already consumed.
+        provider = provider_for(
+            model or start.model, env=env, base_dir=Path(start.agent_path).parent, replay_skip=session.model_calls
+        )
+    log = SessionLog(path, clock=clock)
+    chosen = ApprovalDecision(
+        decision=decision,
+        comment=comment.strip() if comment and comment.strip() else None,
+        remember=remember.strip() if remember and remember.strip() else None,
+        pid=os.getpid(),
+    )
+    log.append(chosen)
+    if decision == "revise":
+        return work(log, provider=provider, tools=ToolBox(Path(start.project_root)), approval=True)
+    if decision == "approve":
+        if not (session.had_feedback or chosen.has_feedback):
+            credit_approval(store.locate(Path(start.agent_path), env=env), start.injected)
+        log.append(RunEnd(status="completed", output=session.output))
+    else:
+        log.append(RunEnd(status="rejected", output=session.output))
+    return result_of(log)

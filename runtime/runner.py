@@ -1,0 +1,160 @@
+"""Starting a run: agent file -> system prompt (+ `## Relevant Learnings`) -> session -> loop -> gate.
+
+Everything a later step needs is written to the session log before it is needed: the run_start event
+holds the exact system prompt and the ids of the injected rules, so an approval resumed hours later (in
+another process) credits exactly the rules that were in force and continues the same conversation.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agentuse.core import notices, store
+from agentuse.core.agent_file import AgentFile, load_agent
+from agentuse.core.contract import agent_hash
+from agentuse.core.errors import AgentuseError
+from agentuse.core.inject import Injection, record_injection, select_for_run
+from agentuse.core.store_format import StoreFormatError
+from agentuse.runtime.events import ApprovalRequest, RunEnd, RunStart, RunStatus
+from agentuse.runtime.ids import new_session_id
+from agentuse.runtime.loop import run_turns
+from agentuse.runtime.messages import Usage
+from agentuse.runtime.providers import ModelError, Provider, provider_for
+from agentuse.runtime.session import SessionLog, utc_now
+from agentuse.runtime.summary import summarize
+from agentuse.runtime.tools import ToolBox
+
+DEFAULT_PROMPT = "Do the task your instructions describe."
+RESUME_OPTIONS = '--approve | --comment "..." | --reject [--remember "..."]'
+
+
+class RunResult(BaseModel):
+    session_id: str
+    session_file: str
+    status: RunStatus
+    agent: str
+    output: str | None = None
+    error: str | None = None
+    tokens: Usage = Field(default_factory=Usage)
+    notices: list[str] = Field(default_factory=list, description="warn-once texts to show the user")
+
+    @property
+    def resume_command(self) -> str:
+        return f"agentuse sessions resume {self.session_id} {RESUME_OPTIONS}"
+
+
+def system_prompt(agent: AgentFile, injection: Injection) -> str:
+    """The agent body as written (its learned block included) plus the probation rules, if any."""
+    body = agent.body.strip()
+    return f"{body}\n\n{injection.text.strip()}\n" if injection.text.strip() else f"{body}\n"
+
+
+def _injection(agent: AgentFile, location: store.AgentLocation, ih: str) -> Injection:
+    if not (agent.learning and agent.learning.apply):
+        return Injection()  # no store read at all: a broken store must not block an agent that ignores it
+    try:
+        doc = store.load(location)
+    except StoreFormatError as problem:
+        raise AgentuseError(f"{problem} — fix the learnings file by hand (it is never overwritten while broken)")
+    return select_for_run(agent, doc, ih)
+
+
+def _notices(agent: AgentFile, location: store.AgentLocation) -> list[str]:
+    """Warn-once texts not shown to this agent yet (config upgrades, learnings at the old location)."""
+    texts = list(agent.notices)
+    if location.legacy_path.exists():
+        # Existence only, never content (spec: Moving learnings from before v0.17.0).
+        texts.append(
+            f"learnings found at the old location for {location.key}\n"
+            f"  {_shown_path(location.legacy_path, location.root)}\n"
+            "  No longer read. Move them:  agentuse learnings migrate --all"
+        )
+    return notices.announce(location, texts)
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def start_run(
+    agent_path: Path,
+    prompt: str | None = None,
+    *,
+    model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    new_id: Callable[[], str] = new_session_id,
+    clock: Callable[[], str] = utc_now,
+) -> RunResult:
+    agent = load_agent(agent_path)
+    location = store.locate(agent_path, env=env)
+    model = model or agent.model
+    if not model:
+        raise AgentuseError(f"{agent_path} names no model: add `model: anthropic:<name>` or pass --model")
+    # The provider comes first: a missing key stops the run before any session or counter is written.
+    provider = provider_for(model, env=env, base_dir=agent_path.parent)
+    ih = agent_hash(agent)
+    injection = _injection(agent, location, ih)
+    shown = _notices(agent, location)
+    log = SessionLog.create(location.session_dir, new_id(), clock=clock)
+    log.append(
+        RunStart(
+            session_id=log.session_id,
+            agent_key=location.key,
+            agent_path=str(location.agent_path),
+            project_root=str(location.root),
+            ih=ih,
+            model=model,
+            prompt=prompt or DEFAULT_PROMPT,
+            system=system_prompt(agent, injection),
+            injected=injection.ids,
+            approval=agent.approval,
+            pid=os.getpid(),
+        )
+    )
+    record_injection(location, injection.ids)
+    result = work(log, provider=provider, tools=ToolBox(location.root), approval=agent.approval)
+    return result.model_copy(update={"notices": shown})
+
+
+def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool) -> RunResult:
+    """Run the loop to the end of the model's turn, then finish or stop at the approval gate."""
+    try:
+        turns = run_turns(log=log, provider=provider, tools=tools)
+    except ModelError as problem:
+        log.append(RunEnd(status="failed", error=str(problem)))
+        return result_of(log)
+    except BaseException as problem:  # Ctrl-C or a bug: say so in the log, then let it propagate
+        log.append(RunEnd(status="failed", error=f"interrupted: {type(problem).__name__}: {problem}"))
+        raise
+    if approval:
+        events, _ = log.read()
+        rounds = sum(1 for e in events if isinstance(e, ApprovalRequest))
+        log.append(ApprovalRequest(output=turns.output, round=rounds + 1))
+        log.append(RunEnd(status="awaiting_review", output=turns.output))
+    else:
+        log.append(RunEnd(status="completed", output=turns.output))
+    return result_of(log)
+
+
+def result_of(log: SessionLog) -> RunResult:
+    """The result as the log tells it, so the CLI prints exactly what `sessions show` would."""
+    session = summarize(log.path)
+    status = session.status if session.status in ("completed", "awaiting_review", "rejected", "failed") else "failed"
+    return RunResult(
+        session_id=session.id,
+        session_file=session.path,
+        status=status,
+        agent=session.agent_key or "",
+        output=session.output,
+        error=next((e.error for e in reversed(session.events) if isinstance(e, RunEnd) and e.error), None)
+        if status == "failed"
+        else None,
+        tokens=session.tokens,
+    )

@@ -1,0 +1,94 @@
+"""A session summary as text, for `agentuse sessions show` (and any other surface that prints one)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentuse.runtime.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Event,
+    LearningResult,
+    ModelReplyEvent,
+    ModelRequestEvent,
+    RunEnd,
+    RunStart,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from agentuse.runtime.summary import Session
+
+PREVIEW = 100
+
+
+def _short(value: Any, limit: int = PREVIEW) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _event_line(event: Event) -> str:
+    if isinstance(event, RunStart):
+        injected = f", {len(event.injected)} learning(s) injected" if event.injected else ""
+        return f"run_start          {event.model}{injected}"
+    if isinstance(event, ModelRequestEvent):
+        return f"model_request      turn {event.turn}, {event.messages} message(s)"
+    if isinstance(event, ModelReplyEvent):
+        tools = [b.name for b in event.content if b.type == "tool_use"]
+        text = " ".join(b.text for b in event.content if b.type == "text")
+        what = f"tool_use: {', '.join(tools)}" if tools else _short(text, 60)
+        usage = f"{event.usage.input_tokens} in / {event.usage.output_tokens} out"
+        return f"model_reply        {event.stop_reason or '-'} ({usage}) {what}".rstrip()
+    if isinstance(event, ToolCallEvent):
+        return f"tool_call          {event.name} {_short(event.input)}"
+    if isinstance(event, ToolResultEvent):
+        shown = f"ERROR {_short(event.error or '')}" if event.is_error else _short(event.output or "(no output)")
+        return f"tool_result        {event.name}: {shown}"
+    if isinstance(event, ApprovalRequest):
+        return f"approval_request   round {event.round}"
+    if isinstance(event, ApprovalDecision):
+        line = f"approval_decision  {event.decision}"
+        if event.comment:
+            line += f": {_short(event.comment)!r}"
+        if event.remember:
+            line += f" [remember: {_short(event.remember)!r}]"
+        return line
+    if isinstance(event, LearningResult):
+        return f"learning_result    {event.line}"
+    if isinstance(event, RunEnd):
+        return f"run_end            {event.status}" + (f": {event.error}" if event.error else "")
+    return event.type  # pragma: no cover - every kind is handled above
+
+
+def render_session(session: Session) -> str:
+    lines = [f"session  {session.id}  {session.status.replace('_', ' ')}"]
+    lines.append(f"agent    {session.agent_key or '?'}" + (f"  ({session.agent_path})" if session.agent_path else ""))
+    lines.append(f"model    {session.model or '?'}")
+    lines.append(f"started  {session.started or '?'}" + (f"  ended {session.ended}" if session.ended else ""))
+    t = session.tokens
+    lines.append(f"tokens   {t.input_tokens:,} in / {t.output_tokens:,} out ({t.total:,}) over {session.model_calls} model call(s)")
+    if session.injected:
+        lines.append(f"injected {', '.join(session.injected)}")
+    if session.prompt:
+        lines.append(f"prompt   {_short(session.prompt)}")
+    lines += ["", "events"]
+    lines += [f"  {(e.at or '')[11:23]:<12}  {_event_line(e)}" for e in session.events]
+    if session.tool_calls:
+        lines += ["", f"tool calls ({len(session.tool_calls)}, {session.tool_errors} failed)"]
+        for call in session.tool_calls:
+            if call.is_error is None:
+                outcome = "no result (interrupted)"
+            else:
+                outcome = f"error: {_short(call.error or '')}" if call.is_error else "ok"
+            lines.append(f"  {call.name} {_short(call.input, 60)} -> {outcome}")
+    for line in session.learning:
+        lines += ["", f"learning: {line}"]
+    if session.output:
+        label = "output awaiting review" if session.status == "awaiting_review" else "output"
+        lines += ["", f"{label}:", *(f"  {line}" for line in session.output.splitlines())]
+    if session.status == "awaiting_review":
+        lines += ["", f'resume:  agentuse sessions resume {session.id} --approve | --comment "..." | --reject [--remember "..."]']
+    for note in session.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
