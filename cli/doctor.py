@@ -1,0 +1,53 @@
+"""`agentuse doctor <agent-file>`: is this agent healthy, and what does its learning cost?"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentuse.cli.common import friendly_errors, say
+
+_KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
+
+
+@friendly_errors
+def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.agentuse).", show_default=False)]) -> None:
+    """Check an agent file and report its learning: applied, stale, quarantined, cost, where it lives."""
+    from agentuse.core.describe import describe
+    from agentuse.core.status_text import render_doctor_learning
+
+    agent, _, report = describe(agent_file)
+    say(f"agent: {report.agent}")
+    say(f"  agent file: ok ({agent.path})")
+    say(f"  model: {agent.model or 'not set'}{_key_note(agent.model)}")
+    if agent.learning is None:
+        say("  learning: not configured (checked Learn notes are still stored; they apply once learning.apply is on)")
+    else:
+        config = agent.learning
+        channels = [*config.capture.addons] + (["custom"] if config.capture.custom else []) + (
+            ["agent"] if config.capture.agent else []
+        )
+        capture = ", ".join(channels) if channels else "no automatic channel (human corrections only)"
+        if not config.capture.enabled:
+            capture = "off"
+        say(f"  learning: apply {'on' if config.apply else 'off'}, capture: {capture}, max {config.max}")
+        helper = agent.helper_model
+        if helper and helper != agent.model:
+            say(f"  helper model: {helper}{_key_note(helper)}")
+    for notice in report.notices:
+        say(f"  notice: {notice}")
+    for line in render_doctor_learning(report, str(agent_file)):
+        say(f"  {line}")
+
+
+def _key_note(model: str | None) -> str:
+    if not model or ":" not in model:
+        return ""
+    provider = model.split(":", 1)[0]
+    variable = _KEY_VARIABLES.get(provider)
+    if variable and not os.environ.get(variable):
+        return f" ({variable} is not set: runs need it; helper calls fall back to the embedded offline evaluator)"
+    return ""

@@ -1,0 +1,129 @@
+"""`agentuse learnings <agent-file>` and its subcommands.
+
+`learnings` is both a command (list one agent's rules) and a group (`migrate`, `tidy`, `undo`, ...):
+a first argument that is not a subcommand name is the agent file, so `agentuse learnings ./a.agentuse
+--path` works as the spec writes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from typer.core import TyperGroup
+
+from agentuse.cli.common import friendly_errors, is_interactive, say
+from agentuse.core.errors import AgentuseError
+
+
+class _AgentOrCommand(TyperGroup):
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_AgentOrCommand,
+    no_args_is_help=True,
+    help="List an agent's learnings by status, or manage them: agentuse learnings <agent-file> [--path|--edit|--json].",
+)
+
+AgentArg = Annotated[Path, typer.Argument(help="The agent file (.agentuse).", show_default=False)]
+
+
+@app.command("show", hidden=True)
+@friendly_errors
+def show(
+    agent_file: AgentArg,
+    path: Annotated[bool, typer.Option("--path", help="Print where this agent's learnings file lives.")] = False,
+    edit: Annotated[bool, typer.Option("--edit", help="Open the learnings file in $EDITOR.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Counts and every entry with its computed state.")] = False,
+) -> None:
+    """Every rule of an agent grouped by status."""
+    from agentuse.core import store
+
+    if path:
+        say(str(store.locate(agent_file).store_path))
+        return
+    if edit:
+        _edit(agent_file)
+        return
+    from agentuse.core.describe import describe
+    from agentuse.core.status_text import render_learnings
+
+    _, _, report = describe(agent_file)
+    if as_json:
+        say(json.dumps(report.model_dump(mode="json"), indent=2))
+    else:
+        say(render_learnings(report).rstrip("\n"))
+
+
+def _edit(agent_file: Path) -> None:
+    from agentuse.core import store
+    from agentuse.core.store_format import render
+
+    location = store.locate(agent_file)
+    if not location.store_path.exists():
+        with store.lock_for(location.store_path):
+            if not location.store_path.exists():
+                store.atomic_write(location.store_path, render(store.load(location)))
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    result = subprocess.run([*shlex.split(editor), str(location.store_path)], check=False)
+    if result.returncode != 0:
+        raise AgentuseError(f"{editor} exited with status {result.returncode}")
+    store.load(location)  # says where, if the edit left the file unreadable; nothing is rewritten
+
+
+@app.command("migrate")
+@friendly_errors
+def migrate(
+    agent_file: Annotated[Path | None, typer.Argument(help="One agent file; or use --all.", show_default=False)] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Every .agentuse file under the project root.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would be copied; write nothing.")] = False,
+    keep_source: Annotated[bool, typer.Option("--keep-source", help="Answer no to deleting the originals.")] = False,
+    delete_source: Annotated[bool, typer.Option("--delete-source", help="Answer yes to deleting the originals.")] = False,
+) -> None:
+    """Move learnings from beside the agent file (before v0.17.0) into the state directory."""
+    from agentuse.core import migrate as core_migrate
+
+    if (agent_file is None) == (not all_):
+        raise AgentuseError("name one agent file or pass --all, not both and not neither")
+    if keep_source and delete_source:
+        raise AgentuseError("--keep-source and --delete-source contradict each other: pass one")
+    plan = (
+        core_migrate.plan_all(Path.cwd()) if all_ else core_migrate.plan_one(agent_file)  # type: ignore[arg-type]
+    )
+    report = core_migrate.run(plan, dry_run=dry_run)
+    for line in report.lines():
+        say(line)
+    originals = report.copied_sources()
+    if originals and not dry_run:
+        _maybe_delete(originals, keep=keep_source, delete=delete_source)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def _maybe_delete(originals: list[Path], *, keep: bool, delete: bool) -> None:
+    say("The originals are now copied:")
+    for path in originals:
+        say(f"  {path}")
+    if keep:
+        say("Kept the originals (--keep-source).")
+        return
+    if not delete:
+        if not is_interactive():
+            say("Kept the originals: nothing is deleted non-interactively without --delete-source.")
+            return
+        answer = typer.prompt("Delete them? Type yes to delete", default="no", show_default=True)
+        if answer.strip().lower() not in ("y", "yes"):
+            say("Kept the originals.")
+            return
+    for path in originals:
+        path.unlink(missing_ok=True)
+    say(f"Deleted {len(originals)} original(s).")

@@ -1,0 +1,121 @@
+"""The status every surface shows (spec: Seeing what capture is doing). The CLI's `learnings` and
+`doctor`, `--json`, and the serve UI all render this one report, so they never disagree."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agentuse.core import store
+from agentuse.core.agent_file import AgentFile, load_agent, read_block
+from agentuse.core.contract import instruction_hash
+from agentuse.core.inject import render_section, selection_for
+from agentuse.core.learning import Learning
+from agentuse.core.ranking import graduation_eligible
+from agentuse.core.store_format import StoreDoc
+
+
+class EntryView(BaseModel):
+    record: dict
+    state: str  # applied | dormant | quarantined | graduated
+    group: str  # applied | stale | outside_cap | held | quarantined | graduated
+    injected: bool  # reaches the next run
+    stale: bool
+    ready_to_graduate: bool
+
+
+class Report(BaseModel):
+    agent: str  # the agent's key: its path relative to the project root
+    agent_file: str
+    file: str  # the learnings file
+    cap: int
+    apply: bool
+    active: int
+    injected: int
+    dormant: int
+    stale: int
+    quarantined: int
+    outside_cap: int
+    held: int
+    graduated: int
+    permanent_rules: int  # rules in the agent file's learned block
+    tokens_per_request: int  # estimate of what the injected section costs each model request
+    by_channel: dict[str, int]
+    stranded: str | None = None  # a learnings file at the pre-v0.17 location, by existence only
+    notices: list[str] = Field(default_factory=list)
+    entries: list[EntryView] = Field(default_factory=list)
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token: an estimate, labelled as one wherever it is shown."""
+    return (len(text) + 3) // 4
+
+
+def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc) -> Report:
+    selection = selection_for(agent, doc, instruction_hash(agent.body))
+    groups: list[tuple[str, list[Learning]]] = [
+        ("applied", selection.applied),
+        ("stale", selection.stale),
+        ("outside_cap", selection.outside_cap),
+        ("held", selection.held),
+        ("quarantined", selection.quarantined),
+        ("graduated", selection.graduated),
+    ]
+    entries = [_entry(rule, group) for group, rules in groups for rule in rules]
+    channels = Counter(rule.ch.value if rule.ch else "legacy" for rule in doc.learnings)
+    block = read_block(agent.text) or []
+    return Report(
+        agent=location.key,
+        agent_file=str(agent.path),
+        file=str(location.store_path),
+        cap=agent.learning.max if agent.learning else 15,
+        apply=bool(agent.learning and agent.learning.apply),
+        active=selection.active,
+        injected=len(selection.applied),
+        dormant=len(selection.dormant),
+        stale=len(selection.stale),
+        quarantined=len(selection.quarantined),
+        outside_cap=len(selection.outside_cap),
+        held=len(selection.held),
+        graduated=len(selection.graduated),
+        permanent_rules=len(block),
+        tokens_per_request=estimate_tokens(render_section(selection.applied)),
+        by_channel=dict(channels.most_common()),
+        stranded=_relative(location.legacy_path, location.root) if location.legacy_path.exists() else None,
+        notices=list(agent.notices),
+        entries=entries,
+    )
+
+
+def _entry(rule: Learning, group: str) -> EntryView:
+    state = {"applied": "applied", "quarantined": "quarantined", "graduated": "graduated"}.get(group, "dormant")
+    return EntryView(
+        record=rule.model_dump(mode="json"),
+        state=state,
+        group=group,
+        injected=group == "applied",
+        stale=group == "stale",
+        ready_to_graduate=group in {"applied", "held", "stale", "outside_cap"} and graduation_eligible(rule),
+    )
+
+
+def describe(agent_path: Path) -> tuple[AgentFile, store.AgentLocation, Report]:
+    """Load agent and store and build the report. Raises the parsers' errors, never writes."""
+    agent = load_agent(agent_path)
+    location = store.locate(agent_path)
+    return agent, location, build_report(agent, location, store.load(location))
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def display_path(path: str | Path) -> str:
+    """Paths under the home directory print with `~`, as the spec's examples do."""
+    text, home = str(path), str(Path.home())
+    return "~" + text[len(home):] if text == home or text.startswith(home + "/") else text

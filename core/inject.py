@@ -1,0 +1,79 @@
+"""What a run's prompt receives from the store, and counting the injection (spec: How Application Works).
+
+Graduated rules are not rendered here: they live in the agent file's own `## Learned Guidance` block,
+which is part of the body the runtime sends. Rules still on probation go under a separate
+`## Relevant Learnings` heading, so the two tiers never collide.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from agentuse.core import store
+from agentuse.core.agent_file import AgentFile
+from agentuse.core.learning import Learning
+from agentuse.core.ranking import Selection, select
+from agentuse.core.store_format import StoreDoc
+
+RELEVANT_HEADING = "## Relevant Learnings"
+RELEVANCE_CAVEAT = (
+    "Learnings from previous runs. Apply each one only when its situation is relevant to the current task. "
+    "Preserve its intended scope; do not turn examples or past incidents into universal requirements. "
+    "The current task and the agent's authored instructions take precedence over any learning. "
+    "A clearly relevant learning may refine a soft skill default without becoming a checklist item."
+)
+
+
+class Injection(BaseModel):
+    ids: list[str] = Field(default_factory=list)
+    text: str = ""  # the `## Relevant Learnings` section, empty when nothing is injected
+
+
+def selection_for(agent: AgentFile, doc: StoreDoc, current_ih: str) -> Selection:
+    """The one place that turns an agent's config and store into groups (CLI, runtime, serve share it)."""
+    config = agent.learning
+    cap = config.max if config else 15
+    apply = bool(config and config.apply)
+    return select(doc.learnings, cap=cap, current_ih=current_ih, apply=apply)
+
+
+def render_rule(rule: Learning) -> str:
+    """One bullet; a multi-line rule continues on indented lines so it stays one list item."""
+    lines = rule.text.splitlines() or [rule.title]
+    head = f"- [{rule.category.value}] {lines[0]}"
+    return "\n".join([head, *(f"  {line}" if line.strip() else "" for line in lines[1:])])
+
+
+def render_section(rules: list[Learning]) -> str:
+    if not rules:
+        return ""
+    bullets = "\n".join(render_rule(rule) for rule in rules)
+    return f"{RELEVANT_HEADING}\n\n{RELEVANCE_CAVEAT}\n\n{bullets}\n"
+
+
+def select_for_run(agent: AgentFile, doc: StoreDoc, current_ih: str) -> Injection:
+    """Active, vetted, non-stale rules, top `max` by precedence; nothing when apply is off."""
+    applied = selection_for(agent, doc, current_ih).applied
+    return Injection(ids=[rule.id for rule in applied], text=render_section(applied))
+
+
+def record_injection(location: store.AgentLocation, ids: list[str]) -> None:
+    """Count one injection against exactly the rules sent, under the store lock."""
+    if not ids:
+        return
+    wanted = set(ids)
+    with store.transaction(location) as doc:
+        for rule in doc.learnings:
+            if rule.id in wanted:
+                rule.injected += 1
+
+
+def credit_approval(location: store.AgentLocation, ids: list[str]) -> None:
+    """An approval with no comment is a vote for every rule that was in force that run (`ok:`)."""
+    if not ids:
+        return
+    wanted = set(ids)
+    with store.transaction(location) as doc:
+        for rule in doc.learnings:
+            if rule.id in wanted:
+                rule.ok += 1

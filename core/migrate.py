@@ -1,0 +1,122 @@
+"""Moving learnings from before v0.17.0 (beside the agent file) into the state directory.
+
+Copies first and never merges: a destination that already holds learnings is refused. Deleting the
+originals is the caller's question to ask (the CLI asks once, or takes --delete-source).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agentuse.core import store
+from agentuse.core.describe import display_path
+from agentuse.core.errors import AgentuseError
+from agentuse.core.store_format import StoreFormatError, parse
+
+LEGACY_SUFFIX = ".learnings.md"
+_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox"}
+
+
+class Step(BaseModel):
+    source: Path
+    agent: Path
+    dest: Path | None = None
+    outcome: str = ""  # would copy | copied | already copied | refused | failed
+    detail: str = ""
+
+
+class Plan(BaseModel):
+    steps: list[Step] = Field(default_factory=list)
+    orphans: list[Path] = Field(default_factory=list)
+    root: Path
+
+
+class Report(BaseModel):
+    steps: list[Step]
+    orphans: list[Path]
+    root: Path
+
+    @property
+    def failed(self) -> bool:
+        return any(step.outcome in ("refused", "failed") for step in self.steps)
+
+    def copied_sources(self) -> list[Path]:
+        return [s.source for s in self.steps if s.outcome in ("copied", "already copied")]
+
+    def lines(self) -> list[str]:
+        if not self.steps and not self.orphans:
+            return ["No learnings found at the old location: nothing to migrate."]
+        out = []
+        for step in self.steps:
+            dest = display_path(step.dest) if step.dest else "?"
+            detail = f" ({step.detail})" if step.detail else ""
+            out.append(f"{step.outcome}: {self._rel(step.source)} → {dest}{detail}")
+        for orphan in self.orphans:
+            out.append(f"orphaned, not migrated: {self._rel(orphan)} (no agent file of that name)")
+        return out
+
+    def _rel(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(files):
+            yield Path(folder) / name
+
+
+def plan_one(agent_file: Path) -> Plan:
+    agent_file = agent_file.resolve()
+    if not agent_file.is_file():
+        raise AgentuseError(f"{agent_file}: no such agent file")
+    location = store.locate(agent_file)
+    steps = [Step(source=location.legacy_path, agent=agent_file)] if location.legacy_path.exists() else []
+    return Plan(steps=steps, root=location.root)
+
+
+def plan_all(start: Path) -> Plan:
+    root = store.project_root(start.resolve())
+    steps, orphans = [], []
+    for path in _walk(root):
+        if not path.name.endswith(LEGACY_SUFFIX):
+            continue
+        agent = path.with_name(path.name[: -len(LEGACY_SUFFIX)])
+        if agent.suffix == ".agentuse" and agent.is_file():
+            steps.append(Step(source=path, agent=agent))
+        elif agent.suffix == ".agentuse":
+            orphans.append(path)
+    return Plan(steps=steps, orphans=orphans, root=root)
+
+
+def run(plan: Plan, *, dry_run: bool) -> Report:
+    return Report(steps=[_migrate(step, dry_run=dry_run) for step in plan.steps], orphans=plan.orphans, root=plan.root)
+
+
+def _migrate(step: Step, *, dry_run: bool) -> Step:
+    location = store.locate(step.agent)
+    step = step.model_copy(update={"dest": location.store_path})
+    data = step.source.read_bytes()
+    try:
+        parse(data.decode("utf-8"), filename=str(step.source))
+    except (StoreFormatError, UnicodeDecodeError) as error:
+        return step.model_copy(update={"outcome": "failed", "detail": str(error)})
+    with store.lock_for(location.store_path):
+        if location.store_path.exists():
+            if location.store_path.read_bytes() == data:
+                return step.model_copy(update={"outcome": "already copied"})
+            if store.load(location).learnings:
+                return step.model_copy(
+                    update={"outcome": "refused", "detail": "the destination already holds learnings; not merging"}
+                )
+        if dry_run:
+            return step.model_copy(update={"outcome": "would copy"})
+        store.atomic_write(location.store_path, data.decode("utf-8"))
+    return step.model_copy(update={"outcome": "copied"})

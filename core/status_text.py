@@ -1,0 +1,121 @@
+"""Plain-text renderings of a `Report`: the `agentuse learnings` list and the learning lines of `doctor`.
+Wording follows the spec's examples."""
+
+from __future__ import annotations
+
+from agentuse.core.describe import EntryView, Report, display_path
+
+_GROUP_TITLES = {
+    "stale": "Stale — instructions changed, awaiting re-vet",
+    "outside_cap": "Outside the cap — never injected until the set is folded down",
+    "held": "Held back — apply: false keeps them out of future prompts",
+    "quarantined": "Quarantined",
+    "graduated": "Graduated — now in the agent file, staged copy on its way out",
+}
+
+STALE_LINE = (
+    "{n} learnings are stale: the instructions changed since they were vetted. They are held out of "
+    "injection until the next capture or tidy re-vets them."
+)
+
+
+def tokens(n: int) -> str:
+    return f"~{n / 1000:.1f}k" if n >= 1000 else f"~{n}"
+
+
+def _meta(entry: EntryView) -> str:
+    r = entry.record
+    parts = [f"src:{r['src']}", f"injected:{r['injected']}", f"ch:{r['ch'] or 'legacy'}"]
+    if r.get("tool"):
+        parts.append(f"tool:{r['tool']}")
+    if r["ok"]:
+        parts.append(f"approved:{r['ok']}")
+    if r["re"]:
+        parts.append(f"repeated:{r['re']}")
+    if entry.ready_to_graduate:
+        parts.append("ready to make permanent")
+    return " · ".join(parts) + f"  ·  {r['date']}  ·  id:{r['id']}"
+
+
+def _entry_lines(entry: EntryView) -> list[str]:
+    r = entry.record
+    lines = [f"  {entry.state}  [{r['category']}] {r['title']}", f"    {_meta(entry)}"]
+    if r.get("why"):
+        lines.append(f"    why: {r['why']}")
+    return lines
+
+
+def render_learnings(report: Report) -> str:
+    if not report.entries:
+        return f"No learnings yet for {report.agent}.\nlearnings file: {display_path(report.file)}\n"
+    lines: list[str] = []
+    by_group: dict[str, list[EntryView]] = {}
+    for entry in report.entries:
+        by_group.setdefault(entry.group, []).append(entry)
+    if report.active or by_group.get("applied"):
+        lines.append(f"Applied ({report.injected} of {report.active})")
+        for entry in by_group.get("applied", []):
+            lines.extend(_entry_lines(entry))
+        lines.append("")
+    for group, title in _GROUP_TITLES.items():
+        entries = by_group.get(group, [])
+        if entries:
+            lines.append(f"{title} ({len(entries)})")
+            for entry in entries:
+                lines.extend(_entry_lines(entry))
+            lines.append("")
+    lines.extend(stranded_lines(report))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def stranded_lines(report: Report) -> list[str]:
+    if not report.stranded:
+        return []
+    return [
+        f"learnings found at the old location for {report.agent}",
+        f"  {report.stranded}",
+        "  No longer read. Move them:  agentuse learnings migrate --all",
+    ]
+
+
+def outside_cap_lines(report: Report, agent_arg: str) -> list[str]:
+    humans = [e for e in report.entries if e.group == "outside_cap" and e.record["src"] != "auto"]
+    autos = [e for e in report.entries if e.group == "outside_cap" and e.record["src"] == "auto"]
+    lines: list[str] = []
+    if humans:
+        lines += [
+            f"{len(humans)} correction(s) sit outside this agent's {report.cap}-rule limit and do NOT reach it -",
+            "they could not be folded into an existing rule, and no auto-extracted rule was",
+            "left to trade away.",
+            f"Fold the set down: agentuse learnings tidy {agent_arg}",
+        ]
+    if autos:
+        lines.append(
+            f"{len(autos)} auto-extracted rule(s) sit outside the {report.cap}-rule limit and are never injected; "
+            "the next capture or tidy retires them."
+        )
+    return lines
+
+
+def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:
+    """The learning lines of `agentuse doctor`, in the spec's order."""
+    lines = [f"learned guidelines: {report.injected} of {report.active} applied, "
+             f"{tokens(report.tokens_per_request)} tokens/model request (estimate)"]
+    if not report.apply:
+        lines.append("apply is off: nothing is injected until learning.apply is turned back on.")
+    if report.permanent_rules:
+        lines.append(f"permanent block: {report.permanent_rules} rule(s) in the agent file, applied on every run")
+    if report.stale:
+        lines.append(STALE_LINE.format(n=report.stale))
+    lines.append(f"learnings file: {display_path(report.file)}")
+    if report.by_channel:
+        lines.append("by channel: " + ", ".join(f"{ch}:{n}" for ch, n in report.by_channel.items()))
+    quarantined = [e for e in report.entries if e.group == "quarantined"]
+    if quarantined:
+        lines.append(f"{len(quarantined)} learnings quarantined (failed the vet, never injected):")
+        for e in quarantined:
+            why = f" — {e.record['why']}" if e.record.get("why") else ""
+            lines.append(f"  [{e.record['category']}] {e.record['title']}{why}")
+    lines += outside_cap_lines(report, agent_arg)
+    lines += stranded_lines(report)
+    return lines
