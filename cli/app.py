@@ -1,12 +1,19 @@
-"""The `agentuse` typer app."""
+"""The `agentuse` typer app: one place that registers every command group."""
 
 from __future__ import annotations
 
 import typer
 
-from agentuse.cli import run, sessions
+from agentuse.cli import doctor, learnings, run, sessions
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="agentuse: agents that learn from review.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="agentuse: agents that learn from review — vetted, capped, provenance-stamped rules.",
+)
+
+app.add_typer(learnings.app, name="learnings")
+app.command("doctor")(doctor.doctor)
 app.command("run")(run.run)
 app.add_typer(sessions.app, name="sessions")
 
