@@ -81,11 +81,11 @@ def show_result(result: "RunResult", *, as_json: bool, quiet: bool) -> None:
         say(result.output)
     for line in learning:
         say(line)
-    if result.status == "awaiting_review":
-        hint = f"Awaiting review. Resume with:\n  {result.resume_command}"
-        say(hint, err=quiet)  # even with -q: without it the run is stranded at its gate
-        if not quiet:
-            say(f"session {result.session_id} · awaiting review · {result.tokens.total:,} tokens")
+    if quiet:
+        if result.status == "awaiting_review":  # even with -q: without it the run is stranded at its gate
+            say(f"Awaiting review. Resume with:  {result.resume_command}", err=True)
         return
-    if not quiet:
-        say(f"session {result.session_id} · {result.status.replace('_', ' ')} · {result.tokens.total:,} tokens")
+    say()
+    say(f"session {result.session_id} · {result.status.replace('_', ' ')} · {result.tokens.total:,} tokens")
+    if result.status == "awaiting_review":
+        say(f"Resume with:  {result.resume_command}")

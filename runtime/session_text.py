@@ -23,7 +23,7 @@ PREVIEW = 100
 
 
 def _short(value: Any, limit: int = PREVIEW) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)  # model order: path first
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -119,7 +119,7 @@ def summarize(path: Path) -> Session:
         model=start.model if start else None,
         prompt=start.prompt if start else None,
         started=start.at if start else None,
-        ended=ended if status not in ("running", "crashed") else None,
+        ended=ended if status in ("completed", "rejected", "failed") else None,
         output=output,
         tokens=tokens,
         model_calls=sum(1 for e in events if isinstance(e, ModelReplyEvent)),

@@ -125,7 +125,7 @@ def test_approval_gate_revised_twice_then_approved(project, cli, fake_anthropic)
     # A comment: the model gets it on the same conversation and works again; the gate is reached again.
     fake_anthropic.script(text("Draft two, with citations"))
     second = cli("sessions", "resume", sid[:12], "--comment", "Please revise this pass with citations")
-    assert "Draft two, with citations" in second.stdout and "Awaiting review" in second.stdout
+    assert "Draft two, with citations" in second.stdout and "awaiting review" in second.stdout
     sent = fake_anthropic.requests[1].body["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert sent[1]["content"][0]["text"] == "Draft one"
