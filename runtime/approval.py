@@ -15,6 +15,7 @@ import filelock
 
 from agentuse.core import store
 from agentuse.core.inject import credit_approval
+from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.events import ApprovalDecision, Decision, RunEnd
 from agentuse.runtime.providers import provider_for
 from agentuse.runtime.runner import RunResult, result_of, work
@@ -83,20 +84,22 @@ def _resume_locked(
         provider = provider_for(
             model or start.model, env=env, base_dir=Path(start.agent_path).parent, replay_skip=session.model_calls
         )
-    log = SessionLog(path, clock=clock)
     chosen = ApprovalDecision(
         decision=decision,
         comment=comment.strip() if comment and comment.strip() else None,
         remember=remember.strip() if remember and remember.strip() else None,
         pid=os.getpid(),
     )
+    if decision == "approve" and not (session.had_feedback or chosen.has_feedback):
+        # Credited before the decision is logged: a store that cannot be read leaves the gate unanswered.
+        try:
+            credit_approval(store.locate(Path(start.agent_path), env=env), start.injected)
+        except StoreFormatError as problem:
+            raise SessionError(f"{problem} — fix the learnings file, then approve again") from None
+    log = SessionLog(path, clock=clock)
     log.append(chosen)
     if decision == "revise":
         return work(log, provider=provider, tools=ToolBox(Path(start.project_root)), approval=True)
-    if decision == "approve":
-        if not (session.had_feedback or chosen.has_feedback):
-            credit_approval(store.locate(Path(start.agent_path), env=env), start.injected)
-        log.append(RunEnd(status="completed", output=session.output))
-    else:
-        log.append(RunEnd(status="rejected", output=session.output))
+    status = "completed" if decision == "approve" else "rejected"
+    log.append(RunEnd(status=status, output=session.output))
     return result_of(log)

@@ -146,15 +146,13 @@ def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool)
 def result_of(log: SessionLog) -> RunResult:
     """The result as the log tells it, so the CLI prints exactly what `sessions show` would."""
     session = summarize(log.path)
-    status = session.status if session.status in ("completed", "awaiting_review", "rejected", "failed") else "failed"
+    end = next(e for e in reversed(session.events) if isinstance(e, RunEnd))  # every stretch of work writes one
     return RunResult(
         session_id=session.id,
         session_file=session.path,
-        status=status,
+        status=end.status,
         agent=session.agent_key or "",
         output=session.output,
-        error=next((e.error for e in reversed(session.events) if isinstance(e, RunEnd) and e.error), None)
-        if status == "failed"
-        else None,
+        error=end.error,
         tokens=session.tokens,
     )

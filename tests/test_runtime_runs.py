@@ -235,3 +235,53 @@ def test_sessions_list_and_show(project, cli, fake_anthropic):
     assert [e["type"] for e in data["events"]][-1] == "run_end"
     assert data["tool_calls"][0]["error"] == "no such file: missing.md"
     assert "no session matches 'ZZZ'" in cli("sessions", "show", "ZZZ", code=1).stderr
+
+
+def test_warn_once_notices_are_shown_on_the_first_run_only(project, cli, fake_anthropic):
+    agent = project / "sugar.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-test\nlearning: true\n---\n\n# Sugar\n\nSay hi.\n")
+    (project / "sugar.agentuse.learnings.md").write_text("# Learnings for sugar\n")
+    fake_anthropic.script(text("hi"), text("hi again"))
+    first = cli("run", str(agent), "-q")
+    assert first.stdout == "hi\n"
+    assert "learning: true means learning: { capture: true, apply: true }" in first.stderr
+    assert "learnings found at the old location for sugar.agentuse\n  sugar.agentuse.learnings.md\n" in first.stderr
+    second = cli("run", str(agent), "-q")
+    assert second.stdout == "hi again\n" and second.stderr == ""
+
+
+def test_model_override_and_quiet_gate_hint(project, cli, fake_anthropic):
+    agent, _ = make_agent(project, approval=True)
+    fake_anthropic.script(text("Post"))
+    result = cli("run", str(agent), "--model", "anthropic:claude-other", "-q")
+    assert result.stdout == "Post\n"
+    assert result.stderr.startswith("Awaiting review. Resume with:  agentuse sessions resume ")
+    assert fake_anthropic.requests[0].body["model"] == "claude-other"
+    sid = session_id_in(result.stderr)
+    assert find_session(sid).model == "anthropic:claude-other"
+
+
+def test_one_resumer_at_a_time(project, cli, fake_anthropic):
+    import filelock
+
+    agent, location = make_agent(project, approval=True)
+    fake_anthropic.script(text("Post"))
+    sid = session_id_in(cli("run", str(agent)).stdout)
+    with filelock.FileLock(f"{location.session_dir / sid}.jsonl.lock"):
+        busy = cli("sessions", "resume", sid, "--approve", code=1)
+    assert f"session {sid} is being resumed by another process" in busy.stderr
+    assert find_session(sid).status == "awaiting_review"
+
+
+def test_an_unreadable_store_leaves_the_gate_unanswered(project, cli, fake_anthropic):
+    agent, location = make_agent(project, approval=True)
+    fake_anthropic.script(text("Post"))
+    sid = session_id_in(cli("run", str(agent)).stdout)
+    broken = location.store_path.read_text().replace("### [tip]", "### [bogus]", 1)
+    location.store_path.write_text(broken)
+    refused = cli("sessions", "resume", sid, "--approve", code=1)
+    assert "unknown category 'bogus'" in refused.stderr and "fix the learnings file" in refused.stderr
+    assert find_session(sid).status == "awaiting_review"
+    assert location.store_path.read_text() == broken
+    ran = cli("run", str(agent), code=1)
+    assert "unknown category 'bogus'" in ran.stderr and len(list(location.session_dir.glob("*.jsonl"))) == 1
