@@ -1,0 +1,107 @@
+"""Start-up cost of the read-only commands, as a ratio to `python -c pass` measured in the same run.
+
+    python benchmarks/startup.py [--runs N]
+
+For `agentuse learnings <file> --path`, `--json` and `agentuse doctor <file>`: the median whole-process
+wall time over N runs (the commands are interleaved round-robin with the baseline, so noise from the
+shared machine falls on all of them alike), and how many modules the process imported, with whether
+prefect or anthropic were among them (the design says read-only commands never import either).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import machine, make_rules, print_figures, project
+
+from agentuse.core import store
+from agentuse.core.agent_file import load_agent
+from agentuse.core.contract import agent_hash
+from agentuse.core.store_format import StoreDoc
+
+# Runs the real console entry point, then reports what the process imported. Module counts come from a
+# separate run so the counting itself never adds to the measured time.
+_COUNTING = (
+    "import sys, json, atexit\n"
+    "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)) + '\\n'))\n"
+    "from agentuse.cli.app import main\n"
+    "sys.argv = ['agentuse', *sys.argv[1:]]\n"
+    "main()\n"
+)
+
+
+def _entry_point() -> list[str]:
+    script = Path(sys.executable).with_name("agentuse")
+    return [str(script)] if script.exists() else [sys.executable, "-c", "from agentuse.cli.app import main; main()"]
+
+
+def _commands(agent: Path) -> dict[str, list[str]]:
+    return {
+        "learnings_path": ["learnings", str(agent), "--path"],
+        "learnings_json": ["learnings", str(agent), "--json"],
+        "doctor": ["doctor", str(agent)],
+    }
+
+
+def _wall(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def _modules(args: list[str]) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", _COUNTING, *args], check=True, capture_output=True, text=True)
+    line = [row for row in done.stderr.splitlines() if row.startswith("MODULES ")][-1]
+    return json.loads(line.removeprefix("MODULES "))
+
+
+def _baseline_modules() -> int:
+    done = subprocess.run([sys.executable, "-c", "import sys; print(len(sys.modules))"],
+                          check=True, capture_output=True, text=True)
+    return int(done.stdout.strip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=15)
+    runs = parser.parse_args().runs
+    with project() as agent:
+        # A store of 15 rules in force, so --json and doctor have the usual amount of work.
+        ih = agent_hash(load_agent(agent))
+        location = store.locate(agent)
+        store.save(location, StoreDoc(name=location.name, agent=location.key, learnings=make_rules(15, ih=ih)))
+        commands = _commands(agent)
+        entry = _entry_point()
+        baseline = [sys.executable, "-c", "pass"]
+        samples: dict[str, list[float]] = {"python_pass": [], **{name: [] for name in commands}}
+        for name, args in commands.items():  # warm the page cache and .pyc files once
+            _wall([*entry, *args])
+        for _ in range(runs):
+            samples["python_pass"].append(_wall(baseline))
+            for name, args in commands.items():
+                samples[name].append(_wall([*entry, *args]))
+        medians = {name: statistics.median(values) for name, values in samples.items()}
+        imported = {name: _modules(args) for name, args in commands.items()}
+    figures: dict[str, object] = {**machine(), "runs": runs,
+                                  "python_pass_ms": medians["python_pass"] * 1000,
+                                  "python_pass_modules": _baseline_modules()}
+    for name in commands:
+        mods = imported[name]
+        figures[f"{name}_ms"] = medians[name] * 1000
+        figures[f"{name}_time_ratio"] = medians[name] / medians["python_pass"]
+        figures[f"{name}_modules"] = len(mods)
+        figures[f"{name}_imports_prefect"] = int(any(m == "prefect" or m.startswith("prefect.") for m in mods))
+        figures[f"{name}_imports_anthropic"] = int(any(m == "anthropic" or m.startswith("anthropic.") for m in mods))
+    print_figures(figures)
+
+
+if __name__ == "__main__":
+    os.environ.pop("PREFECT_API_URL", None)
+    main()
