@@ -44,17 +44,27 @@ def run(
     from agentuse.runtime.runner import start_run
 
     result = start_run(agent_file, prompt, model=model)
+    # Post-run capture (the pipeline's flow) is called here, on an ended run, and records its line in the log.
     show_result(result, as_json=as_json, quiet=quiet)
 
 
 def _learning_lines(result: "RunResult") -> list[str]:
-    from agentuse.runtime.summary import summarize
+    """Learning results written since this stretch of the run began (its start, or the last decision)."""
+    from agentuse.runtime.events import ApprovalDecision, LearningResult, RunStart
+    from agentuse.runtime.session import read_events
 
-    return summarize(Path(result.session_file)).learning
+    lines: list[str] = []
+    for event in read_events(Path(result.session_file))[0]:
+        if isinstance(event, (RunStart, ApprovalDecision)):
+            lines = []
+        elif isinstance(event, LearningResult):
+            lines.append(event.line)
+    return lines
 
 
-def show_result(result: "RunResult", *, as_json: bool, quiet: bool) -> None:
-    """One rendering for `run` and `sessions resume`; a failed run exits 1 after saying where its log is."""
+def show_result(result: "RunResult", *, as_json: bool, quiet: bool, show_output: bool = True) -> None:
+    """One rendering for `run` and `sessions resume`; a failed run exits 1 after saying where its log is.
+    `show_output` is off for approve/reject: the reviewer has just read that output."""
     for notice in result.notices:
         say(notice, err=True)  # warn-once texts: shown even with -q, they will not be shown again
     learning = _learning_lines(result)
@@ -77,15 +87,15 @@ def show_result(result: "RunResult", *, as_json: bool, quiet: bool) -> None:
         return
     if result.status == "failed":
         raise RunFailed(f"the run failed: {result.error} (session {result.session_id})")
-    if result.output and result.status != "rejected":
-        say(result.output)
-    for line in learning:
+    shown = [result.output] if show_output and result.output else []
+    for line in [*shown, *learning]:
         say(line)
     if quiet:
         if result.status == "awaiting_review":  # even with -q: without it the run is stranded at its gate
             say(f"Awaiting review. Resume with:  {result.resume_command}", err=True)
         return
-    say()
+    if shown or learning:
+        say()
     say(f"session {result.session_id} · {result.status.replace('_', ' ')} · {result.tokens.total:,} tokens")
     if result.status == "awaiting_review":
         say(f"Resume with:  {result.resume_command}")

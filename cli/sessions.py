@@ -94,4 +94,4 @@ def resume(
 
     decision = decision_from_flags(approve=approve, reject=reject, comment=comment, remember=remember)
     result = resume_run(session_id, decision=decision, comment=comment, remember=remember, model=model)
-    show_result(result, as_json=as_json, quiet=quiet)
+    show_result(result, as_json=as_json, quiet=quiet, show_output=decision == "revise")

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from agentuse.runtime.messages import ToolSpec
 
 DEFAULT_SHELL_TIMEOUT = 60.0
+MAX_SHELL_TIMEOUT = 600.0  # a model asking for more than this is capped, not trusted
 MAX_OUTPUT_CHARS = 20_000  # a runaway command must not fill the model's context window
 MAX_LIST_ENTRIES = 500
 
@@ -98,7 +99,7 @@ class ToolBox:
             return ToolOutcome(error=str(failure))
         except TypeError as problem:  # missing or unexpected arguments
             return ToolOutcome(error=f"{name}: bad arguments: {problem}")
-        except (OSError, UnicodeError, ValueError) as problem:
+        except Exception as problem:  # noqa: BLE001 - reported to the model and the log, never swallowed
             return ToolOutcome(error=f"{name}: {type(problem).__name__}: {problem}")
 
     def resolve(self, path: str) -> Path:
@@ -142,7 +143,7 @@ class ToolBox:
 
     def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
-        limit = float(timeout) if timeout else self.shell_timeout
+        limit = min(float(timeout), MAX_SHELL_TIMEOUT) if timeout else self.shell_timeout
         process = subprocess.Popen(
             command,
             shell=True,

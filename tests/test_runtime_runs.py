@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from fakes import text, tool_use
@@ -285,3 +286,21 @@ def test_an_unreadable_store_leaves_the_gate_unanswered(project, cli, fake_anthr
     assert location.store_path.read_text() == broken
     ran = cli("run", str(agent), code=1)
     assert "unknown category 'bogus'" in ran.stderr and len(list(location.session_dir.glob("*.jsonl"))) == 1
+
+
+def test_learning_result_lines_show_in_the_output_and_the_log(project, cli, fake_anthropic, capsys):
+    from agentuse.cli.run import show_result
+    from agentuse.runtime.review import record_learning_result
+    from agentuse.runtime.runner import result_of
+    from agentuse.runtime.session import SessionLog
+
+    agent, _ = make_agent(project, approval=False)
+    fake_anthropic.script(text("Post"))
+    sid = session_id_in(cli("run", str(agent)).stdout)
+    log = SessionLog(Path(find_session(sid).path))
+    line = "Extracted 2 learning(s), 1 quarantined → ~/.local/share/agentuse/project/x/blog.learnings.md"
+    record_learning_result(log, line)
+    show_result(result_of(log), as_json=False, quiet=False)
+    assert capsys.readouterr().out == f"Post\n{line}\n\nsession {sid} · completed · 18 tokens\n"
+    assert find_session(sid).status == "completed" and find_session(sid).learning == [line]
+    assert f"learning: {line}" in cli("sessions", "show", sid).stdout
