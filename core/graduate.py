@@ -1,0 +1,163 @@
+"""Graduation into the agent file's learned block, and the rewrite of that block as one document
+(spec: What makes a learning permanent; Tidying up, the last two of its six changes).
+
+The block in the file is the source of truth: the caller reads it back before every edit, so wording
+changed by hand is what the rewrite works from. The rewrite is checked twice before anything is written:
+every input must be claimed exactly once (or the whole rewrite is discarded, naming what vanished), and
+each combined rule is audited against the inputs it claims; inputs reported missing go back untouched.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agentuse.core.helper.protocol import AuditAnswer, AuditRequest, BlockAnswer, BlockRequest, Draft, RuleRef
+from agentuse.core.helper.protocol import BlockRule as DraftBlockRule
+from agentuse.core.learned_block import BlockRule
+from agentuse.core.learning import Learning
+from agentuse.core.ranking import graduation_eligible
+from agentuse.core.tidy_state import Failure, TidyState
+
+EditKind = Literal["added", "combined", "reworded", "dropped", "kept back"]
+
+
+class BlockEdit(BaseModel):
+    kind: EditKind
+    category: str
+    text: str
+    sources: list[str] = Field(default_factory=list, description="texts of the block rules it came from")
+    reason: str = ""
+
+
+def writable(path: Path) -> bool:
+    """The file itself, and its folder: the atomic write puts a temporary file beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def skipped_message(path: Path, count: int) -> str:
+    return (f"Graduation skipped: {path} is not writable. {count} learning(s) ready to become permanent stay "
+            f"in force until it is.")
+
+
+def eligible(state: TidyState) -> list[Learning]:
+    """Proven rules in force that were vetted against the current instructions. A rule nobody has checked
+    against the rules already there does not go permanent, whoever wrote it."""
+    return [r for r in state.in_force()
+            if graduation_eligible(r) and state.current_ih is not None and r.ih == state.current_ih]
+
+
+def block_rule(rule: Learning) -> BlockRule:
+    return BlockRule(category=rule.category, text=rule.text)
+
+
+def graduate(state: TidyState, block: list[BlockRule], *, pass_no: int) -> tuple[list[BlockRule], list[BlockEdit]]:
+    """Move every eligible rule into the block; the staged copy stays behind with state:graduated."""
+    rules = list(block)
+    edits: list[BlockEdit] = []
+    present = {(b.category, b.text) for b in rules}
+    for rule in eligible(state):
+        item = block_rule(rule)
+        if (item.category, item.text) not in present:  # re-running never appends a second copy
+            rules.append(item)
+            present.add((item.category, item.text))
+            edits.append(BlockEdit(kind="added", category=item.category.value, text=item.text))
+        state.graduate(rule, pass_no=pass_no)
+    return rules, edits
+
+
+# --- rewriting the block as one document ---------------------------------------------------------------
+
+
+def block_ids(block: list[BlockRule]) -> list[str]:
+    return [f"b{i + 1}" for i in range(len(block))]
+
+
+def block_request(block: list[BlockRule]) -> BlockRequest:
+    return BlockRequest(rules=[RuleRef(id=i, category=b.category, text=b.text, human=True)
+                               for i, b in zip(block_ids(block), block, strict=True)])
+
+
+def _short(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def check_claims(block: list[BlockRule], answer: BlockAnswer) -> str | None:
+    """None when every input is claimed exactly once; otherwise why the whole rewrite is discarded."""
+    by_id = dict(zip(block_ids(block), block, strict=True))
+    claims: dict[str, int] = {i: 0 for i in by_id}
+    for rule in answer.rules:
+        for rule_id in set(rule.covers):
+            if rule_id in claims:
+                claims[rule_id] += 1
+    for dropped in {d.id for d in answer.dropped}:
+        if dropped in claims:
+            claims[dropped] += 1
+    vanished = [by_id[i] for i, n in claims.items() if n == 0]
+    twice = [by_id[i] for i, n in claims.items() if n > 1]
+    if vanished:
+        names = ", ".join(f'"{_short(b.text)}"' for b in vanished)
+        return f"The rewrite of the permanent block was discarded: it lost {names}"
+    if twice:
+        names = ", ".join(f'"{_short(b.text)}"' for b in twice)
+        return f"The rewrite of the permanent block was discarded: it claimed {names} more than once"
+    if not answer.rules and not answer.dropped:
+        return "The rewrite of the permanent block was discarded: it returned no rules"
+    return None
+
+
+def _changed(block: list[BlockRule], rule: DraftBlockRule) -> bool:
+    by_id = dict(zip(block_ids(block), block, strict=True))
+    if len(rule.covers) != 1:
+        return True
+    original = by_id[rule.covers[0]]
+    return (original.category, original.text) != (rule.category, BlockRule(category=rule.category, text=rule.text).text)
+
+
+def audit_requests(block: list[BlockRule], answer: BlockAnswer) -> list[tuple[int, AuditRequest]]:
+    """One audit per output rule that is not an input passed through unchanged."""
+    refs = {r.id: r for r in block_request(block).rules}
+    jobs = []
+    for index, rule in enumerate(answer.rules):
+        if _changed(block, rule):
+            first, _, rest = rule.text.partition("\n")
+            draft = Draft(category=rule.category, title=first, body=rest)
+            jobs.append((index, AuditRequest(originals=[refs[i] for i in dict.fromkeys(rule.covers)], rewritten=draft)))
+    return jobs
+
+
+def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
+                  audits: dict[int, AuditAnswer | Failure]) -> tuple[list[BlockRule], list[BlockEdit]]:
+    """The new block: each output rule, with inputs the audit says it lost put back untouched beside it."""
+    by_id = dict(zip(block_ids(block), block, strict=True))
+    result: list[BlockRule] = []
+    edits: list[BlockEdit] = []
+    for index, rule in enumerate(answer.rules):
+        covers = list(dict.fromkeys(rule.covers))
+        audit = audits.get(index)
+        missing = set(covers) if isinstance(audit, Failure) else {m.id for m in audit.missing} if audit else set()
+        carried = [i for i in covers if i not in missing]
+        if carried:
+            new = BlockRule(category=rule.category, text=rule.text)
+            result.append(new)
+            if _changed(block, rule):
+                kind = "combined" if len(carried) > 1 else "reworded"
+                edits.append(BlockEdit(kind=kind, category=new.category.value, text=new.text,
+                                       sources=[by_id[i].text for i in carried]))
+        for rule_id in covers:
+            if rule_id in missing:
+                original = by_id[rule_id]
+                result.append(original)
+                what = "the audit could not run" if isinstance(audit, Failure) else "; ".join(
+                    m.what for m in audit.missing if m.id == rule_id)
+                edits.append(BlockEdit(kind="kept back", category=original.category.value, text=original.text,
+                                       reason=what))
+    for dropped in answer.dropped:
+        original = by_id[dropped.id]
+        edits.append(BlockEdit(kind="dropped", category=original.category.value, text=original.text,
+                               reason=dropped.reason))
+    return result, edits

@@ -1,0 +1,248 @@
+"""The multi-pass tidy-up over in-memory state (spec: Tidying up). Pure: no files, no model, no Prefect.
+
+A pass is: cut the rules in force into groups of similar ones (stage 1 asks the model for moves per
+group, in parallel), validate the moves in code, write one replacement per move (stage 2, in parallel),
+audit each replacement, then apply. The flow (flows/tidy.py) makes the calls; this module decides what
+to ask and what an answer is allowed to change. Everything happens on `TidyState`, and both files are
+written once at the end, so however many passes it took, one tidy-up is one undo.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentuse.core import grouping
+from agentuse.core.helper.protocol import (
+    AuditAnswer,
+    Draft,
+    Move,
+    MoveKind,
+    PlanAnswer,
+    RewriteAnswer,
+    RuleRef,
+)
+from agentuse.core.learning import RULE_CHAR_LIMIT, TIDY_MAX_PASSES, Channel, Learning, State
+from agentuse.core.ranking import rank, within_grace
+from agentuse.core.tidy_state import Change, Failure, TidyState, merged_record, ref
+
+COMPRESS_WORDS = 200  # a rule this long cannot be held beside its peers (upstream's threshold)
+
+
+class Group(BaseModel):
+    """One stage-1 call: a few similar rules weighed together."""
+
+    agent: str
+    pass_no: int
+    index: int  # 1-based, for the task name plan/<agent>/pass-N/group-M
+    rules: list[RuleRef]
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent}/pass-{self.pass_no}/group-{self.index}"
+
+
+class Job(BaseModel):
+    """One stage-2 call: the replacement rule for one validated move."""
+
+    agent: str
+    pass_no: int
+    index: int
+    move: Move
+    originals: list[RuleRef]
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent}/pass-{self.pass_no}/rewrite-{self.index}"
+
+
+class Replacement(BaseModel):
+    """A stage-2 answer that passed the checks in code, waiting for its audit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    job: Job
+    draft: Draft
+    covers: list[str]
+
+
+# --- which rules a pass reads ---------------------------------------------------------------------------
+
+
+def plannable(state: TidyState) -> list[Learning]:
+    """Fresh active rules that may be planned, strongest first. Stale rules wait for the re-vet;
+    tool-errors records supersede structurally and never go through the free-text merge path."""
+    fresh = [r for r in state.in_force() if not state.is_stale(r) and r.ch is not Channel.tool_errors]
+    return rank(fresh)
+
+
+def make_groups(state: TidyState, pass_no: int) -> list[Group]:
+    rules = plannable(state)
+    if len(rules) < 2 and not any(_words(r) > COMPRESS_WORDS or r.re > 0 for r in rules):
+        return []
+    index_groups = grouping.make_groups([r.text for r in rules])
+    return [
+        Group(agent=state.agent, pass_no=pass_no, index=i + 1, rules=[ref(rules[j]) for j in members])
+        for i, members in enumerate(index_groups)
+    ]
+
+
+def _words(rule: Learning) -> int:
+    return len(rule.text.split())
+
+
+# --- stage 1: validate the proposed moves ----------------------------------------------------------------
+
+
+def accept_moves(state: TidyState, groups: list[Group], answers: list[PlanAnswer | Failure]) -> list[Move]:
+    """Moves the code allows: ids known to the group, each id in at most one move across the pass, and
+    the spec's limits (never retire a repeated rule or one inside its 14-day grace)."""
+    seen = _Seen()
+    accepted: list[Move] = []
+    for group, answer in zip(groups, answers, strict=True):
+        if isinstance(answer, Failure):
+            state.unplanned.update(r.id for r in group.rules)
+            state.notes.append(f"group {group.index} of pass {group.pass_no} could not be planned: {answer.message}")
+            continue
+        known = {r.id for r in group.rules}
+        for move in answer.moves:
+            ids = [i for i in dict.fromkeys(move.ids) if i in known and i not in seen.claimed]
+            checked = _check(state, move, ids, known, seen)
+            if checked is None:
+                continue
+            accepted.append(checked)
+            seen.claimed.update(checked.ids)
+            if checked.kind is MoveKind.retire:
+                seen.retiring.update(checked.ids)
+                seen.superseders.add(checked.superseded_by or "")
+    return accepted
+
+
+class _Seen:
+    def __init__(self) -> None:
+        self.claimed: set[str] = set()  # ids some accepted move consumes
+        self.retiring: set[str] = set()  # ids an accepted retire removes
+        self.superseders: set[str] = set()  # ids an accepted retire relies on: they must stay
+
+
+def _check(state: TidyState, move: Move, ids: list[str], known: set[str], seen: _Seen) -> Move | None:
+    rules = [state.get(i) for i in ids]
+    if move.kind is MoveKind.merge:
+        return move.model_copy(update={"ids": ids}) if len(ids) >= 2 else None
+    if move.kind is MoveKind.rewrite:
+        # A rewrite is for a rule a person repeated: the repeat says the wording is not landing.
+        return move.model_copy(update={"ids": ids}) if len(ids) == 1 and rules[0].re > 0 else None
+    if move.kind is MoveKind.compress:
+        ok = len(ids) == 1 and _words(rules[0]) > COMPRESS_WORDS
+        return move.model_copy(update={"ids": ids}) if ok else None
+    # retire: the rule that now states it must be in the group and stay (merged or rewritten is fine,
+    # its content lives on; retired is not). A rule others rely on is never retired itself.
+    target = move.superseded_by
+    if target not in known or target in ids or target in seen.retiring:
+        return None
+    keep = [r.id for r in rules
+            if r.re == 0 and not within_grace(r, state.today) and r.id not in seen.superseders]
+    return move.model_copy(update={"ids": keep}) if keep else None
+
+
+def jobs_for(state: TidyState, moves: list[Move], pass_no: int) -> list[Job]:
+    writes = [m for m in moves if m.kind is not MoveKind.retire]
+    return [
+        Job(agent=state.agent, pass_no=pass_no, index=i + 1, move=m, originals=[ref(state.get(x)) for x in m.ids])
+        for i, m in enumerate(writes)
+    ]
+
+
+# --- stage 2: validate each replacement, then apply what the audit lets through ---------------------------
+
+
+def accept_replacement(state: TidyState, job: Job, answer: RewriteAnswer | Failure) -> Replacement | None:
+    """Checks in code before the audit: the rule claims known originals, is within the length limit, and
+    a merge still merges. Originals the rule does not cover (or names dropped) stay as they are."""
+    if isinstance(answer, Failure):
+        state.notes.append(f"{job.move.kind.value} of {_names(state, job.move.ids)} not written: {answer.message}")
+        return None
+    ids = set(job.move.ids)
+    covers = [i for i in dict.fromkeys(answer.covers) if i in ids]
+    draft = answer.rule
+    text = draft.title if not draft.body.strip() else f"{draft.title}\n{draft.body}"
+    problem = None
+    if not covers:
+        problem = "the new wording claims none of the originals"
+    elif job.move.kind is MoveKind.merge and len(covers) < 2:
+        problem = "the merged rule carries only one of the originals"
+    elif len(text) > RULE_CHAR_LIMIT:
+        problem = f"the new wording is over {RULE_CHAR_LIMIT} characters"
+    if problem:
+        state.notes.append(f"{job.move.kind.value} of {_names(state, job.move.ids)} discarded: {problem}")
+        return None
+    return Replacement(job=job, draft=draft, covers=covers)
+
+
+def apply_pass(state: TidyState, pass_no: int, moves: list[Move], replacements: list[Replacement],
+               audits: list[AuditAnswer | Failure]) -> None:
+    """Retire what was superseded, then put each audited replacement in place of what it still carries."""
+    for move in moves:
+        if move.kind is MoveKind.retire:
+            for rule_id in move.ids:
+                rule = state.get(rule_id)
+                by = state.get(move.superseded_by) if move.superseded_by else None
+                reason = f'superseded by "{by.title}"' if by else (move.reason or "superseded")
+                state.retire(rule, reason=reason, pass_no=pass_no)
+    for replacement, audit in zip(replacements, audits, strict=True):
+        _apply_replacement(state, pass_no, replacement, audit)
+
+
+def _apply_replacement(state: TidyState, pass_no: int, rep: Replacement, audit: AuditAnswer | Failure) -> None:
+    kind = rep.job.move.kind
+    if isinstance(audit, Failure):
+        # Unaudited wording could have summarised something away: keep the originals.
+        state.notes.append(f"{kind.value} of {_names(state, rep.covers)} not applied: the audit failed "
+                           f"({audit.message})")
+        return
+    missing = {m.id for m in audit.missing if m.id in rep.covers}
+    for item in audit.missing:
+        if item.id in missing:
+            state.changes.append(Change(kind="restored", pass_no=pass_no, ids=[item.id],
+                                        title=state.get(item.id).title, reason=item.what))
+    carried = [i for i in rep.covers if i not in missing]
+    if not carried:
+        return
+    sources = [state.get(i) for i in carried]
+    if kind is MoveKind.merge and len(sources) >= 2:
+        product = merged_record(sources, rep.draft, new_id=state.new_id(), current_ih=state.current_ih)
+        state.replace(sources, product, kind="merged", pass_no=pass_no, reason=rep.job.move.reason)
+    else:
+        # A rewrite, a compression, or a merge the audit cut down to one rule: same rule, new wording.
+        rule = sources[0]
+        product = rule.model_copy(update={"category": rep.draft.category, "title": rep.draft.title,
+                                          "body": rep.draft.body.rstrip()})
+        label = "rewritten" if kind is not MoveKind.compress else "compressed"
+        state.replace([rule], product, kind=label, pass_no=pass_no, reason=rep.job.move.reason)
+
+
+def _names(state: TidyState, ids: list[str]) -> str:
+    titles = [f'"{state.get(i).title}"' for i in ids if state.has(i)]
+    return ", ".join(titles) if titles else "no rules"
+
+
+# --- when to stop ----------------------------------------------------------------------------------------
+
+
+def needs_planning(state: TidyState) -> bool:
+    rules = plannable(state)
+    return len(state.in_force()) > state.cap or any(_words(r) > COMPRESS_WORDS for r in rules)
+
+
+def another_pass(state: TidyState, pass_no: int, freed: int) -> bool:
+    """Keep going while a pass freed a slot and the set is still over the cap, up to five passes."""
+    return pass_no < TIDY_MAX_PASSES and freed > 0 and len(state.in_force()) > state.cap
+
+
+def new_state(*, agent: str, learnings: list[Learning], cap: int, current_ih: str | None, today: date,
+              rng: random.Random | None = None) -> TidyState:
+    return TidyState(agent=agent, learnings=[r.model_copy() for r in learnings], cap=cap,
+                     current_ih=current_ih, today=today, rng=rng or random.Random(),
+                     original_ids={r.id for r in learnings if r.state is not State.retired})

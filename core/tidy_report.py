@@ -1,0 +1,128 @@
+"""What a tidy-up reports: progress lines while it runs, and the result after (spec: Tidying up).
+
+One model, rendered here for the terminal and dumped as JSON for `--json` and the web page, so the
+surfaces never disagree about what happened.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from agentuse.core.graduate import BlockEdit
+from agentuse.core.overcap import OverCap
+from agentuse.core.overcap import render as render_overcap
+from agentuse.core.tidy_state import Change, Counts
+
+NOTHING = "Nothing to tidy up"
+
+
+class Progress(BaseModel):
+    """One progress line; the web page counts rules and names the pass from the same events."""
+
+    kind: Literal["reading", "rewriting", "writing"]
+    pass_no: int = 1
+    count: int = 0
+
+    @property
+    def line(self) -> str:
+        prefix = f"pass {self.pass_no}: " if self.pass_no > 1 and self.kind != "writing" else ""
+        if self.kind == "reading":
+            return f"{prefix}reading {self.count} learnings to see what repeats…"
+        if self.kind == "rewriting":
+            return f"{prefix}rewriting {self.count} {'rule' if self.count == 1 else 'rules'}…"
+        return "writing both files…"
+
+
+class PassInfo(BaseModel):
+    pass_no: int
+    read: int  # rules in force when the pass began
+    groups: int  # stage-1 calls
+    moves: int  # moves accepted in code
+    rewrites: int  # stage-2 calls (each followed by one audit)
+    freed: int  # slots this pass freed
+
+
+class TidyResult(BaseModel):
+    agent_file: str
+    learnings_file: str
+    nothing: bool = False  # nothing qualified: no model call was made and nothing written
+    dry_run: bool = False
+    counts: Counts = Field(default_factory=Counts)
+    passes: list[PassInfo] = Field(default_factory=list)
+    permanent: list[str] = Field(default_factory=list, description="titles of the rules made permanent")
+    block_edits: list[BlockEdit] = Field(default_factory=list)
+    block_discarded: str | None = None
+    graduation_skipped: str | None = None
+    overcap: OverCap | None = None
+    changes: list[Change] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    model_calls: int = 0
+    written: bool = False
+    snapshot: str | None = None
+    diffs: dict[str, str] = Field(default_factory=dict, description="unified diffs: learnings file, agent file")
+
+    @property
+    def summary(self) -> str:
+        c = self.counts
+        return (f"{c.merged} merged, {c.rewritten} rewritten, {c.retired} retired, {c.quarantined} quarantined, "
+                f"{c.permanent} now permanent — {c.before} → {c.after} in force")
+
+
+def _plan_lines(result: TidyResult) -> list[str]:
+    lines = []
+    for change in result.changes:
+        if change.kind in ("merged", "rewritten", "compressed"):
+            extra = f" (from {len(change.ids)} rules)" if change.kind == "merged" else ""
+            lines.append(f"  pass {change.pass_no}: {change.kind} \"{change.title}\"{extra}")
+        elif change.kind == "retired":
+            lines.append(f"  pass {change.pass_no}: retire \"{change.title}\" — {change.reason}")
+        elif change.kind == "quarantined":
+            lines.append(f"  quarantine \"{change.title}\" — {change.reason}")
+        elif change.kind == "restored":
+            lines.append(f"  pass {change.pass_no}: kept \"{change.title}\" as it was — the rewrite no longer "
+                         f"carried: {change.reason}")
+        elif change.kind == "graduated":
+            lines.append(f"  make permanent \"{change.title}\"")
+    return lines
+
+
+def _edit_lines(edits: list[BlockEdit]) -> list[str]:
+    lines = []
+    for edit in edits:
+        text = " ".join(edit.text.split())
+        if edit.kind == "added":
+            lines.append(f"  + [{edit.category}] {text}")
+        elif edit.kind in ("combined", "reworded"):
+            lines.append(f"  ~ [{edit.category}] {text}  ({edit.kind} from {len(edit.sources)} "
+                         f"rule{'s' if len(edit.sources) != 1 else ''})")
+        elif edit.kind == "dropped":
+            lines.append(f"  - [{edit.category}] {text}  (dropped: {edit.reason})")
+        else:
+            lines.append(f"  = [{edit.category}] {text}  (kept as written: {edit.reason})")
+    return lines
+
+
+def render(result: TidyResult) -> list[str]:
+    """The lines after the progress: Done, the summary, what became permanent, block edits, over-cap."""
+    if result.nothing:
+        return [NOTHING]
+    lines = ["Plan (dry run — nothing written)" if result.dry_run else "Done", f"  {result.summary}"]
+    if result.permanent:
+        lines += ["", "  Now permanent in the agent file:"] + [f"    {t}" for t in result.permanent]
+    if result.counts.restamped:
+        lines += ["", f"  {result.counts.restamped} stale learning(s) re-vetted and re-stamped: they inject again."]
+    if result.block_edits:
+        lines += ["", "  Learned Guidance block:"] + _edit_lines(result.block_edits)
+    for message in filter(None, [result.block_discarded, result.graduation_skipped]):
+        lines += ["", f"  {message}"]
+    if result.overcap:
+        lines += [""] + render_overcap(result.overcap)
+    if result.notes:
+        lines += ["", "  Notes:"] + [f"    {n}" for n in result.notes]
+    if result.dry_run:
+        lines += ["", "Changes:"] + (_plan_lines(result) or ["  (none)"])
+        for name, text in result.diffs.items():
+            lines += ["", text.rstrip("\n") if text else f"(no change to {name})"]
+    return lines

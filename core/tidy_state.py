@@ -1,0 +1,177 @@
+"""What a tidy-up holds in memory between passes, and the ledger of what it changed.
+
+Nothing here touches a file: rules that leave the set are collected for the archive (retired and
+merged-away rules are archived at commit, never deleted), and every change is recorded so the result can
+name it, count it and undo it as one.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentuse.core.helper.protocol import Draft, RuleRef
+from agentuse.core.learning import Learning, State
+from agentuse.core.ranking import rank
+from agentuse.core.store_format import new_id as draw_id
+
+ChangeKind = Literal["merged", "rewritten", "compressed", "retired", "quarantined", "restamped", "graduated",
+                     "restored"]
+
+
+class Failure(BaseModel):
+    """A helper call that failed for good (retries spent or an answer that never validated)."""
+
+    operation: str
+    message: str
+
+
+class Change(BaseModel):
+    kind: ChangeKind
+    pass_no: int = 0  # 0: outside the passes (re-vet before the first, graduation after each)
+    ids: list[str] = Field(default_factory=list, description="the rules this change consumed or touched")
+    result: str | None = None  # id of the rule it produced
+    title: str = ""
+    reason: str = ""
+
+
+class Archived(BaseModel):
+    learning: Learning
+    reason: str
+
+
+class Counts(BaseModel):
+    """The summary line: X merged, Y rewritten, Z retired, Q quarantined, N now permanent — A → B in force."""
+
+    merged: int = 0
+    rewritten: int = 0
+    retired: int = 0
+    quarantined: int = 0
+    permanent: int = 0
+    restamped: int = 0
+    before: int = 0
+    after: int = 0
+
+
+def ref(rule: Learning) -> RuleRef:
+    return RuleRef(id=rule.id, category=rule.category, text=rule.text, human=rule.is_human, re=rule.re,
+                   ok=rule.ok, injected=rule.injected, date=rule.date)
+
+
+def merged_record(sources: list[Learning], draft: Draft, *, new_id: str, current_ih: str | None) -> Learning:
+    """Strongest source; max confidence, injected and ok; the sum of re. Every repeat still counts, and the
+    merged rule is as proven as the best-proven rule it absorbed."""
+    strongest = rank([s.model_copy(update={"state": State.active}) for s in sources])[0]
+    confidences = [s.confidence for s in sources if s.confidence is not None]
+    return Learning(
+        id=new_id, category=draft.category, title=draft.title, body=draft.body.rstrip(),
+        date=max(s.date for s in sources),  # as old as its newest evidence: no fresh 14-day grace
+        confidence=max(confidences) if confidences else None,
+        injected=max(s.injected for s in sources), ok=max(s.ok for s in sources), re=sum(s.re for s in sources),
+        src=strongest.src, ch=strongest.ch, ih=current_ih,
+    )
+
+
+class TidyState(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    agent: str  # the name used in task names: plan/<agent>/pass-N/group-M
+    learnings: list[Learning]  # the whole store in file order, as it will be written
+    cap: int
+    current_ih: str | None
+    today: date
+    rng: random.Random = Field(default_factory=random.Random, exclude=True)
+    original_ids: set[str] = Field(default_factory=set)
+    before: int = 0
+    changes: list[Change] = Field(default_factory=list)
+    archived: list[Archived] = Field(default_factory=list)
+    products: dict[str, str] = Field(default_factory=dict)  # id -> how it was produced (merged/rewritten)
+    unplanned: set[str] = Field(default_factory=set)  # in a group whose plan call failed
+    unvetted: set[str] = Field(default_factory=set)  # stale rules the re-vet could not judge
+    notes: list[str] = Field(default_factory=list)
+
+    def model_post_init(self, _context: object) -> None:
+        if not self.before:
+            self.before = len(self.in_force())
+
+    # --- reading -----------------------------------------------------------------------------------------
+    def in_force(self) -> list[Learning]:
+        return [r for r in self.learnings if r.state is State.active]
+
+    def is_stale(self, rule: Learning) -> bool:
+        return bool(self.current_ih and rule.ih and rule.ih != self.current_ih)
+
+    def has(self, rule_id: str) -> bool:
+        return any(r.id == rule_id for r in self.learnings)
+
+    def get(self, rule_id: str) -> Learning:
+        for rule in self.learnings:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+    def new_id(self) -> str:
+        # Ids of rules merged away stay taken: the archive still names them.
+        return draw_id({r.id for r in self.learnings} | self.original_ids, rng=self.rng)
+
+    # --- changing ----------------------------------------------------------------------------------------
+    def _put(self, rule: Learning) -> None:
+        self.learnings = [rule if r.id == rule.id else r for r in self.learnings]
+
+    def retire(self, rule: Learning, *, reason: str, pass_no: int) -> None:
+        self.learnings = [r for r in self.learnings if r.id != rule.id]
+        self._archive(rule, reason)
+        self.products.pop(rule.id, None)
+        self.changes.append(Change(kind="retired", pass_no=pass_no, ids=[rule.id], title=rule.title, reason=reason))
+
+    def replace(self, sources: list[Learning], product: Learning, *, kind: ChangeKind, pass_no: int,
+                reason: str = "") -> None:
+        """Put `product` where the first source stood; the other sources leave the set for the archive."""
+        source_ids = {s.id for s in sources}
+        was_merged = any(self.products.get(s.id) == "merged" for s in sources)
+        placed: list[Learning] = []
+        for rule in self.learnings:
+            if rule.id not in source_ids:
+                placed.append(rule)
+            elif product.id not in {p.id for p in placed}:
+                placed.append(product)
+        self.learnings = placed
+        for source in sources:
+            self.products.pop(source.id, None)
+            if source.id != product.id:
+                self._archive(source, f"merged into {product.id}")
+        self.products[product.id] = "merged" if kind == "merged" or was_merged else "rewritten"
+        self.changes.append(Change(kind=kind, pass_no=pass_no, ids=[s.id for s in sources], result=product.id,
+                                   title=product.title, reason=reason))
+
+    def quarantine(self, rule: Learning, *, why: str) -> None:
+        self._put(rule.model_copy(update={"state": State.quarantined, "why": why, "ih": self.current_ih}))
+        self.unvetted.discard(rule.id)
+        self.changes.append(Change(kind="quarantined", ids=[rule.id], title=rule.title, reason=why))
+
+    def restamp(self, rule: Learning) -> None:
+        self._put(rule.model_copy(update={"ih": self.current_ih}))
+        self.unvetted.discard(rule.id)
+        self.changes.append(Change(kind="restamped", ids=[rule.id], title=rule.title))
+
+    def graduate(self, rule: Learning, *, pass_no: int) -> None:
+        self._put(rule.model_copy(update={"state": State.graduated}))
+        self.changes.append(Change(kind="graduated", pass_no=pass_no, ids=[rule.id], title=rule.title))
+
+    def _archive(self, rule: Learning, reason: str) -> None:
+        # Only rules that were on disk: an intermediate merge product of an earlier pass never was.
+        if rule.id in self.original_ids:
+            self.archived.append(Archived(learning=rule, reason=reason))
+
+    # --- the result ----------------------------------------------------------------------------------------
+    def counts(self) -> Counts:
+        alive = {r.id for r in self.learnings}
+        produced = [kind for rule_id, kind in self.products.items() if rule_id in alive]
+        tally = {kind: sum(1 for c in self.changes if c.kind == kind) for kind in
+                 ("retired", "quarantined", "graduated", "restamped")}
+        return Counts(merged=produced.count("merged"), rewritten=produced.count("rewritten"),
+                      retired=tally["retired"], quarantined=tally["quarantined"], permanent=tally["graduated"],
+                      restamped=tally["restamped"], before=self.before, after=len(self.in_force()))
