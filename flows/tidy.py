@@ -1,0 +1,172 @@
+"""The tidy-up flow: re-vet, up to five passes of plan/rewrite/audit, graduation, the permanent-block
+rewrite, then one commit of both files (spec: Tidying up).
+
+Steps are composed only through `flows.runner` (`call`, `fan_out`), so the same code is a real Prefect
+flow run when an API is configured and plain calls (a thread pool for the groups) when none is. The
+groups of a pass are weighed in parallel, then the rewrites of a pass, then their audits. Everything
+happens in memory; the files are written once, at the end, unless it is a dry run.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+
+from agentuse.core import graduate, revet, snapshots, tidy, tidy_commit
+from agentuse.core.helper.protocol import Helper
+from agentuse.core.learned_block import BlockRule
+from agentuse.core.learning import TIDY_MAX_PASSES
+from agentuse.core.overcap import explain
+from agentuse.core.ranking import graduation_eligible
+from agentuse.core.tidy_report import PassInfo, Progress, TidyResult
+from agentuse.core.tidy_state import Failure, TidyState
+from agentuse.flows.runner import call, fan_out
+from agentuse.tasks import tidy as steps
+
+ProgressFn = Callable[[Progress], None]
+
+
+def _quiet(_: Progress) -> None:
+    pass
+
+
+@flow(name="tidy", flow_run_name="tidy/{agent_path}", log_prints=False)
+def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progress: Any = None,
+              today: date | None = None, seed: int | None = None) -> TidyResult:
+    """`helper` defaults to the agent's helper model (offline evaluator without a key); `today` and `seed`
+    make a run repeatable (the 14-day grace and new ids)."""
+    emit: ProgressFn = progress or _quiet
+    prepared = tidy_commit.prepare(Path(agent_path))
+    state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
+                           current_ih=prepared.current_ih, today=today or date.today(),
+                           rng=random.Random(seed) if seed is not None else None)
+    result = TidyResult(agent_file=str(prepared.location.agent_path),
+                        learnings_file=str(prepared.location.store_path), dry_run=dry_run)
+    if not qualifies(state, prepared):
+        result.nothing = True
+        return result
+    helper = helper if helper is not None else _resolve_helper(prepared)
+    calls_before = helper.usage.calls
+
+    block = list(prepared.block)
+    for pass_no in range(1, TIDY_MAX_PASSES + 1):
+        info = _one_pass(state, prepared, helper, pass_no, emit)
+        if prepared.writable:
+            block, added = graduate.graduate(state, block, pass_no=pass_no)
+            result.block_edits += added
+        info.freed = info.read - len(state.in_force())
+        result.passes.append(info)
+        if not tidy.another_pass(state, pass_no, info.freed):
+            break
+    if not prepared.writable and graduate.eligible(state):
+        result.graduation_skipped = graduate.skipped_message(prepared.location.agent_path,
+                                                             len(graduate.eligible(state)))
+    if prepared.writable and _block_needs_rewrite(prepared, block):
+        block = _rewrite_block(state.agent, block, helper, result)
+
+    result.counts = state.counts()
+    result.permanent = [c.title for c in state.changes if c.kind == "graduated"]
+    result.changes, result.notes = state.changes, state.notes
+    last = result.passes[-1]
+    result.overcap = explain(state, passes=len(result.passes), last_freed=last.freed,
+                             graduation_skipped=not prepared.writable)
+    result.model_calls = helper.usage.calls - calls_before
+    _finish(prepared, state, block, result, emit)
+    return result
+
+
+def qualifies(state: TidyState, prepared: tidy_commit.Prepared) -> bool:
+    """Over the cap, rules to re-vet, rules ready to graduate, a rule too long to compare, or a permanent
+    block that changed since the last tidy-up. Otherwise: Nothing to tidy up, and no model call."""
+    in_force = state.in_force()
+    return bool(len(in_force) > state.cap or revet.candidates(state)
+                or any(graduation_eligible(r) for r in in_force) or tidy.needs_planning(state)
+                or _block_needs_rewrite(prepared, prepared.block))
+
+
+def _resolve_helper(prepared: tidy_commit.Prepared) -> Helper:
+    from agentuse.core.helper.factory import resolve_helper  # the SDK is imported only when needed
+
+    return resolve_helper(prepared.agent)
+
+
+def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, pass_no: int,
+              emit: ProgressFn) -> PassInfo:
+    info = PassInfo(pass_no=pass_no, read=len(state.in_force()), groups=0, moves=0, rewrites=0, freed=0)
+    emit(Progress(kind="reading", pass_no=pass_no, count=info.read))
+    if pass_no == 1:  # nothing turns a rule stale mid-tidy, so the re-vet belongs to the first pass
+        revet.restamp_structural(state)
+        requests = revet.requests(state, prepared.agent.body)
+        items = [steps.Revet(agent=state.agent, index=i + 1, request=r) for i, r in enumerate(requests)]
+        for request, answer in zip(requests, fan_out(steps.revet, items, helper=helper), strict=True):
+            revet.apply(state, request, answer)
+    if not tidy.needs_planning(state):
+        return info
+    groups = tidy.make_groups(state, pass_no)
+    moves = tidy.accept_moves(state, groups, fan_out(steps.plan_group, groups, helper=helper))
+    jobs = tidy.jobs_for(state, moves, pass_no)
+    info.groups, info.moves, info.rewrites = len(groups), len(moves), len(jobs)
+    if jobs:
+        emit(Progress(kind="rewriting", pass_no=pass_no, count=len(jobs)))
+    answers = fan_out(steps.rewrite, jobs, helper=helper)
+    replacements = [r for r in (tidy.accept_replacement(state, j, a) for j, a in zip(jobs, answers, strict=True)) if r]
+    audits = fan_out(steps.audit, replacements, helper=helper)
+    tidy.apply_pass(state, pass_no, moves, replacements, audits)
+    return info
+
+
+def _block_needs_rewrite(prepared: tidy_commit.Prepared, block: list[BlockRule]) -> bool:
+    """Two or more rules, and not exactly what the last tidy-up left (rules added, or edited by hand)."""
+    if len(block) < 2:
+        return False
+    last = snapshots.latest(prepared.location)
+    return last is None or last.manifest.block_after != snapshots.block_digest(block)
+
+
+def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: TidyResult) -> list[BlockRule]:
+    answer = call(steps.rewrite_block, steps.BlockRewrite(agent=agent, block=block), helper=helper)
+    if isinstance(answer, Failure):
+        result.block_discarded = f"The permanent block was not rewritten: {answer.message}"
+        return block
+    problem = graduate.check_claims(block, answer)
+    if problem:
+        result.block_discarded = problem
+        return block
+    jobs = graduate.audit_requests(block, answer)
+    items = [steps.BlockAudit(agent=agent, index=i, request=r) for i, r in jobs]
+    audits = dict(zip([i for i, _ in jobs], fan_out(steps.audit_block, items, helper=helper), strict=True))
+    new_block, edits = graduate.apply_rewrite(block, answer, audits)
+    result.block_edits += edits
+    return new_block
+
+
+def _finish(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockRule], result: TidyResult,
+            emit: ProgressFn) -> None:
+    new_agent = tidy_commit.agent_text(prepared, block)
+    before_store = (prepared.store_bytes or b"").decode("utf-8-sig")
+    new_store = tidy_commit.store_text(prepared, state)
+    if result.dry_run:
+        names = (prepared.location.store_path.name, prepared.location.agent_path.name)
+        result.diffs = {"learnings file": tidy_commit.diff(before_store, new_store, names[0]),
+                        "agent file": tidy_commit.diff(prepared.agent.text, new_agent, names[1])}
+        return
+    if new_agent == prepared.agent.text and new_store == before_store and not state.archived:
+        return  # nothing changed: no snapshot, so undo still undoes the last tidy-up that did something
+    emit(Progress(kind="writing", pass_no=len(result.passes)))
+    snapshot = tidy_commit.commit(prepared, state, block, summary=result.summary)
+    result.written, result.snapshot = True, str(snapshot.folder)
+
+
+def run_tidy(agent_path: Path, *, dry_run: bool = False, helper: Helper | None = None,
+             progress: ProgressFn | None = None, force_prefect: bool = False, today: date | None = None,
+             seed: int | None = None) -> TidyResult:
+    """The entry point surfaces use: a real flow run when Prefect is configured, inline otherwise."""
+    from agentuse.flows.runner import run_flow
+
+    return run_flow(tidy_flow, force_prefect=force_prefect, agent_path=str(agent_path), dry_run=dry_run,
+                    helper=helper, progress=progress, today=today, seed=seed)

@@ -1,0 +1,115 @@
+"""The model calls of a tidy-up as Prefect tasks: one per stage-1 group, one per stage-2 rewrite, one per
+audit, one per re-vet batch, and the permanent-block rewrite (spec: Tidying up).
+
+Each task is a thin wrapper over one Helper operation. Transient faults (overloaded, rate-limited,
+timeouts) are raised so the shared retry policy can retry them; a permanent fault (an answer that never
+validates, a refused request) is returned as a `Failure`, because one group that cannot be planned must
+not sink the groups beside it. The tidy logic in core decides what a failure means for each step.
+Task run names read like `plan/blog-writer/pass-2/group-1`, so the dashboard shows where a pass is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from prefect import task
+from prefect.cache_policies import NONE
+from pydantic import BaseModel
+
+from agentuse.core.graduate import block_request
+from agentuse.core.helper.protocol import (
+    AuditAnswer,
+    AuditRequest,
+    BlockAnswer,
+    Helper,
+    PermanentHelperError,
+    PlanAnswer,
+    PlanRequest,
+    RewriteAnswer,
+    RewriteRequest,
+    VetAnswer,
+    VetRequest,
+)
+from agentuse.core.learned_block import BlockRule
+from agentuse.core.tidy import Group, Job, Replacement
+from agentuse.core.tidy_state import Failure
+from agentuse.tasks.retry import MODEL_RETRIES, MODEL_TAG, backoff_delays, transient_only
+
+A = TypeVar("A")
+
+
+class Revet(BaseModel):
+    agent: str
+    index: int
+    request: VetRequest
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent}/batch-{self.index}"
+
+
+class BlockRewrite(BaseModel):
+    agent: str
+    block: list[BlockRule]
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent}/block"
+
+
+class BlockAudit(BaseModel):
+    agent: str
+    index: int  # the output rule of the block rewrite it audits
+    request: AuditRequest
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent}/block/rule-{self.index + 1}"
+
+
+def model_task(name: str):
+    """The shared policy for model calls: transient-only retries with backoff, the concurrency tag, and no
+    result caching (a helper is not an input worth hashing, and a re-run must ask again)."""
+    return task(name=name, task_run_name=f"{name}/{{item.label}}", retries=MODEL_RETRIES,
+                retry_delay_seconds=backoff_delays(), retry_condition_fn=transient_only, tags=[MODEL_TAG],
+                cache_policy=NONE)
+
+
+def _ask(operation: str, call: Callable[[], A]) -> A | Failure:
+    try:
+        return call()
+    except PermanentHelperError as error:
+        return Failure(operation=operation, message=str(error) or type(error).__name__)
+
+
+@model_task("plan")
+def plan_group(item: Group, helper: Helper) -> PlanAnswer | Failure:
+    return _ask("plan_groups", lambda: helper.plan_groups(PlanRequest(rules=item.rules)))
+
+
+@model_task("rewrite")
+def rewrite(item: Job, helper: Helper) -> RewriteAnswer | Failure:
+    request = RewriteRequest(kind=item.move.kind, originals=item.originals)
+    return _ask("rewrite_group", lambda: helper.rewrite_group(request))
+
+
+@model_task("audit")
+def audit(item: Replacement, helper: Helper) -> AuditAnswer | Failure:
+    covered = [r for r in item.job.originals if r.id in item.covers]
+    return _ask("audit", lambda: helper.audit(AuditRequest(originals=covered, rewritten=item.draft)))
+
+
+@model_task("revet")
+def revet(item: Revet, helper: Helper) -> VetAnswer | Failure:
+    return _ask("vet", lambda: helper.vet(item.request))
+
+
+@model_task("block")
+def rewrite_block(item: BlockRewrite, helper: Helper) -> BlockAnswer | Failure:
+    return _ask("rewrite_block", lambda: helper.rewrite_block(block_request(item.block)))
+
+
+@model_task("audit-block")
+def audit_block(item: BlockAudit, helper: Helper) -> AuditAnswer | Failure:
+    return _ask("audit", lambda: helper.audit(item.request))
