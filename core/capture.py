@@ -1,0 +1,210 @@
+"""Candidates -> vet outcome -> stamped records (spec: Every candidate is vetted, Quarantine, Rules are
+stamped with the instructions they were checked against, How capture works).
+
+The verdict table, exactly as the spec gives it:
+
+    pass           becomes active
+    duplicate      model-authored: rejected;  human correction: quarantined
+    contradiction  quarantined, with the conflicting text named
+    ungrounded     rejected; never raised against a human-authored entry
+
+If the vet call itself fails, corrections are stored active and observation candidates are dropped:
+free-form capture's whole safety case is the vet, so it fails closed, while human input fails open. A
+candidate the vet answered nothing for is treated the same way as a failed call, one candidate at a time.
+tool-errors records skip the vet (verified in code, mechanics rather than policy).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import Enum
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from agentuse.core.helper.protocol import Draft, RuleRef, VetAnswer, VetCandidate, VetRequest, VetVerdict
+from agentuse.core.learning import Channel, Learning, Source, State, Verdict
+from agentuse.core.trace import ToolTrace, clip
+
+EVIDENCE_CHARS = 160
+DETAIL_CHARS = 300
+
+
+class Candidate(BaseModel):
+    """One proposed rule, before the vet. `key` is what the vet answers to (never a store id)."""
+
+    key: str
+    channel: Channel
+    draft: Draft
+    human: bool = False
+    confidence: float | None = None
+    evidence: str | None = None
+    tool: str | None = None  # tool-errors only: the dedupe key
+    sig: str | None = None
+
+    @property
+    def needs_vet(self) -> bool:
+        return self.channel is not Channel.tool_errors
+
+    @property
+    def text(self) -> str:
+        body = self.draft.body.strip()
+        return self.draft.title if not body or body == self.draft.title else f"{self.draft.title}\n{body}"
+
+
+class Disposition(str, Enum):
+    active = "active"
+    quarantined = "quarantined"
+    rejected = "rejected"  # the vet said no: nothing lost (a duplicate already exists; a claim is false)
+    dropped = "dropped"  # no vet happened: an observation is not stored on the strength of extraction
+
+
+class Judged(BaseModel):
+    candidate: Candidate
+    disposition: Disposition
+    verdict: Verdict | None = None
+    why: str | None = None  # the quarantine reason, or why it was rejected/dropped
+
+    @property
+    def stored(self) -> bool:
+        return self.disposition in (Disposition.active, Disposition.quarantined)
+
+
+# ---------------------------------------------------------------- what the helper sees
+
+
+def ref(rule: Learning) -> RuleRef:
+    return RuleRef(id=rule.id, category=rule.category, text=rule.text, human=rule.is_human, re=rule.re,
+                   ok=rule.ok, injected=rule.injected, date=rule.date)
+
+
+def rules_in_force(learnings: list[Learning], current_ih: str | None) -> list[Learning]:
+    """Active rules that are not stale: what a candidate may duplicate or contradict. Stale ones are not
+    in force until re-vetted; graduated ones are in the contract's learned block already."""
+    return [r for r in learnings
+            if r.state is State.active and not (current_ih and r.ih and r.ih != current_ih)]
+
+
+def vet_request(candidates: list[Candidate], *, contract: str, rules: list[Learning], trace: str) -> VetRequest | None:
+    """One request for every candidate of a run that needs vetting: one model call, not one each."""
+    todo = [c for c in candidates if c.needs_vet]
+    if not todo:
+        return None
+    return VetRequest(
+        contract=contract,
+        rules_in_force=[ref(r) for r in rules],
+        trace=trace,
+        candidates=[VetCandidate(id=c.key, category=c.draft.category, text=c.text, human=c.human) for c in todo],
+    )
+
+
+def run_evidence(trace: ToolTrace) -> str:
+    """A one-line pointer to the run a free-form rule was drawn from (the session id is stamped beside it)."""
+    prompt = " ".join(trace.prompt.split())
+    return f'run prompt: "{clip(prompt, EVIDENCE_CHARS)}"' if prompt else "run evidence: the session's trace"
+
+
+# ---------------------------------------------------------------- the verdict table
+
+
+def first_verdicts(answer: VetAnswer, keys: set[str]) -> dict[str, VetVerdict]:
+    """Unknown ids are ignored and the first verdict per id wins (a model that answers twice does not
+    get to overturn itself)."""
+    chosen: dict[str, VetVerdict] = {}
+    for verdict in answer.verdicts:
+        if verdict.id in keys and verdict.id not in chosen:
+            chosen[verdict.id] = verdict
+    return chosen
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def quarantine_reason(verdict: Verdict, detail: str, *, contract: str, rules: list[Learning],
+                      against: str | None = None) -> str:
+    """`contradicts the contract: "..."` (the spec's wording). A conflict with a rule in force rather
+    than with the agent file names that rule instead, so the reason says what to fix: the vet says so
+    (`against`: a rule id), or the quoted text is found in a rule and not in the contract."""
+    quoted = clip(" ".join(detail.split()).strip().strip('"“”').strip(), DETAIL_CHARS)
+    verb = "duplicates" if verdict is Verdict.duplicate else "contradicts"
+    by_id = {r.id: r for r in rules}
+    rule = by_id.get(against or "")
+    if rule is None and quoted and _norm(quoted) not in _norm(contract):
+        rule = next((r for r in rules if _norm(quoted) in _norm(r.text)), None)
+    if rule is not None:
+        return f'{verb} the rule in force id:{rule.id}: "{quoted or rule.title}"'
+    if not quoted:
+        return f"{verb} the contract (the vet quoted no text)"
+    return f'{verb} the contract: "{quoted}"'
+
+
+def judge(candidates: list[Candidate], answer: VetAnswer | None, *, contract: str, rules: list[Learning],
+          failure: str = "") -> list[Judged]:
+    """Apply the verdict table. `answer=None` means the vet call itself failed (`failure` says why)."""
+    verdicts = first_verdicts(answer, {c.key for c in candidates}) if answer is not None else {}
+    judged: list[Judged] = []
+    for c in candidates:
+        if not c.needs_vet:
+            judged.append(Judged(candidate=c, disposition=Disposition.active))
+            continue
+        v = verdicts.get(c.key)
+        if v is None:
+            why = f"the vet call failed: {failure}" if answer is None else "the vet gave no verdict for it"
+            judged.append(Judged(candidate=c, disposition=Disposition.active if c.human else Disposition.dropped,
+                                 why=why))
+        elif v.verdict is Verdict.pass_ or (v.verdict is Verdict.ungrounded and c.human):
+            judged.append(Judged(candidate=c, disposition=Disposition.active, verdict=v.verdict))
+        elif v.verdict is Verdict.ungrounded:  # model-authored: the trace does not support it
+            why = f"unsupported by the trace: {clip(v.detail, DETAIL_CHARS)}".rstrip(": ")
+            judged.append(Judged(candidate=c, disposition=Disposition.rejected, verdict=v.verdict, why=why))
+        else:  # contradiction (anyone's), or a duplicate (a person's is kept and shown; a model's is not)
+            why = quarantine_reason(v.verdict, v.detail, contract=contract, rules=rules,
+                                    against=getattr(v, "against", None))
+            keep = v.verdict is Verdict.contradiction or c.human
+            judged.append(Judged(candidate=c, disposition=Disposition.quarantined if keep else Disposition.rejected,
+                                 verdict=v.verdict, why=why))
+    return judged
+
+
+# ---------------------------------------------------------------- stamping
+
+
+def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, today: date) -> Learning:
+    """A stored record with its provenance: channel, source session, evidence, instruction hash."""
+    c = judged.candidate
+    quarantined = judged.disposition is Disposition.quarantined
+    return Learning(
+        id=rule_id,
+        category=c.draft.category,
+        title=c.draft.title,
+        body=c.draft.body.strip(),
+        date=today.isoformat(),
+        confidence=c.confidence,
+        src=Source.manual if c.human else Source.auto,
+        ch=c.channel,
+        ih=ih,
+        tool=c.tool,
+        sig=c.sig,
+        sess=session,
+        state=State.quarantined if quarantined else State.active,
+        why=judged.why if quarantined else None,
+        evidence=c.evidence,
+    )
+
+
+# ---------------------------------------------------------------- the report line
+
+
+def display_path(path: Path, home: Path | None = None) -> str:
+    home = home or Path.home()
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def report_line(extracted: int, quarantined: int, path: Path) -> str:
+    """Spec: `Extracted 2 learning(s), 1 quarantined → ~/.local/share/agentuse/project/…/x.learnings.md`.
+    N counts every record this capture wrote (quarantined ones included), M those set aside."""
+    return f"Extracted {extracted} learning(s), {quarantined} quarantined → {display_path(path)}"

@@ -1,0 +1,147 @@
+"""The `tool-errors` channel (spec: Advanced: Automatic Capture Channels): code, no model.
+
+A record is produced only when the trace holds a failed call, a later successful call of the same tool,
+and a different input on that retry. The verification is the point: these records carry mechanics, not
+policy, so they skip the model-judged vet and never go through free-text merging. They dedupe by
+(tool, normalized failure signature) and supersede structurally (see `fold_into`).
+
+Pairing: a failure pairs with the *next call of the same tool*. Calls of other tools may come between
+(an agent that lists a folder to find the right path and then retries has corrected itself); a second
+failure of the same tool in between means the first failure was not what got corrected, so the later
+failure pairs instead. Within one run the last recovery of a failure mode is kept: it is the one the run
+ended up relying on.
+
+Values, not shapes: the spec's example stores the corrected call itself (`{"path":"/Users/me/shot.png"}`),
+and a shape alone (`object(1 field: string)`) would not tell the agent what to do differently. Values
+under keys that name secrets are replaced by `***`, and long strings are clipped, so no credential or
+document body from a run becomes a rule.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State
+from agentuse.core.trace import ToolTrace, TraceCall, canonical_json
+
+SIG_CHARS = 120
+VALUE_CHARS = 200
+SECRET_KEY = re.compile(r"(pass(word)?|secret|token|api[_-]?key|auth|credential|cookie|session[_-]?id)", re.I)
+REDACTED = "***"
+
+# Order matters: whole tokens (quoted text, paths, uuids, ids) collapse before bare digit runs do.
+_NOISE = [
+    re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`"),  # quoted values: file names, user input
+    # paths and urls: any token with a slash, trailing punctuation kept (`open /tmp/x: denied`)
+    re.compile(r"[^\s\"'`]*[/\\][^\s\"'`]*?(?=[,;:.)\]]*(?:\s|$))"),
+    re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"),  # uuids
+    re.compile(r"\b[0-9a-hjkmnp-tv-z]{26}\b"),  # ulids (session ids)
+    re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"),  # hex ids and hashes
+    re.compile(r"(?<![a-z_])\d+(?:[.,:]\d+)*"),  # numbers not glued to a word (utf8 stays utf8)
+]
+_HASH_RUNS = re.compile(r"#(?:[\s,]*#)+")
+
+
+class Recovery(BaseModel):
+    """A failed call and the corrected call that succeeded, verified in code."""
+
+    tool: str
+    sig: str
+    failed: TraceCall
+    succeeded: TraceCall
+
+
+def signature(error: str) -> str:
+    """The failure mode: first non-blank line, lower-cased, run-specific noise (quoted values, paths,
+    ids, numbers) replaced by `#`, whitespace collapsed. Computed in code so the same failure keys the
+    same record across runs; a model-worded signature would vary and dedupe would never fire."""
+    line = next((ln for ln in error.splitlines() if ln.strip()), "").lower()
+    for pattern in _NOISE:
+        line = pattern.sub("#", line)
+    line = _HASH_RUNS.sub("#", " ".join(line.split()))
+    return line[:SIG_CHARS].strip()
+
+
+def recoveries(trace: ToolTrace) -> list[Recovery]:
+    """Every verified recovery in a run, one per (tool, signature)."""
+    found: dict[tuple[str, str], Recovery] = {}
+    calls = trace.calls
+    for index, failed in enumerate(calls):
+        if not failed.failed:
+            continue
+        retry = next((c for c in calls[index + 1:] if c.tool == failed.tool), None)
+        if retry is None or not retry.succeeded:
+            continue
+        if canonical_json(retry.input) == canonical_json(failed.input):
+            continue  # the same call happened to work: flakiness, not a lesson
+        sig = signature(failed.error or "")
+        if not sig:
+            continue
+        found[(failed.tool, sig)] = Recovery(tool=failed.tool, sig=sig, failed=failed, succeeded=retry)
+    return list(found.values())
+
+
+def redact(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: REDACTED if SECRET_KEY.search(str(k)) else redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    if isinstance(value, str) and len(value) > VALUE_CHARS:
+        return value[:VALUE_CHARS] + "…"
+    return value
+
+
+def shown(value: Any) -> str:
+    return canonical_json(redact(value))
+
+
+class StructuralRecord(BaseModel):
+    """The fields a recovery contributes; capture stamps the rest (id, ih, sess, date)."""
+
+    title: str
+    body: str
+    tool: str
+    sig: str
+    evidence: str
+    category: Category = Category.error_fix
+    confidence: float = 1.0
+
+
+def record_for(recovery: Recovery) -> StructuralRecord:
+    corrected = shown(recovery.succeeded.input)
+    body = f'When {recovery.tool} fails with "{recovery.sig}", use the corrected call shape that succeeded: {corrected}'
+    if len(body) > RULE_CHAR_LIMIT:
+        body = body[: RULE_CHAR_LIMIT - 1] + "…"
+    return StructuralRecord(
+        title=f"{recovery.tool}: {recovery.sig}",
+        body=body,
+        tool=recovery.tool,
+        sig=recovery.sig,
+        evidence=f"failed: {shown(recovery.failed.input)} → succeeded: {corrected}",
+    )
+
+
+class Fold(BaseModel):
+    """What one structural record does to a store: add, refresh an existing record, supersede one, or
+    nothing (the failure mode is already permanent in the agent file)."""
+
+    action: str  # "add" | "refresh" | "supersede" | "permanent"
+    existing: Learning | None = None
+
+
+def fold_into(learnings: list[Learning], record: StructuralRecord) -> Fold:
+    """One record per failure mode. The same corrected call again refreshes its stamps; a different
+    corrected call supersedes the old one (the newest confirmed recovery is the one that still works
+    against the tool as it is now; the old copy goes to the archive)."""
+    for rule in learnings:
+        if rule.ch is not Channel.tool_errors or rule.tool != record.tool or rule.sig != record.sig:
+            continue
+        if rule.state is State.graduated:
+            return Fold(action="permanent", existing=rule)
+        if rule.body.strip() == record.body.strip():
+            return Fold(action="refresh", existing=rule)
+        return Fold(action="supersede", existing=rule)
+    return Fold(action="add")

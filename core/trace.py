@@ -1,0 +1,71 @@
+"""A finished run as the capture pipeline reads it: its tool calls in order, and its evidence as text.
+
+core never reads session logs (the runtime owns their format); the runtime converts a log into this
+model (`agentuse.runtime.trace.trace_from_session`), and everything downstream — the tool-errors
+channel, the evaluator, the vet, grounding a reviewer's note — works from it alone.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+# Per-field clip when the evidence is rendered from calls: a tool that returned a whole file must not
+# crowd the rest of the run out of the bounded trace the helper sees.
+_FIELD_CHARS = 2_000
+
+
+class TraceCall(BaseModel):
+    """One tool call and what came back."""
+
+    call_id: str
+    tool: str
+    input: Any = None
+    ok: bool | None = Field(None, description="True: succeeded; False: failed; None: no result recorded")
+    error: str | None = None
+    output: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.ok is False
+
+    @property
+    def succeeded(self) -> bool:
+        return self.ok is True
+
+
+class ToolTrace(BaseModel):
+    """What a run did, in order. `transcript` is the run's evidence as the runtime rendered it
+    (prompt, replies, tool calls and results); when absent it is rebuilt from the calls."""
+
+    session: str | None = None
+    agent_key: str | None = None
+    prompt: str = ""
+    output: str = ""  # the final output, or the output a reviewer saw at the gate
+    calls: list[TraceCall] = Field(default_factory=list)
+    transcript: str = ""
+
+    def evidence(self) -> str:
+        if self.transcript.strip():
+            return self.transcript
+        parts = [f"PROMPT:\n{self.prompt}"] if self.prompt else []
+        for call in self.calls:
+            parts.append(f"TOOL CALL {call.tool} {canonical_json(call.input)}")
+            if call.failed:
+                parts.append(f"TOOL ERROR {call.tool}: {clip(call.error or '')}")
+            elif call.succeeded:
+                parts.append(f"TOOL RESULT {call.tool}: {clip(call.output or '')}")
+        if self.output:
+            parts.append(f"OUTPUT:\n{self.output}")
+        return "\n".join(parts)
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per input: the tool-errors channel compares inputs by this text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def clip(text: str, limit: int = _FIELD_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more characters]"

@@ -1,0 +1,87 @@
+"""A session log converted into the capture pipeline's `ToolTrace` (core never reads session logs).
+
+The transcript is the run's evidence as the evaluator and the vet read it: the task, what the model
+said, every tool call with its result or error, reviewer comments, and the output. Long tool outputs are
+clipped per call so one big file read cannot crowd the rest of the run out of the bounded trace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentuse.core.trace import ToolTrace, TraceCall, canonical_json, clip
+from agentuse.runtime.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Event,
+    ModelReplyEvent,
+    RunEnd,
+    RunStart,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from agentuse.runtime.messages import TextBlock
+from agentuse.runtime.session import SessionError, find_log, read_events, sessions_roots
+
+OUTPUT_CHARS = 1_500  # per tool result in the transcript
+
+
+def resolve_session(ref: str, data_dir: Path) -> Path:
+    """A session log path from an id, a unique id prefix, or a path to a `.jsonl` file."""
+    candidate = Path(ref).expanduser()
+    if candidate.suffix == ".jsonl" or candidate.exists():
+        if not candidate.is_file():
+            raise SessionError(f"session log {candidate} does not exist")
+        return candidate.absolute()
+    return find_log(ref, sessions_roots(data_dir))
+
+
+def trace_from_events(events: list[Event], *, session: str | None = None) -> ToolTrace:
+    start = next((e for e in events if isinstance(e, RunStart)), None)
+    calls: dict[str, TraceCall] = {}
+    lines: list[str] = []
+    output = ""
+    if start is not None:
+        lines.append(f"TASK:\n{start.prompt}")
+    for event in events:
+        if isinstance(event, ModelReplyEvent):
+            said = "\n".join(b.text for b in event.content if isinstance(b, TextBlock)).strip()
+            if said:
+                lines.append(f"ASSISTANT:\n{said}")
+        elif isinstance(event, ToolCallEvent):
+            calls[event.call_id] = TraceCall(call_id=event.call_id, tool=event.name, input=event.input)
+            lines.append(f"TOOL CALL {event.name} {canonical_json(event.input)}")
+        elif isinstance(event, ToolResultEvent):
+            call = calls.setdefault(event.call_id, TraceCall(call_id=event.call_id, tool=event.name))
+            call.ok = not event.is_error
+            call.error, call.output = event.error, event.output
+            if event.is_error:
+                lines.append(f"TOOL ERROR {event.name}: {clip(event.error or '', OUTPUT_CHARS)}")
+            else:
+                lines.append(f"TOOL RESULT {event.name}: {clip(event.output, OUTPUT_CHARS)}")
+        elif isinstance(event, ApprovalRequest):
+            output = event.output
+            lines.append(f"SUBMITTED FOR REVIEW:\n{event.output}")
+        elif isinstance(event, ApprovalDecision):
+            said = " ".join(x for x in (event.comment, event.remember) if x)
+            lines.append(f"REVIEWER ({event.decision}){': ' + said if said else ''}")
+        elif isinstance(event, RunEnd):
+            if event.output is not None:
+                output = event.output
+            lines.append(f"RUN ENDED {event.status}" + (f": {event.error}" if event.error else ""))
+    if output:
+        lines.append(f"FINAL OUTPUT:\n{output}")
+    return ToolTrace(
+        session=session or (start.session_id if start else None),
+        agent_key=start.agent_key if start else None,
+        prompt=start.prompt if start else "",
+        output=output,
+        calls=list(calls.values()),
+        transcript="\n".join(lines),
+    )
+
+
+def trace_from_session(path: Path) -> ToolTrace:
+    """Read a session log (a torn last line is skipped, as everywhere) and convert it."""
+    events, _notes = read_events(path)
+    return trace_from_events(events, session=path.stem)
