@@ -71,6 +71,9 @@ class VetVerdict(BaseModel):
     id: str = Field(description="the candidate id this verdict is for")
     verdict: Verdict
     detail: str = Field("", description="for duplicate/contradiction: the conflicting text, quoted exactly")
+    against: str | None = Field(
+        None, description="for duplicate/contradiction: 'contract', or the id of the rule in force it collides with"
+    )
 
 
 class VetAnswer(BaseModel):

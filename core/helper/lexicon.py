@@ -1,0 +1,147 @@
+"""Word lists the offline evaluator reads rules with: function words, negators, synonyms, alternatives.
+
+General English and the vocabulary of instructions to agents (writing, code, browsers, data, support),
+not phrases of any test set. Each list says why it exists; the evaluator is only as good as these, and
+it says so (see `offline.py`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Function words and modal fluff: they carry no subject. Quantifiers like "every"/"all" are here because
+# "every post" and "posts" state the same rule; negators and comparators are NOT here (they are signal).
+STOPWORDS = frozenset("""
+a an the to of in on at by for from with into onto as is are be been being was were am it its it's they
+their them theirs this that these those there here you your yours we our i me my he she his her and or
+nor so than too also just should must may might can could would will shall have has had having do does did
+doing need needs needed always every each all any some both either whole entire full sure please make makes
+ensure ensures kindly really very only then once again whenever which who whom whose what how where why
+itself themselves yourself one ones own such via per else first exactly against
+""".split())
+
+# Verbs that say "do it" without saying what: left over in a paraphrase, they are not a difference.
+GENERIC = frozenset("""
+use using used get got give gives given put puts keep keeps let lets go goes come comes carry carries require
+requires required produce produces produced code
+follow follows handle handles take takes taking apply applies applied want wants try tries set run runs
+""".split())
+
+# Words that turn the clause they stand in into its opposite.
+NEGATORS = frozenset({"not", "no", "never", "avoid", "avoids", "without", "nor", "refrain", "stop", "none"})
+
+# Words opening a clause that carves an exception out of the rule ("other" only as "other than").
+EXCEPTION_MARKERS = frozenset({"unless", "except", "excluding", "but", "apart", "besides", "other"})
+# Words opening a condition: what follows says when the rule applies, not what it asks for, so a
+# negation inside it ("if the selector is not found") is not the rule's polarity.
+CONDITION_MARKERS = frozenset({"when", "if", "whenever", "once", "until", "while"})
+# Words that order two events; they are read into (earlier, later) pairs instead of terms.
+ORDER_MARKERS = {"before": "later", "after": "earlier", "then": "later", "afterwards": "earlier",
+                 "afterward": "earlier", "prior": "later"}
+
+# Contrast: the words after it are what the rule is against ("facts rather than a pitch").
+CONTRAST_MARKERS = frozenset({"rather", "instead"})
+
+# Verbs whose meaning is the negation of another verb: "omit X" says "do not include X".
+NEGATED_VERBS = {
+    "omit": "include", "exclude": "include", "skip": "include", "leave-out": "include",
+    "disable": "enable", "deactivate": "enable", "turn-off": "enable",
+    "reject": "accept", "decline": "accept", "refuse": "accept",
+    "hide": "show", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
+    "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep",
+}
+
+# Phrases read as one word before tokenising (multiword terms, comparators, idioms).
+PHRASES: list[tuple[str, str]] = [
+    (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
+    (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
+    (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
+    (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
+    (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
+    (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
+    (r"\b(?:less|fewer|shorter|lower) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
+    (r"\b(?:more|greater|longer|higher) than\b|\b(?:over|above)\b(?= \$?\d)", " atleast "),
+    (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
+    (r"\bexceed(?:s|ing)?\b", " atleast "),
+    (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
+    (r"\bpull requests?\b|\bmerge requests?\b", " pr "), (r"\bcall[- ]to[- ]action\b", " cta "),
+    (r"\bback(?:ed|ing)? up\b|\bbackups?\b", " backup "), (r"\bplain[- ]?text\b", " plaintext "),
+    (r"\be-?mails?\b", " email "), (r"\bweb ?sites?\b", " site "), (r"\blook(?:ing|ed|s)? up\b", " lookup "),
+    (r"\bleave out\b", " leave-out "), (r"\bturn off\b", " turn-off "), (r"\bcheck(?:ed|ing|s)? in(?:to)?\b", " commit "),
+    (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
+    (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
+    (r"\bfirst person\b", " firstperson "), (r"\bthird person\b", " thirdperson "),
+    (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
+    (r"\bmake sure(?: that| to)?\b|\bbe sure to\b|\bremember to\b|\bit is important to\b", " "),
+    (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
+    (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
+    (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
+]
+
+# Synonym groups: the first word is the canonical form every other word of the group is read as.
+SYNONYMS: list[str] = [
+    "include add insert attach contain provide append",
+    "reply response respond answer",
+    "start begin open lead top beginning",
+    "end finish conclude bottom",
+    "close dismiss",
+    "check verify validate confirm inspect",
+    "show display mention state",
+    "ask request",
+    "search find lookup",
+    "issue problem",
+    "fix solution repair",
+    "suggest propose recommend",
+    "record log",
+    "capture screenshot",
+    "hint annotation annotate",
+    "repo repository",
+    "primary original",
+    "post article",
+    "intro introduction",
+    "promotional promo marketing",
+    "factual fact",
+    "image picture photo",
+    "site website",
+    "short brief concise",
+    "verbatim exact",
+    "limit cap restrict",
+    "require need",
+    "prior previous earlier",
+    "lint linter",
+    "error failure fail",
+    "dedupe deduplicate",
+    "send deliver",
+    "wait pause",
+    "retry reattempt",
+    "publish release",
+    "address greet",
+]
+
+# Mutually exclusive values: two rules that differ by one of these pick different values for one setting.
+ALTERNATIVES: list[str] = [
+    "tab space", "single double", "ascending descending asc desc", "titlecase sentencecase",
+    "british american", "formal casual informal", "inline footnote", "start end",
+    "local utc gmt", "headless headed", "sync async synchronous asynchronous",
+    "merge rebase squash", "new same existing", "upper lower uppercase lowercase", "light dark",
+    "json csv xml yaml", "public private", "production staging", "firstperson thirdperson",
+    "monday tuesday wednesday thursday friday saturday sunday",
+    "january february march april may june july august september october november december",
+    "english german french spanish italian portuguese dutch japanese chinese",
+]
+
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "twice": 2, "thrice": 3,
+}
+
+# Time units in seconds, so "24 hours" and "1 day" are the same value.
+TIME_UNITS = {
+    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 0.001, "millisecond": 0.001,
+    "milliseconds": 0.001, "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
+    "hrs": 3600, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400, "week": 604800, "weeks": 604800,
+}
+
+# Identifiers keep their dots and underscores (robots.txt, store_get); hyphens split words.
+WORD_RE = re.compile(r"[a-z][a-z0-9]*(?:[._/#+][a-z0-9]+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|k|s|ms|m|h|d)?")

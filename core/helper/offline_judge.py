@@ -1,0 +1,127 @@
+"""Pairwise judgement of two rules: duplicate, contradiction, near-miss or unrelated.
+
+The known failure of memory systems is calling two rules duplicates because most of their words match,
+when they differ in exactly the part that matters: a number, a date, a qualifier, an exception. So a
+duplicate here needs more than similar wording: the same values, the same polarity, the same order of
+events, no exception on one side only, and nothing specific left over on either side. What fails those
+checks is a contradiction (same subject, the two cannot both be followed) or a near-miss (same words,
+different case). The thresholds were set on two thirds of tests/data/rule_pairs.jsonl and checked on the
+held-out third (benchmarks/offline_eval.py prints both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from agentuse.core.helper.similarity import Analysis, Overlap, alternative_group, analyze, overlap
+
+
+class Label(str, Enum):
+    duplicate = "duplicate"
+    contradiction = "contradiction"
+    near_miss = "near-miss"
+    unrelated = "unrelated"
+
+
+# Below this share of weighted terms the two rules are about different things.
+RELATED = 0.45
+# A duplicate must share at least this much once synonyms and fillers are set aside.
+DUPLICATE = 0.62
+# Leftover specific weight tolerated on one side of a duplicate: one clause-initial verb the other side
+# words differently. A qualifier left over ("urgent tickets", "public functions") is a different case.
+DUPLICATE_LEFTOVER = 0.5
+# A clause-initial leftover is usually the imperative verb ("write", "add"): paraphrases differ there.
+LEAD_DISCOUNT = 0.5
+# A contradiction on values/alternatives: at most this much else may differ (else it is another case).
+CONTRADICTION_RESIDUE = 1.0
+
+
+@dataclass(frozen=True)
+class Relation:
+    label: Label
+    similarity: float
+    reason: str
+
+
+def compare(a: str, b: str) -> Relation:
+    return judge(analyze(a), analyze(b))
+
+
+def _leftover_weight(terms) -> float:
+    return sum(t.weight * (LEAD_DISCOUNT if t.lead else 1.0) for t in terms if t.weight >= 1)
+
+
+def _values_relation(a: Analysis, b: Analysis) -> str:
+    if not a.values and not b.values:
+        return "none"
+    if not a.values or not b.values:
+        return "one-sided"
+    key = lambda v: v.lstrip("<>=")  # noqa: E731 - "under 50" and "50" name the same number
+    if sorted(map(key, a.values)) != sorted(map(key, b.values)):
+        return "mismatch"
+    bounds_a = {key(v): v[:2] for v in a.values if v[:2] in ("<=", ">=")}
+    bounds_b = {key(v): v[:2] for v in b.values if v[:2] in ("<=", ">=")}
+    if any(bounds_b.get(k, bound) != bound for k, bound in bounds_a.items()):
+        return "mismatch"  # "at most 3" against "at least 3"
+    return "same"
+
+
+def _polarity_conflict(o: Overlap) -> list[str]:
+    return [x.word for x, y in o.shared
+            if x.negative != y.negative and x.role in ("main", "contrast") and y.role in ("main", "contrast")
+            and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
+
+
+def _alternative_conflict(o: Overlap) -> tuple[str, str] | None:
+    for x in o.left_a:
+        gx = alternative_group(x.word)
+        if gx is None or x.role in ("condition", "exception"):
+            continue
+        for y in o.left_b:
+            if y.word != x.word and alternative_group(y.word) == gx and y.role not in ("condition", "exception"):
+                if x.negative == y.negative:
+                    return x.word, y.word
+    return None
+
+
+def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
+    for x, y in sorted(a.order):
+        if (y, x) in b.order and (x, y) not in b.order:
+            return x, y
+    return None
+
+
+def judge(a: Analysis, b: Analysis) -> Relation:
+    o = overlap(a, b)
+    sim = o.dice
+    if sim < RELATED:
+        return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
+    left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
+    exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
+    values = _values_relation(a, b)
+
+    conflict = _polarity_conflict(o)
+    if conflict and not exception_only:
+        return Relation(Label.contradiction, sim, f"one asks for and the other against: {', '.join(conflict)}")
+    order = _order_conflict(a, b)
+    if order and not exception_only:
+        return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
+    alt = _alternative_conflict(o)
+    if alt:
+        residue = max(left_a, left_b) - 1
+        if residue <= CONTRADICTION_RESIDUE and not exception_only:
+            return Relation(Label.contradiction, sim, f"they choose different values: {alt[0]} / {alt[1]}")
+        return Relation(Label.near_miss, sim, f"different choices ({alt[0]} / {alt[1]}) in different cases")
+    if values == "mismatch":
+        if max(left_a, left_b) <= CONTRADICTION_RESIDUE and not exception_only:
+            return Relation(Label.contradiction, sim,
+                            f"same rule, different values: {', '.join(a.values)} / {', '.join(b.values)}")
+        return Relation(Label.near_miss, sim, "different values for different cases")
+    if exception_only:
+        return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
+    if values == "one-sided":
+        return Relation(Label.near_miss, sim, "a number or date on one side only")
+    if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER:
+        return Relation(Label.duplicate, sim, "they say the same thing")
+    return Relation(Label.near_miss, sim, "close wording, but each says something the other does not")

@@ -1,0 +1,355 @@
+"""Text measures for the offline evaluator: how a rule reads once its wording is set aside.
+
+`analyze(text)` turns a rule into weighted content terms, each with the polarity of its clause (does the
+rule ask for it or against it) and its role (main instruction, contrast, exception/condition), plus the
+values it sets (numbers, dates, times, weekdays) with their bounds. `overlap(a, b)` soft-matches terms
+(same stem, synonym, compound, near spelling) and reports what is shared and what is left over on each
+side, which is what the classifier in `offline_judge.py` decides from. Everything is deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from agentuse.core.helper import lexicon as lx
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper (Porter-like, far simpler): enough to make "publishing", "published" and
+    "publish" one term, without the aggressive conflations that would merge different words."""
+    w = word
+    if len(w) == 3 and w.endswith("s") and w[1] not in "aeiousy":  # "ids" -> "id"
+        return w[:2]
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("ly", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: len(w) - len(suffix)] + repl
+            break
+    else:
+        if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
+            w = w[:-1]
+    if w.endswith(("tion", "sion")) and len(w) > 6:
+        w = w[:-3]
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":  # "committ" -> "commit"
+        w = w[:-1]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def _canon_table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for group in lx.SYNONYMS:
+        words = group.split()
+        for word in words:
+            table.setdefault(stem(word), stem(words[0]))
+    return table
+
+
+_CANON = _canon_table()
+_ALT = {stem(w): i for i, group in enumerate(lx.ALTERNATIVES) for w in group.split()}
+_NEG_VERBS = {stem(k): stem(v) for k, v in lx.NEGATED_VERBS.items()}
+_STOP = frozenset(lx.STOPWORDS)
+_GENERIC = frozenset(stem(w) for w in lx.GENERIC)
+_BOUNDS = {"atmost": "<=", "atleast": ">="}
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|\b(\d{1,2}):(\d{2})\b")
+
+
+def canon(word: str) -> str:
+    s = stem(word)
+    return _CANON.get(s, s)
+
+
+def alternative_group(term: str) -> int | None:
+    return _ALT.get(term)
+
+
+@dataclass(frozen=True)
+class Term:
+    word: str  # canonical form
+    weight: float
+    negative: bool  # the rule asks against it
+    role: str  # "main" | "contrast" (what it is against) | "condition" (when it applies) | "exception"
+    lead: bool = False  # first word of its clause: in an order, usually the verb ("write", "add")
+
+
+@dataclass(frozen=True)
+class Analysis:
+    text: str
+    terms: tuple[Term, ...]
+    values: tuple[str, ...]  # sorted, e.g. ("<=50", "30s", "2026-09-01", "monday")
+    order: frozenset[tuple[str, str]] = frozenset()  # (earlier, later) events the rule sequences
+    grams: frozenset[str] = field(default=frozenset())
+
+    @property
+    def words(self) -> frozenset[str]:
+        return frozenset(t.word for t in self.terms)
+
+    def weight(self) -> float:
+        return sum(t.weight for t in _unique(self.terms))
+
+
+def _unique(terms) -> list[Term]:
+    seen: dict[str, Term] = {}
+    for t in terms:
+        if t.word not in seen or t.weight > seen[t.word].weight:
+            seen[t.word] = t
+    return list(seen.values())
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    # A number after an acronym or a naming word names a thing ("HTTP 429", "ISO 8601", "PEP 8"): one term.
+    text = re.sub(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b",
+                  r"\1_\2", text)
+    text = text.lower()
+    text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
+    for pattern, repl in lx.PHRASES:
+        text = re.sub(pattern, repl, text)
+    return text
+
+
+def _number(token: str) -> float | None:
+    if token in lx.NUMBER_WORDS:
+        return float(lx.NUMBER_WORDS[token])
+    m = re.fullmatch(r"(\d+(?:[.,]\d+)?)(st|nd|rd|th|k|s|ms|m|h|d)?", token)
+    if not m:
+        return None
+    value = float(m.group(1).replace(",", ""))
+    return value * 1000 if m.group(2) == "k" else value
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _weight(word: str) -> float:
+    if word in _GENERIC:
+        return 0.3
+    if any(ch in word for ch in "_./#") or any(ch.isdigit() for ch in word):
+        return 1.5  # identifiers (store_get, robots.txt, customer_id) name exactly one thing
+    return 1.0
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?\n]+(?:\s|$)")
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s-\s|\u2014")
+_DATE_VALUES = {i for i, g in enumerate(lx.ALTERNATIVES) if g.split()[0] in ("monday", "january")}
+
+
+@lru_cache(maxsize=8192)
+def analyze(text: str) -> Analysis:
+    norm = normalize(text)
+    values: list[str] = []
+
+    def take_date(m: re.Match) -> str:
+        values.append(m.group(0))
+        return " "
+
+    def take_format(m: re.Match) -> str:
+        values.append("format:" + re.sub(r"[-/.]", "-", m.group(0)))
+        return " "
+
+    # "DD/MM/YYYY" and "YYYY-MM-DD" are values of one setting (a date format), not words.
+    norm = re.sub(r"\b(?:dd|mm|yyyy|yy|hh)(?:[-/.:](?:dd|mm|yyyy|yy|hh|ss))+\b", take_format, norm)
+    norm = _DATE.sub(take_date, norm)
+    norm = re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r" \1 dollar ", norm)
+    terms: list[Term] = []
+    order: set[tuple[str, str]] = set()
+    for sentence in _SENTENCE_BREAK.split(norm):
+        sentence_terms: list[tuple[int, Term]] = []  # (clause index, term)
+        marks: list[tuple[int, int, str, bool]] = []  # (clause, position, marker, at clause start)
+        for ci, clause in enumerate(_CLAUSE_BREAK.split(sentence)):
+            for term, mark in _clause_terms(clause, values):
+                if mark:
+                    marks.append((ci, len(sentence_terms), mark[0], mark[1]))
+                else:
+                    sentence_terms.append((ci, term))
+        order |= _order(sentence_terms, marks)
+        terms.extend(t for _, t in sentence_terms)
+    grams = frozenset(g for t in terms for g in _char_grams(t.word))
+    return Analysis(text=text, terms=tuple(terms), values=tuple(sorted(values)), order=frozenset(order),
+                    grams=grams)
+
+
+def _order(terms: list[tuple[int, Term]], marks: list[tuple[int, int, str, bool]]) -> set[tuple[str, str]]:
+    """(earlier, later) pairs: "A before B", "before B, A", "A after B", "after B, A", "A, then B"."""
+    pairs: set[tuple[str, str]] = set()
+    content = [(ci, t) for ci, t in terms if t.weight >= 1]
+    for clause, pos, marker, at_start in marks:
+        if at_start and marker in ("before", "after", "prior"):
+            inside = [t.word for ci, t in content if ci == clause]
+            outside = [t.word for ci, t in content if ci != clause]
+            earlier, later = (outside, inside) if marker in ("before", "prior") else (inside, outside)
+        else:
+            left = [t.word for i, (ci, t) in enumerate(terms) if i < pos and t.weight >= 1]
+            right = [t.word for i, (ci, t) in enumerate(terms) if i >= pos and t.weight >= 1]
+            if lx.ORDER_MARKERS[marker] == "later":
+                earlier, later = left, right
+            else:
+                earlier, later = right, left
+            if marker in ("afterwards", "afterward"):  # "X first and Y afterwards": Y's clause is later
+                earlier = [t.word for i, (ci, t) in enumerate(terms) if ci < clause and t.weight >= 1]
+                later = [t.word for i, (ci, t) in enumerate(terms) if ci == clause and i < pos and t.weight >= 1]
+        pairs |= {(x, y) for x in earlier for y in later if x != y}
+    return pairs
+
+
+def _clause_terms(clause: str, values: list[str]):
+    """Yield (term, None) for each content word and (None, (marker, at_start)) for each order marker.
+    A clause is cut into segments at condition/exception/contrast words; each segment has its own
+    negation (so "escalate when the customer does not answer" does not negate "escalate")."""
+    tokens = lx.WORD_RE.findall(clause)
+    segments: list[tuple[str, list[str]]] = [("main", [])]
+    cancel_main = False
+    for i, tok in enumerate(tokens):
+        if tok == "without":
+            # "never X without Y" is "X only with Y": Y is a carve-out and the negation of X is cancelled;
+            # a plain "X without Y" is against Y.
+            if any(t in lx.NEGATORS for t in tokens[:i]) and len(segments) == 1:
+                cancel_main = True
+                segments.append(("exception", []))
+            else:
+                segments.append(("contrast", []))
+        elif tok in lx.CONTRAST_MARKERS:
+            segments.append(("contrast", []))
+        elif tok in lx.EXCEPTION_MARKERS and (tok != "other" or "than" in tokens[i + 1:i + 2]):
+            segments.append(("exception", []))
+        elif tok == "or" and i == 0:  # ", or Y when Z": an alternative carved out of the rule
+            segments.append(("exception", []))
+        elif tok in lx.CONDITION_MARKERS and not (tok == "once" and i == len(tokens) - 1):
+            segments.append(("condition", []))
+        else:
+            segments[-1][1].append(tok)
+    main_negative = False
+    first = True
+    for role, toks in segments:
+        negators = [t for t in toks if t in lx.NEGATORS]
+        bound = next((_BOUNDS[t] for t in toks if t in _BOUNDS), "")
+        # "do not retry more than 3 times" sets an upper bound; it does not forbid retrying.
+        if bound == ">=" and negators:
+            bound, negators = "<=", negators[1:]
+        negative = len(negators) % 2 == 1
+        if role == "main" and cancel_main:
+            negative = not negative
+        if role == "contrast" and not negators:
+            negative = not main_negative
+        if role == "main":
+            main_negative = negative
+        yield from _segment_terms(toks, role, negative, bound, values, at_clause_start=first)
+        first = False
+
+
+def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, values: list[str],
+                   *, at_clause_start: bool):
+    lead = True
+    for i, tok in enumerate(toks):
+        if tok == "first" and i < len(toks) - 1 and role == "main":
+            yield None, ("then", False)  # "X first and Y afterwards": X is earlier than Y
+            continue
+        if tok in lx.ORDER_MARKERS:
+            yield None, (tok, at_clause_start and i == 0)
+            continue
+        if tok in lx.NEGATORS or tok in _BOUNDS or tok == "than":
+            continue
+        number = _number(tok)
+        if number is not None:
+            unit = toks[i + 1] if i + 1 < len(toks) else ""
+            if unit in lx.TIME_UNITS:
+                text = f"{_fmt(number * lx.TIME_UNITS[unit])}s"
+            elif tok[0].isdigit() and tok.endswith(("st", "nd", "rd", "th")):
+                text = f"day{_fmt(number)}"
+            else:
+                text = _fmt(number)
+            if role in ("condition", "exception"):
+                # A value inside a carve-out ("on Tuesday when Monday is a holiday") names a case, not
+                # the setting: it is compared as a term of that carve-out.
+                yield Term(word=f"{bound}{text}", weight=1.5, negative=negative, role=role, lead=False), None
+            else:
+                values.append(f"{bound}{text}")
+            continue
+        if tok in lx.TIME_UNITS and i > 0 and _number(toks[i - 1]) is not None:
+            continue  # already folded into the value
+        if tok in _STOP:
+            continue
+        word = canon(tok)
+        if word in _STOP:
+            continue
+        neg = negative
+        if word in _NEG_VERBS:  # "omit X" == "do not include X"
+            word, neg = _NEG_VERBS[word], not neg
+        if alternative_group(word) in _DATE_VALUES and role not in ("condition", "exception"):
+            values.append(word)  # weekdays and months are dates: values, not subjects
+            continue
+        yield Term(word=word, weight=_weight(word), negative=neg, role=role, lead=lead), None
+        lead = False
+
+
+def _char_grams(word: str, n: int = 3) -> list[str]:
+    padded = f" {word} "
+    return [padded[i:i + n] for i in range(max(1, len(padded) - n + 1))]
+
+
+def similar_words(a: str, b: str) -> bool:
+    """Same term, or near spellings of one long word ("partitioned" / "partition" after stemming)."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 6:
+        return False
+    return SequenceMatcher(None, a, b).ratio() >= 0.86
+
+
+@dataclass
+class Overlap:
+    shared: list[tuple[Term, Term]]
+    left_a: list[Term]
+    left_b: list[Term]
+
+    @property
+    def dice(self) -> float:
+        shared = sum(max(a.weight, b.weight) for a, b in self.shared)
+        total = shared * 2 + sum(t.weight for t in self.left_a) + sum(t.weight for t in self.left_b)
+        return 2 * shared / total if total else 0.0
+
+
+def overlap(a: Analysis, b: Analysis) -> Overlap:
+    ta, tb = _unique(a.terms), _unique(b.terms)
+    b_words = [t.word for t in tb]
+    compounds_b = {b_words[i] + b_words[i + 1] for i in range(len(b_words) - 1)}
+    a_words = [t.word for t in ta]
+    compounds_a = {a_words[i] + a_words[i + 1] for i in range(len(a_words) - 1)}
+    shared: list[tuple[Term, Term]] = []
+    used_b: set[int] = set()
+    left_a: list[Term] = []
+    for term in ta:
+        match = next((j for j, other in enumerate(tb) if j not in used_b and similar_words(term.word, other.word)),
+                     None)
+        if match is not None:
+            used_b.add(match)
+            shared.append((term, tb[match]))
+        elif term.word in compounds_b:
+            shared.append((term, term))
+        else:
+            left_a.append(term)
+    left_b = [t for j, t in enumerate(tb) if j not in used_b and t.word not in compounds_a]
+    # A compound on one side absorbs its two parts on the other ("plaintext" / "plain text").
+    absorbed = {w for x, y in shared if x is y for w in _split_compound(x.word, b_words)}
+    left_b = [t for t in left_b if t.word not in absorbed]
+    return Overlap(shared=shared, left_a=left_a, left_b=left_b)
+
+
+def _split_compound(word: str, words: list[str]) -> set[str]:
+    for i in range(len(words) - 1):
+        if words[i] + words[i + 1] == word:
+            return {words[i], words[i + 1]}
+    return set()
+
+
+def gram_similarity(a: Analysis, b: Analysis) -> float:
+    if not a.grams or not b.grams:
+        return 0.0
+    return len(a.grams & b.grams) / len(a.grams | b.grams)
