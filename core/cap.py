@@ -1,0 +1,236 @@
+"""`max` enforced when capture writes (spec: An agent keeps 15 rules, not 15 of many; When a correction
+does not fit).
+
+When the set is full a new learning has to be paid for, in order:
+- Fold: the reconcile answer names the rules the new one restates, sharpens or contradicts, with one
+  merged rule carrying every case; the replaced rules are retired to the archive, never deleted.
+- Trade: the weakest auto-extracted rule is retired, but only if the new rule ranks above it (a person's
+  correction always does). Rules a person wrote or approved, and repeated rules, are never evicted.
+- A correction that can do neither is kept anyway, outside the cap (never injected; doctor says so).
+  An observation that can do neither is not stored: the set keeps the best rules, not the last ones.
+
+A store over the cap from before it was enforced is drained on the first capture: auto rules are retired
+from the bottom of the ranking (the ones that were not reaching the model anyway).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from agentuse.core import store, tool_errors
+from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
+from agentuse.core.learning import Channel, Learning, State
+from agentuse.core.ranking import evictable, rank
+from agentuse.core.store_format import new_id
+from agentuse.core.tidy_state import merged_record
+
+
+class Placement(str, Enum):
+    added = "added"  # a free slot
+    folded = "folded"  # merged with the rules it replaces
+    repeated = "repeated"  # says what a rule already says: a person's repeat counts on that rule
+    traded = "traded"  # took the weakest auto rule's place
+    outside_cap = "outside_cap"  # a correction kept past the cap
+    not_worth = "not_worth"  # an observation that could neither fold nor win a trade: not stored
+    refreshed = "refreshed"  # tool-errors: the same recovery again
+    superseded = "superseded"  # tool-errors: a new recovery replaced the old one (same id)
+    permanent = "permanent"  # tool-errors: the failure mode already graduated into the agent file
+
+
+STORED = {Placement.added, Placement.folded, Placement.traded, Placement.outside_cap, Placement.superseded}
+
+
+class Placed(BaseModel):
+    record: Learning  # what is in the store now (the merged rule for a fold; the existing rule for a repeat)
+    how: Placement
+    replaced: list[Learning] = Field(default_factory=list)  # retired to the archive
+    note: str = ""
+
+
+def in_force(learnings: list[Learning]) -> int:
+    """Rules the agent keeps: every active rule, whether or not it reaches the model (stale included)."""
+    return sum(1 for r in learnings if r.state is State.active)
+
+
+def weakest_evictable(learnings: list[Learning]) -> Learning | None:
+    victims = [r for r in rank(learnings) if evictable(r)]
+    return victims[-1] if victims else None
+
+
+def outranks(new: Learning, victim: Learning, learnings: list[Learning]) -> bool:
+    """Would `new` stand above `victim` in the precedence order, had it been added last?"""
+    order = [r.id for r in rank([*learnings, new])]
+    return order.index(new.id) < order.index(victim.id)
+
+
+def valid_fold(answer: ReconcileAnswer | None, learnings: list[Learning]) -> list[Learning]:
+    """The active rules a fold/repeat answer may replace. Unknown, retired or quarantined ids are
+    ignored; a fold without merged wording cannot be applied (nothing would carry the cases)."""
+    if answer is None or answer.action is ReconcileAction.new:
+        return []
+    if answer.action is ReconcileAction.fold and answer.merged is None:
+        return []
+    active = {r.id: r for r in learnings if r.state is State.active}
+    wanted = list(dict.fromkeys(answer.replaces))
+    chosen = [active[i] for i in wanted if i in active]
+    if answer.action is ReconcileAction.repeat:
+        return chosen[:1]
+    return [r for r in chosen if r.ch is not Channel.tool_errors]  # structural records never free-text merge
+
+
+def _replace(learnings: list[Learning], sources: list[Learning], product: Learning) -> None:
+    """`product` takes the place of the first source; the other sources leave the list."""
+    ids = {s.id for s in sources}
+    placed = False
+    out = []
+    for rule in learnings:
+        if rule.id not in ids:
+            out.append(rule)
+        elif not placed:
+            out.append(product)
+            placed = True
+    learnings[:] = out
+
+
+def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: ReconcileAnswer | None = None,
+          room_first: bool = True) -> Placed:
+    """Place one stamped record into `learnings` (mutated). A quarantined record is set aside outside
+    the count. `room_first`: capture folds only once the set is full; the remember path reconciles
+    always (a correction replaces the rule it corrects whether or not the set is full)."""
+    if record.state is not State.active:
+        learnings.append(record)
+        return Placed(record=record, how=Placement.added)
+    if record.ch is Channel.tool_errors:
+        placed = _structural(learnings, record)
+        if placed is not None:
+            return placed
+        fold = None
+    has_room = in_force(learnings) < cap
+    if room_first and has_room:
+        learnings.append(record)
+        return Placed(record=record, how=Placement.added)
+    targets = valid_fold(fold, learnings)
+    if targets and fold is not None and fold.action is ReconcileAction.repeat:
+        return _repeat(targets[0], record)
+    if targets and fold is not None and fold.merged is not None:
+        product = merged_record([*targets, record], fold.merged, new_id=record.id, current_ih=record.ih)
+        product = product.model_copy(update={"sess": record.sess, "evidence": record.evidence,
+                                             "date": record.date})
+        _replace(learnings, targets, product)
+        return Placed(record=product, how=Placement.folded, replaced=targets)
+    if has_room:
+        learnings.append(record)
+        return Placed(record=record, how=Placement.added)
+    victim = weakest_evictable(learnings)
+    if victim is not None and (record.is_human or outranks(record, victim, learnings)):
+        learnings[:] = [r for r in learnings if r.id != victim.id]
+        learnings.append(record)
+        return Placed(record=record, how=Placement.traded, replaced=[victim])
+    if record.is_human:
+        learnings.append(record)
+        return Placed(record=record, how=Placement.outside_cap,
+                      note="it could not be folded into an existing rule, and no auto-extracted rule was "
+                           "left to trade away")
+    why = "no auto-extracted rule is left to trade away" if victim is None else \
+        f"it does not rank above the weakest auto-extracted rule (id:{victim.id})"
+    return Placed(record=record, how=Placement.not_worth, note=f"the set is full and {why}")
+
+
+def _repeat(existing: Learning, record: Learning) -> Placed:
+    if record.is_human:
+        # A person saying it again: the wording is not landing. Count it; tidy sharpens repeated rules.
+        existing.re += 1
+        existing.date = record.date
+        existing.ih = record.ih or existing.ih
+    return Placed(record=existing, how=Placement.repeated,
+                  note=f'restates "{existing.title}" (id:{existing.id})')
+
+
+def _structural(learnings: list[Learning], record: Learning) -> Placed | None:
+    """tool-errors dedupe by (tool, sig): one record per failure mode. None: a new failure mode."""
+    structural = tool_errors.StructuralRecord(title=record.title, body=record.body, tool=record.tool or "",
+                                              sig=record.sig or "", evidence=record.evidence or "")
+    fold = tool_errors.fold_into(learnings, structural)
+    existing = fold.existing
+    if fold.action == "add" or existing is None:
+        return None
+    if fold.action == "permanent":
+        return Placed(record=existing, how=Placement.permanent, note="already permanent in the agent file")
+    stamps = {"sess": record.sess, "date": record.date, "ih": record.ih, "evidence": record.evidence}
+    if fold.action == "refresh":
+        for key, value in stamps.items():
+            setattr(existing, key, value)
+        return Placed(record=existing, how=Placement.refreshed)
+    # A different corrected call: same id (one record per failure mode), new wording; the old copy and
+    # its counters go to the archive, because they were earned by a recipe that is no longer the rule.
+    old = existing.model_copy(deep=True)
+    product = existing.model_copy(update={**stamps, "title": record.title, "body": record.body,
+                                          "injected": 0, "ok": 0, "confidence": record.confidence})
+    _replace(learnings, [existing], product)
+    return Placed(record=product, how=Placement.superseded, replaced=[old])
+
+
+def drain(learnings: list[Learning], cap: int) -> list[Learning]:
+    """Retire auto rules from the bottom of the ranking until the set fits (or none is left to retire).
+    Corrections and repeated rules are never touched, so a starved correction moves into force."""
+    retired: list[Learning] = []
+    while in_force(learnings) > cap:
+        victim = weakest_evictable(learnings)
+        if victim is None:
+            break
+        learnings[:] = [r for r in learnings if r.id != victim.id]
+        retired.append(victim)
+    return retired
+
+
+def overflow(learnings: list[Learning], incoming: int, cap: int) -> bool:
+    """Will `incoming` new active rules overflow the set? Only then is a fold worth a model call."""
+    return in_force(learnings) + incoming > cap
+
+
+# ---------------------------------------------------------------- the write, under the store lock
+
+
+class Incoming(BaseModel):
+    record: Learning
+    fold: ReconcileAnswer | None = None
+
+
+class WriteReport(BaseModel):
+    placed: list[Placed] = Field(default_factory=list)
+    drained: list[Learning] = Field(default_factory=list)
+
+    @property
+    def stored(self) -> list[Placed]:
+        return [p for p in self.placed if p.how in STORED]
+
+
+def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, room_first: bool = True,
+          drain_excess: bool = True, rng=None) -> WriteReport:
+    """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
+    spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
+    whatever left it, and write once. Folds planned against an earlier read are re-validated here: a rule that
+    vanished meanwhile (a concurrent tidy) simply cannot be folded into, and the record trades instead."""
+    report = WriteReport()
+    with store.transaction(location) as doc:
+        learnings = list(doc.learnings)
+        for item in incoming:
+            record = item.record
+            taken = {r.id for r in learnings}
+            if record.id in taken:
+                record = record.model_copy(update={"id": new_id(taken, rng)})
+            report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first))
+        report.drained = drain(learnings, cap) if drain_excess else []
+        # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
+        for placed in report.placed:
+            reason = {Placement.folded: f"folded into {placed.record.id}",
+                      Placement.traded: f"traded for {placed.record.id}",
+                      Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
+            if placed.replaced:
+                store.archive(location, placed.replaced, reason=reason)
+        if report.drained:
+            store.archive(location, report.drained, reason=f"over the {cap}-rule cap (drained)")
+        doc.learnings = learnings
+    return report

@@ -1,0 +1,115 @@
+"""Post-run capture as one flow (spec: How capture works), composed only through `flows.runner`:
+
+    load the run -> gather every channel in parallel -> vet the free-form candidates in ONE call ->
+    stamp -> reconcile what does not fit (in parallel) -> write with the cap -> re-vet stale/unhashed
+
+A real Prefect flow run when an API is configured, plain calls otherwise (DESIGN.md: one composition,
+two ways to run it). Model faults are handled where the spec says: a channel that fails yields nothing,
+a vet that fails drops the observations, a reconcile that fails leaves its record to trade, a re-vet
+that fails leaves its rules as they were. Transient faults are retried by the task policy first; one
+that outlives its retries reaches here as a `HelperError` and is treated as that step's failure.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from prefect import flow
+
+from agentuse.core import cap as capping
+from agentuse.core import capture
+from agentuse.core.capture_report import CaptureReport, RevetSummary, build
+from agentuse.core.helper.protocol import Draft, Helper, HelperError, ReconcileAnswer
+from agentuse.core.learning import Channel, State
+from agentuse.core.tidy_state import Failure
+from agentuse.flows.runner import call, fan_out
+from agentuse.tasks import capture as steps
+from agentuse.tasks import tidy as tidy_steps
+
+
+def _failure(operation: str, error: HelperError) -> Failure:
+    return Failure(operation=operation, message=f"{error} (retries exhausted)")
+
+
+def resolve_helper(agent_path: str, announce=None) -> Helper:
+    """The agent's helper model (`learning.model`, else its own); the offline evaluator without a key."""
+    from pathlib import Path
+
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.helper.factory import resolve_helper as factory  # the SDK only when needed
+
+    return factory(load_agent(Path(agent_path)).helper_model, announce=announce)
+
+
+@flow(name="capture", flow_run_name="capture/{session}", log_prints=False)
+def capture_flow(agent: str, session: str, helper: Any = None, today: date | None = None) -> CaptureReport:
+    """`agent`: the agent file; `session`: a session id, id prefix or log path. `helper` defaults to the
+    agent's helper model (`learning.model`, else its own); `today` makes dates repeatable in tests."""
+    today = today or date.today()
+    ctx = call(steps.load_run, agent, session)
+    if not ctx.channels:
+        # `learning: true` alone: no automatic channel, so no model call of any kind after a run.
+        return build(store_path=ctx.store_path, session=ctx.session, channels=[], failures={}, judged=[],
+                     vet_failure=None, write=None, revet=RevetSummary(), cap=ctx.cap, model_calls=0)
+    helper = helper if helper is not None else resolve_helper(ctx.agent_path)
+    calls_before = helper.usage.calls
+
+    results = _gather(ctx, helper)
+    failures = {r.channel: r.failure for r in results if r.failure is not None}
+    candidates = [c for r in results for c in r.candidates]
+
+    answer: Any = None
+    request = capture.vet_request(candidates, contract=ctx.contract, rules=ctx.rules, trace=ctx.trace.evidence())
+    if request is not None:
+        try:
+            answer = call(steps.vet, request, ctx.session, helper=helper)
+        except HelperError as error:
+            answer = _failure("vet", error)
+    stamped = call(steps.stamp, ctx, candidates, answer, today)
+
+    incoming = _fold(ctx, stamped.records, helper)
+    written = call(steps.write, ctx.agent_path, ctx.agent_key, incoming, ctx.cap)
+    revet = _revet(ctx, helper, today)
+    return build(store_path=ctx.store_path, session=ctx.session, channels=ctx.channels, failures=failures,
+                 judged=stamped.judged, vet_failure=answer if isinstance(answer, Failure) else None,
+                 write=written, revet=revet, cap=ctx.cap, model_calls=helper.usage.calls - calls_before)
+
+
+def _gather(ctx: steps.CaptureInput, helper: Helper) -> list[steps.ChannelResult]:
+    try:
+        return fan_out(steps.gather, ctx.channels, ctx=ctx, helper=helper)
+    except HelperError as error:
+        # A model channel outlived its retries. The structural channel cannot fault (pure code), so it is
+        # gathered again on its own rather than lost with the failed one.
+        return [call(steps.gather, ch, ctx=ctx, helper=helper) if ch == Channel.tool_errors.value
+                else steps.ChannelResult(channel=ch, failure=_failure("gather", error)) for ch in ctx.channels]
+
+
+def _fold(ctx: steps.CaptureInput, records: list, helper: Helper) -> list[capping.Incoming]:
+    """Fold first, once the set is full: ask the evaluator, with every rule in force and its id, whether
+    each new free-form rule restates, sharpens or contradicts one (tool-errors records never free-text
+    merge: they dedupe by their key in the write step)."""
+    active = [r for r in records if r.state is State.active]
+    if not capping.overflow(ctx.learnings, len(active), ctx.cap):
+        return [capping.Incoming(record=r) for r in records]
+    items = [steps.FoldItem(label=f"{ctx.session}/{r.id}", key=r.id, rules=ctx.rules, human=r.is_human,
+                            draft=Draft(category=r.category, title=r.title, body=r.body))
+             for r in active if r.ch is not Channel.tool_errors]
+    try:
+        answers = fan_out(steps.reconcile, items, helper=helper)
+    except HelperError:
+        answers = [None] * len(items)  # no fold known: each record tries a trade instead
+    folds = {item.key: a for item, a in zip(items, answers, strict=True) if isinstance(a, ReconcileAnswer)}
+    return [capping.Incoming(record=r, fold=folds.get(r.id)) for r in records]
+
+
+def _revet(ctx: steps.CaptureInput, helper: Helper, today: date) -> RevetSummary:
+    plan = call(steps.plan_revet, ctx, today)
+    if not plan.asked:
+        return RevetSummary()
+    try:
+        answers = fan_out(tidy_steps.revet, plan.items, helper=helper)
+    except HelperError as error:
+        answers = [_failure("vet", error)] * len(plan.items)
+    return call(steps.restamp, ctx, plan, answers, today)

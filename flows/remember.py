@@ -1,0 +1,77 @@
+"""The deliberate human path as one flow (spec: Deliberate Learning from Review Comments):
+
+    load -> ground the note in the reviewed work -> reconcile with the rules in force -> vet -> save
+
+Every model step fails open (core/remember.py): a person's note is saved whatever the helper does.
+A repeat (the note says what a rule already says) is not vetted again: nothing new is stored, the rule it
+repeats counts one more repeat.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from prefect import flow
+
+from agentuse.core import remember
+from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, vet_request
+from agentuse.core.cap import in_force
+from agentuse.core.errors import AgentuseError
+from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, HelperError, ReconcileAnswer, VetAnswer
+from agentuse.core.tidy_state import Failure
+from agentuse.flows.capture import resolve_helper
+from agentuse.flows.runner import call
+from agentuse.tasks import capture as capture_steps
+from agentuse.tasks import remember as steps
+
+
+@flow(name="remember", flow_run_name="remember/{label}", log_prints=False)
+def remember_flow(agent: str, text: str, label: str = "manual", session: str | None = None,
+                  comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
+                  helper: Any = None, today: date | None = None) -> remember.Result:
+    """`agent_arg`: the agent file as the user typed it, for the quarantine message."""
+    if not text.strip():
+        raise AgentuseError("nothing to remember: the note is empty")
+    today = today or date.today()
+    note = remember.Note(text=text.strip(), comment=comment, reviewed_output=reviewed_output, session=session)
+    ctx = call(steps.load_note, agent, note, label)
+    helper = helper if helper is not None else resolve_helper(ctx.agent_path)
+    notes: list[str] = []
+
+    grounded = _ask(lambda: call(steps.ground, GroundRequest(comment=note.text, reviewed_output=reviewed_output,
+                                                             contract=ctx.contract), label, helper=helper))
+    if isinstance(grounded, GroundAnswer):
+        draft = grounded.rule
+    else:
+        draft = remember.verbatim(note.text)
+        notes.append(remember.failure_note("ground", grounded.message))
+
+    rules = rules_in_force(ctx.learnings, ctx.ih)
+    item = capture_steps.FoldItem(label=f"{label}/note", key=remember.NOTE_KEY, draft=draft, rules=rules,
+                                  human=True, cap_full=in_force(ctx.learnings) >= ctx.cap)
+    fold = _ask(lambda: call(capture_steps.reconcile, item, helper=helper))
+    if not isinstance(fold, ReconcileAnswer):
+        notes.append(remember.failure_note("reconcile", fold.message))
+        fold = None
+
+    candidate = remember.candidate(note, remember.to_vet(note, draft, fold, rules))
+    if remember.is_repeat(fold, rules):
+        judged = Judged(candidate=candidate, disposition=Disposition.active)
+    else:
+        request = vet_request([candidate], contract=ctx.contract, rules=rules, trace=ctx.trace)
+        answer = _ask(lambda: call(capture_steps.vet, request, label, helper=helper))
+        if isinstance(answer, VetAnswer):
+            [judged] = judge([candidate], answer, contract=ctx.contract, rules=rules)
+        else:
+            [judged] = judge([candidate], None, contract=ctx.contract, rules=rules, failure=answer.message)
+            notes.append(remember.failure_note("vet", answer.message))
+    return call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today)
+
+
+def _ask(step) -> Any:
+    """A transient fault that outlived its retries is that step's failure, like a permanent one."""
+    try:
+        return step()
+    except HelperError as error:
+        return Failure(operation=getattr(error, "operation", "") or "model", message=f"{error} (retries exhausted)")

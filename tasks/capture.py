@@ -1,0 +1,255 @@
+"""The steps of post-run capture as Prefect tasks (spec: How capture works): load the run, gather
+candidates per channel, vet them in one call, stamp them, reconcile what does not fit, write with the
+cap, then re-vet what the contract moved out from under (the re-vet tasks are tidy's, shared).
+
+Each task is a thin wrapper over core. Model-calling tasks share the retry policy (transient faults
+only, exponential backoff) and the `agentuse-model` tag; a permanent fault is returned as a `Failure`
+so one failed step does not sink the ones beside it, and core decides what a failure means (fail closed
+for observations, open for corrections). Task runs are named for what they are: `vet/<session>`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import NONE
+from pydantic import BaseModel, Field
+
+from agentuse.core import cap as capping
+from agentuse.core import capture, store, tool_errors
+from agentuse.core.agent_file import load_agent
+from agentuse.core.contract import agent_hash, contract_text
+from agentuse.core.helper.protocol import (
+    Draft,
+    ExtractRequest,
+    Helper,
+    PermanentHelperError,
+    ReconcileAnswer,
+    ReconcileRequest,
+    VetAnswer,
+    VetRequest,
+)
+from agentuse.core.learning import DEFAULT_MAX, Channel, Learning
+from agentuse.core.store_format import new_id
+from agentuse.core.tidy_state import Failure
+from agentuse.core.trace import ToolTrace
+from agentuse.tasks.retry import MODEL_RETRIES, MODEL_TAG, backoff_delays, transient_only
+
+
+def model_task(name: str, run_name: str):
+    """Transient-only retries with backoff, the model concurrency tag, no result caching (a helper is not
+    an input worth hashing, and a re-run must ask the model again)."""
+    return task(name=name, task_run_name=run_name, retries=MODEL_RETRIES, retry_delay_seconds=backoff_delays(),
+                retry_condition_fn=transient_only, tags=[MODEL_TAG], cache_policy=NONE)
+
+
+def plain_task(name: str, run_name: str):
+    return task(name=name, task_run_name=run_name, cache_policy=NONE)
+
+
+def ask(operation: str, call) -> Any:
+    """Transient faults raise (the retry policy retries them); a permanent one becomes a `Failure`."""
+    try:
+        return call()
+    except PermanentHelperError as error:
+        return Failure(operation=operation, message=str(error) or type(error).__name__)
+
+
+class CaptureInput(BaseModel):
+    """Everything the steps read, loaded once at the start of a capture."""
+
+    agent_path: str
+    agent_key: str
+    store_path: str
+    session: str
+    contract: str
+    ih: str
+    cap: int = DEFAULT_MAX
+    apply: bool = True
+    channels: list[str] = Field(default_factory=list)
+    guidance: str | None = None
+    capture_agent: str | None = None
+    helper_model: str | None = None
+    learnings: list[Learning] = Field(default_factory=list)
+    trace: ToolTrace
+
+    @property
+    def rules(self) -> list[Learning]:
+        return capture.rules_in_force(self.learnings, self.ih)
+
+
+class ChannelResult(BaseModel):
+    channel: str
+    candidates: list[capture.Candidate] = Field(default_factory=list)
+    failure: Failure | None = None
+
+
+@plain_task("load", "load/{session}")
+def load_run(agent: str, session: str) -> CaptureInput:
+    from agentuse.runtime.trace import resolve_session, trace_from_session  # tasks -> runtime, only here
+
+    agent_file = load_agent(Path(agent))
+    location = store.locate(Path(agent))
+    trace = trace_from_session(resolve_session(session, store.data_dir()))
+    config = agent_file.learning
+    capture_config = config.capture if config else None
+    return CaptureInput(
+        agent_path=str(location.agent_path), agent_key=location.key, store_path=str(location.store_path),
+        session=trace.session or session, contract=contract_text(agent_file), ih=agent_hash(agent_file),
+        cap=config.max if config else DEFAULT_MAX, apply=bool(config and config.apply),
+        channels=capture_config.channels if capture_config else [],
+        guidance=capture_config.custom if capture_config else None,
+        capture_agent=str(capture_config.agent) if capture_config and capture_config.agent else None,
+        helper_model=agent_file.helper_model, learnings=store.load(location).learnings, trace=trace,
+    )
+
+
+# The structural channel runs in the same task kind as the model channels so that all channels gather in
+# parallel under one fan-out; it holds a model slot for the milliseconds it takes, and never faults.
+@model_task("gather", "gather/{channel}/{ctx.session}")
+def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
+    if channel == Channel.tool_errors.value:
+        return ChannelResult(channel=channel, candidates=structural_candidates(ctx.trace))
+    if channel == Channel.custom.value:
+        request = ExtractRequest(guidance=ctx.guidance or "", contract=ctx.contract,
+                                 rules_in_force=[capture.ref(r) for r in ctx.rules], trace=ctx.trace.evidence())
+        answer = ask("extract", lambda: helper.extract(request))
+        if isinstance(answer, Failure):
+            return ChannelResult(channel=channel, failure=answer)
+        drafts = [(d, None) for d in answer.candidates]
+    elif channel == Channel.agent.value:
+        from agentuse.runtime.capture_agent import run_capture_agent
+
+        submitted = ask("capture-agent", lambda: run_capture_agent(
+            Path(ctx.capture_agent or ""), agent_key=ctx.agent_key, evidence=ctx.trace.evidence(),
+            rules=[capture.ref(r) for r in ctx.rules], cap=ctx.cap, fallback_model=ctx.helper_model))
+        if isinstance(submitted, Failure):
+            return ChannelResult(channel=channel, failure=submitted)
+        drafts = list(zip(submitted.drafts, submitted.confidences))
+    else:
+        return ChannelResult(channel=channel, failure=Failure(operation="gather", message=f"unknown channel {channel}"))
+    evidence = capture.run_evidence(ctx.trace)
+    return ChannelResult(channel=channel, candidates=[
+        capture.Candidate(key=f"{channel}-{i}", channel=Channel(channel), draft=draft, confidence=confidence,
+                          evidence=evidence)
+        for i, (draft, confidence) in enumerate(drafts[:5], start=1)
+    ])
+
+
+def structural_candidates(trace: ToolTrace) -> list[capture.Candidate]:
+    out = []
+    for i, recovery in enumerate(tool_errors.recoveries(trace), start=1):
+        rec = tool_errors.record_for(recovery)
+        out.append(capture.Candidate(
+            key=f"tool-errors-{i}", channel=Channel.tool_errors,
+            draft=Draft(category=rec.category, title=rec.title, body=rec.body),
+            confidence=rec.confidence, evidence=rec.evidence, tool=rec.tool, sig=rec.sig))
+    return out
+
+
+@model_task("vet", "vet/{session}")
+def vet(request: VetRequest, session: str, helper: Helper) -> VetAnswer | Failure:
+    return ask("vet", lambda: helper.vet(request))
+
+
+class Stamped(BaseModel):
+    judged: list[capture.Judged]
+    records: list[Learning]  # one per stored judgement, same order
+
+
+@plain_task("stamp", "stamp/{ctx.session}")
+def stamp(ctx: CaptureInput, candidates: list[capture.Candidate], answer: VetAnswer | Failure | None,
+          today: date) -> Stamped:
+    if isinstance(answer, Failure):
+        judged = capture.judge(candidates, None, contract=ctx.contract, rules=ctx.rules, failure=answer.message)
+    else:  # None: nothing needed the vet (tool-errors records only)
+        judged = capture.judge(candidates, answer or VetAnswer(), contract=ctx.contract, rules=ctx.rules)
+    taken = {r.id for r in ctx.learnings}
+    records = []
+    for j in (j for j in judged if j.stored):
+        rule_id = new_id(taken)
+        taken.add(rule_id)
+        records.append(capture.stamp(j, rule_id=rule_id, session=ctx.session, ih=ctx.ih, today=today))
+    return Stamped(judged=judged, records=records)
+
+
+class FoldItem(BaseModel):
+    """One new rule to reconcile against the rules in force (capture: because the set is full)."""
+
+    label: str
+    key: str  # the record it is for
+    draft: Draft
+    rules: list[Learning]
+    human: bool = False
+    cap_full: bool = True
+
+    def request(self) -> ReconcileRequest:
+        return ReconcileRequest(draft=self.draft, draft_is_human=self.human,
+                                rules_in_force=[capture.ref(r) for r in self.rules], cap_full=self.cap_full)
+
+
+@model_task("reconcile", "reconcile/{item.label}")
+def reconcile(item: FoldItem, helper: Helper) -> ReconcileAnswer | Failure:
+    return ask("reconcile", lambda: helper.reconcile(item.request()))
+
+
+@plain_task("write", "write/{agent_key}")
+def write(agent_path: str, agent_key: str, incoming: list[capping.Incoming], cap: int,
+          room_first: bool = True) -> capping.WriteReport:
+    return capping.write(store.locate(Path(agent_path)), incoming, cap=cap, room_first=room_first)
+
+
+# ---------------------------------------------------------------- re-vet (the vet calls are tidy's task)
+
+
+class RevetPlan(BaseModel):
+    items: list[Any] = Field(default_factory=list)  # tasks.tidy.Revet
+    asked: int = 0  # every rule to re-vet, tool-errors records (re-stamped without a model) included
+
+
+def _state(learnings: list[Learning], *, agent: str, ih: str, cap: int, today: date):
+    from agentuse.core.tidy_state import TidyState
+
+    return TidyState(agent=agent, learnings=learnings, cap=cap, current_ih=ih, today=today)
+
+
+@plain_task("revet-plan", "revet-plan/{ctx.agent_key}")
+def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
+    """Read the store as written by this capture: anything stale, and anything with no hash at all."""
+    from agentuse.core import revet
+    from agentuse.tasks.tidy import Revet
+
+    state = _state(store.load(store.locate(Path(ctx.agent_path))).learnings, agent=ctx.agent_key, ih=ctx.ih,
+                   cap=ctx.cap, today=today)
+    asked = len(revet.candidates(state))
+    requests = revet.requests(state, ctx.contract)
+    return RevetPlan(items=[Revet(agent=ctx.agent_key, index=i, request=r) for i, r in enumerate(requests, 1)],
+                     asked=asked)
+
+
+@plain_task("restamp", "restamp/{ctx.agent_key}")
+def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date):
+    """Apply the re-vet under the store lock: passes re-stamped, failures quarantined with the reason, and
+    a rule the vet could not judge left exactly as it was. Verdicts for rules that left the store or were
+    re-stamped meanwhile (a concurrent tidy) are ignored."""
+    from agentuse.core import revet
+    from agentuse.core.capture_report import RevetSummary
+
+    summary = RevetSummary(asked=plan.asked)
+    with store.transaction(store.locate(Path(ctx.agent_path))) as doc:
+        state = _state(list(doc.learnings), agent=ctx.agent_key, ih=ctx.ih, cap=ctx.cap, today=today)
+        revet.restamp_structural(state)
+        pending = {r.id for r in revet.candidates(state)}
+        for item, answer in zip(plan.items, answers, strict=True):
+            request = item.request.model_copy(update={
+                "candidates": [c for c in item.request.candidates if c.id in pending]})
+            if request.candidates:
+                revet.apply(state, request, answer)
+        doc.learnings = state.learnings
+    summary.restamped = sum(1 for c in state.changes if c.kind == "restamped")
+    summary.quarantined = sum(1 for c in state.changes if c.kind == "quarantined")
+    summary.notes = list(state.notes)
+    return summary

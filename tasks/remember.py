@@ -1,0 +1,74 @@
+"""The deliberate human path as Prefect tasks: load the note's context, ground it, save it. Reconcile
+and vet are the capture tasks (same policy, same names), so a dashboard shows one vocabulary."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agentuse.core import cap as capping
+from agentuse.core import remember, store
+from agentuse.core.agent_file import load_agent
+from agentuse.core.capture import Judged
+from agentuse.core.contract import agent_hash, contract_text
+from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, Helper, ReconcileAnswer
+from agentuse.core.learning import DEFAULT_MAX, Learning
+from agentuse.core.store_format import new_id
+from agentuse.core.tidy_state import Failure
+from agentuse.tasks.capture import ask, model_task, plain_task
+
+
+class RememberInput(BaseModel):
+    agent_path: str
+    agent_key: str
+    label: str  # the session id, or "manual" for `learnings add`
+    contract: str
+    ih: str
+    cap: int = DEFAULT_MAX
+    applies: bool = False  # learning.apply is on: the rule will reach future runs
+    learnings: list[Learning] = Field(default_factory=list)
+    trace: str = ""
+    note: remember.Note
+
+
+@plain_task("load-note", "load-note/{label}")
+def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
+    agent_file = load_agent(Path(agent))
+    location = store.locate(Path(agent))
+    trace = ""
+    if note.session:
+        from agentuse.runtime.trace import resolve_session, trace_from_session  # tasks -> runtime, only here
+
+        run = trace_from_session(resolve_session(note.session, store.data_dir()))
+        trace = run.evidence()
+        note = note.model_copy(update={"session": run.session or note.session})  # stamp the id, not a path
+    config = agent_file.learning
+    return RememberInput(
+        agent_path=str(location.agent_path), agent_key=location.key, label=label,
+        contract=contract_text(agent_file), ih=agent_hash(agent_file), cap=config.max if config else DEFAULT_MAX,
+        applies=bool(config and config.apply), learnings=store.load(location).learnings, trace=trace, note=note,
+    )
+
+
+@model_task("ground", "ground/{label}")
+def ground(request: GroundRequest, label: str, helper: Helper) -> GroundAnswer | Failure:
+    return ask("ground", lambda: helper.ground(request))
+
+
+@plain_task("save-note", "save-note/{ctx.label}")
+def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent_arg: str,
+         notes: list[str], today: date) -> remember.Result:
+    """Write the correction under the store lock. A quarantined one never takes an earlier rule out of
+    force: only a rule that passed (or could not be vetted) replaces what it folds."""
+    location = store.locate(Path(ctx.agent_path))
+    rule_id = new_id({r.id for r in ctx.learnings})
+    record = remember.record(judged, rule_id=rule_id, note=ctx.note, ih=ctx.ih, today=today)
+    usable = fold if record.state.value == "active" else None
+    report = capping.write(location, [capping.Incoming(record=record, fold=usable)], cap=ctx.cap, room_first=False,
+                           drain_excess=False)
+    placed = report.placed[0]
+    lines = remember.result_lines(placed, judged, agent_arg=agent_arg, applies=ctx.applies, cap=ctx.cap,
+                                  notes=notes)
+    return remember.Result(lines=lines, placed=placed, judged=judged)

@@ -1,0 +1,172 @@
+"""The deliberate human path through flows/remember.py: ground -> reconcile -> vet -> store, with the
+spec's output lines, and a note never lost whichever model step faults."""
+
+from __future__ import annotations
+
+import pytest
+from capture_support import (
+    TODAY,
+    ScriptedHelper,
+    archived,
+    make_agent,
+    make_session,
+    passing,
+    permanent,
+    rule,
+    seed,
+    stored,
+    transient,
+    current_ih,
+    verdicts,
+)
+
+from agentuse.core.helper import protocol as p
+from agentuse.core.learning import Channel, Source, State
+from agentuse.flows.remember import remember_flow
+
+APPLIED = """learning:
+  capture: true
+  apply: true
+  max: {max}"""
+
+
+def grounded(title: str, body: str = "") -> p.GroundAnswer:
+    return p.GroundAnswer(rule=p.Draft(title=title, body=body or title))
+
+
+NEW = p.ReconcileAnswer(action=p.ReconcileAction.new)
+
+
+def run(agent, text, helper, **kw):
+    return remember_flow.fn(agent=str(agent), text=text, helper=helper, today=TODAY,
+                            agent_arg="./blog.agentuse", **kw)
+
+
+@pytest.fixture
+def agent(tmp_path):
+    return make_agent(tmp_path / "p", APPLIED.format(max=15))
+
+
+def test_a_note_is_grounded_into_a_scoped_manual_correction(agent):
+    session = make_session(agent, output="Tired of wasting mornings? This AMAZING system changes everything!")
+    helper = ScriptedHelper(
+        ground=[grounded("For informational posts, keep intros factual rather than promotional")],
+        reconcile=[NEW], vet=[passing])
+    result = run(agent, "this intro is too salesy", helper, session=str(session), label=session.stem,
+                 reviewed_output="Tired of wasting mornings? This AMAZING system changes everything!")
+    [saved] = stored(agent)
+    assert saved.title == "For informational posts, keep intros factual rather than promotional"
+    assert (saved.src, saved.ch, saved.state, saved.confidence) == (Source.manual, Channel.corrections,
+                                                                    State.active, 1.0)
+    assert saved.evidence == 'reviewer: "this intro is too salesy"'
+    assert saved.ih == current_ih(agent) and saved.sess == session.stem
+    assert result.lines == [f'[Learning] Saved "{saved.title}" (id:{saved.id})']
+    # grounded in the reviewed work, and vetted against the run's trace as a human entry
+    assert "AMAZING system" in helper.requests["ground"][0].reviewed_output
+    assert helper.requests["vet"][0].candidates[0].human is True
+
+
+def test_a_restatement_or_contradiction_replaces_the_earlier_rule(agent):
+    seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    merged = p.Draft(title="Always include source links before publishing")
+    helper = ScriptedHelper(ground=[grounded("Always include source links before publishing")],
+                            reconcile=[p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged)],
+                            vet=[passing])
+    result = run(agent, "Always include source links before publishing.", helper)
+    assert result.lines[0] == '[Learning] Replaced an earlier rule: "Cite the source inline" (archived, id:a1b2c3d4)'
+    [now] = stored(agent)
+    assert now.title == "Always include source links before publishing" and now.src is Source.manual
+    [old] = archived(agent)
+    assert (old.id, old.state) == ("a1b2c3d4", State.retired)  # archived, not deleted
+    assert helper.requests["vet"][0].candidates[0].text == "Always include source links before publishing"
+
+
+def test_a_repeat_counts_on_the_rule_it_repeats(agent):
+    seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(ground=[grounded("Cite sources inline")],
+                            reconcile=[p.ReconcileAnswer(action="repeat", replaces=["a1b2c3d4"])])
+    result = run(agent, "cite your sources inline!", helper)
+    [again] = stored(agent)
+    assert (again.id, again.re) == ("a1b2c3d4", 1)
+    assert helper.calls("vet") == 0  # nothing new to vet
+    assert result.lines == ['[Learning] Repeated an earlier rule: "Cite the source inline" (re:1, id:a1b2c3d4)']
+
+
+def test_a_collision_with_the_agent_file_is_saved_quarantined_with_the_spec_line(agent):
+    seed(agent, [rule("a1b2c3d4", "Publish on Fridays", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(
+        ground=[grounded("Publish drafts without review")],
+        reconcile=[p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"],
+                                     merged=p.Draft(title="Publish drafts without review"))],
+        vet=[lambda r: verdicts(r, ("Publish", "contradiction", "Never publish without an approval gate"))])
+    result = run(agent, "just publish drafts without review", helper)
+    assert result.lines == [
+        '[Learning] Saved but quarantined "Publish drafts without review": contradicts the contract: '
+        '"Never publish without an approval gate". It will not be injected; resolve the conflict in '
+        "./blog.agentuse or discard the rule."]
+    by_id = {r.id: r for r in stored(agent)}
+    assert by_id.pop("a1b2c3d4").state is State.active  # a quarantined note takes nothing out of force
+    [kept] = by_id.values()
+    assert kept.state is State.quarantined and kept.src is Source.manual
+    assert kept.why == 'contradicts the contract: "Never publish without an approval gate"'
+    assert archived(agent) == []
+
+
+def test_a_human_duplicate_is_quarantined_and_ungrounded_never_applies_to_a_person(agent):
+    dup = ScriptedHelper(ground=[grounded("Start with a hook")], reconcile=[NEW],
+                         vet=[lambda r: verdicts(r, ("hook", "duplicate", "Start with a relatable hook"))])
+    run(agent, "start with a hook", dup)
+    [kept] = stored(agent)
+    assert kept.state is State.quarantined and kept.why == 'duplicates the contract: "Start with a relatable hook"'
+
+    ungrounded = ScriptedHelper(ground=[grounded("Use British spelling")], reconcile=[NEW],
+                                vet=[lambda r: verdicts(r, default="ungrounded")])
+    run(agent, "british spelling please", ungrounded)
+    assert {r.title: r.state for r in stored(agent)}["Use British spelling"] is State.active
+
+
+def test_works_without_any_learning_config_and_says_it_is_not_applied(tmp_path):
+    agent = make_agent(tmp_path / "bare", learning="")
+    helper = ScriptedHelper(ground=[grounded("Keep intros factual")], reconcile=[NEW], vet=[passing])
+    result = run(agent, "too salesy", helper)
+    assert [r.title for r in stored(agent)] == ["Keep intros factual"]
+    assert result.lines[-1] == ("[Learning] It is stored, but reaches future runs only when learning.apply "
+                                "is enabled.")
+
+
+@pytest.mark.parametrize("faults, expect_title, expect_notes", [
+    ({"ground": [permanent("ground")]}, "Always include source links", ["The ground call failed"]),
+    ({"ground": [transient("ground"), grounded("Include source links")]}, "Include source links", []),
+    ({"reconcile": [permanent("reconcile")]}, "Include source links", ["The reconcile call failed"]),
+    ({"vet": [permanent("vet")]}, "Include source links", ["The vet call failed"]),
+    ({"vet": [transient()] * 4}, "Include source links", ["The vet call failed"]),  # retries exhausted
+    ({"ground": [permanent("ground")], "reconcile": [permanent("reconcile")], "vet": [permanent("vet")]},
+     "Always include source links", ["The ground call failed", "The reconcile call failed", "The vet call failed"]),
+])
+def test_a_note_is_never_lost_whichever_model_step_faults(agent, faults, expect_title, expect_notes):
+    helper = ScriptedHelper(**{"ground": [grounded("Include source links")], "reconcile": [NEW], "vet": [passing],
+                               **faults})
+    result = run(agent, "Always include source links", helper)
+    [saved] = stored(agent)
+    assert (saved.title, saved.state, saved.src) == (expect_title, State.active, Source.manual)
+    assert [n for n in expect_notes if not any(n in line for line in result.lines)] == []
+    if faults.get("vet") == [transient()] * 4:
+        assert helper.calls("vet") == 4  # one call and three retries, then it fails open
+
+
+def test_a_full_set_folds_trades_or_keeps_the_correction_outside_the_cap(tmp_path):
+    agent = make_agent(tmp_path / "p", APPLIED.format(max=2))
+    seed(agent, [rule("aaaa0001", "Use numbered lists", src=Source.manual, ch=Channel.corrections),
+                 rule("aaaa0002", "Prefer short paragraphs", date_="2026-07-01")])
+    helper = ScriptedHelper(ground=[grounded("Keep intros factual")], reconcile=[NEW], vet=[passing])
+    result = run(agent, "too salesy", helper)
+    assert helper.requests["reconcile"][0].cap_full is True
+    assert {r.title for r in stored(agent)} == {"Use numbered lists", "Keep intros factual"}  # traded
+    assert [r.id for r in archived(agent)] == ["aaaa0002"]
+    assert result.lines[1] == '[Learning] Retired "Prefer short paragraphs" to make room (archived, id:aaaa0002)'
+
+    helper = ScriptedHelper(ground=[grounded("Cite sources")], reconcile=[NEW], vet=[passing])
+    result = run(agent, "cite sources", helper)
+    assert len([r for r in stored(agent) if r.state is State.active]) == 3  # kept, outside the cap
+    assert "sits outside this agent's 2-rule limit and does NOT reach it" in result.lines[-1]
+    assert "agentuse learnings tidy ./blog.agentuse" in result.lines[-1]
