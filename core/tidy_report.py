@@ -89,18 +89,19 @@ def _plan_lines(result: TidyResult) -> list[str]:
 
 
 def _edit_lines(edits: list[BlockEdit]) -> list[str]:
+    marks = {"added": "+", "combined": "~", "reworded": "~", "dropped": "-", "kept back": "="}
     lines = []
     for edit in edits:
-        text = " ".join(edit.text.split())
-        if edit.kind == "added":
-            lines.append(f"  + [{edit.category}] {text}")
-        elif edit.kind in ("combined", "reworded"):
-            lines.append(f"  ~ [{edit.category}] {text}  ({edit.kind} from {len(edit.sources)} "
-                         f"rule{'s' if len(edit.sources) != 1 else ''})")
+        first, *rest = edit.text.split("\n")
+        lines.append(f"  {marks[edit.kind]} [{edit.category}] {first}")
+        lines += [f"      {line}" for line in rest if line.strip()]
+        if edit.kind in ("combined", "reworded"):
+            count = len(edit.sources)
+            lines.append(f"      ({edit.kind} from {count} rule{'s' if count != 1 else ''})")
         elif edit.kind == "dropped":
-            lines.append(f"  - [{edit.category}] {text}  (dropped: {edit.reason})")
-        else:
-            lines.append(f"  = [{edit.category}] {text}  (kept as written: {edit.reason})")
+            lines.append(f"      (dropped: {edit.reason})")
+        elif edit.kind == "kept back":
+            lines.append(f"      (kept as written; the rewrite no longer carried: {edit.reason})")
     return lines
 
 
