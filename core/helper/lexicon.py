@@ -17,7 +17,7 @@ their them theirs this that these those there here you your yours we our i me my
 nor so than too also just should must may might can could would will shall have has had having do does did
 doing need needs needed always every each all any some both either whole entire full sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
-itself themselves yourself one ones own such via per else first exactly against
+itself themselves yourself one ones own such via per else first exactly against between
 """.split())
 
 # Verbs that say "do it" without saying what: left over in a paraphrase, they are not a difference.

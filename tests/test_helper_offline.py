@@ -1,0 +1,243 @@
+"""The embedded offline evaluator: every operation, deterministic, conservative, honest."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentuse.core.helper import protocol as p
+from agentuse.core.helper.offline import OfflineHelper, contract_units
+from agentuse.core.helper.offline_judge import Label, compare
+from agentuse.core.helper.render import OPERATIONS
+from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Verdict
+from helper_cases import ANSWER_TYPES, CONTRACT, RULES, TRACE, call
+
+
+@pytest.fixture
+def helper():
+    return OfflineHelper()
+
+
+def rule(id_: str, text: str, **kw) -> p.RuleRef:
+    return p.RuleRef(id=id_, text=text, **kw)
+
+
+def test_is_a_helper(helper):
+    assert isinstance(helper, p.Helper) and helper.name == "offline"
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_every_operation_answers_valid_and_deterministic(helper, operation):
+    first, second = call(helper, operation), call(OfflineHelper(), operation)
+    assert isinstance(first, ANSWER_TYPES[operation])
+    assert ANSWER_TYPES[operation].model_validate(first.model_dump()) == first
+    assert first == second
+    assert helper.usage == p.Usage(calls=1)  # counted, no tokens spent
+
+
+# --- the pairwise judgement --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("a, b, label", [
+    ("Always include source links before publishing.",
+     "Before a post is published, make sure it links to every source it used.", Label.duplicate),
+    ("Retry a failed upload at most 3 times.", "Do not retry a failed upload more than three times.", Label.duplicate),
+    ("Never publish without an approval gate.", "Publishing always requires an approval gate first.", Label.duplicate),
+    # differ only in a number, a date, a qualifier or an exception: never duplicates
+    ("Include 3 actionable tips in every post.", "Include 5 actionable tips in every post.", Label.contradiction),
+    ("Set the release deadline to 2026-09-01.", "Set the release deadline to 2026-10-01.", Label.contradiction),
+    ("Use type hints on all Python functions.", "Use type hints on all public Python functions.", Label.near_miss),
+    ("Always cite sources.", "Always cite sources, except in opinion pieces.", Label.near_miss),
+    ("Use emojis in social media posts.", "Avoid emojis in social media posts.", Label.contradiction),
+    ("Always run migrations before deploying.", "Run migrations only after deploying.", Label.contradiction),
+    ("Use tabs for indentation.", "Use spaces for indentation, never tabs.", Label.contradiction),
+    ("Use headless mode when running the browser.", "Close the browser context at the end of each task.",
+     Label.unrelated),
+])
+def test_compare(a, b, label):
+    assert compare(a, b).label is label
+    assert compare(b, a).label is label  # symmetric
+
+
+# --- vet ------------------------------------------------------------------------------------------------
+
+
+def test_vet_verdicts(helper):
+    answer = helper.vet(p.VetRequest(contract=CONTRACT, rules_in_force=RULES, trace=TRACE, candidates=[
+        p.VetCandidate(id="c1", text="Include 5 actionable tips."),
+        p.VetCandidate(id="c2", text="Before a post is published, link every source it used."),
+        p.VetCandidate(id="c3", text="Deploy the Kubernetes operator with Helm charts."),
+        p.VetCandidate(id="c3", text="a second verdict for c3 is ignored"),
+        p.VetCandidate(id="c4", text="Deploy the Kubernetes operator with Helm charts.", human=True),
+        p.VetCandidate(id="c5", text="Name the file after the post title.", human=True),
+    ]))
+    by_id = {v.id: v for v in answer.verdicts}
+    assert [v.id for v in answer.verdicts] == ["c1", "c2", "c3", "c4", "c5"]
+    assert by_id["c1"].verdict is Verdict.contradiction
+    assert by_id["c1"].detail == "Include 3 actionable tips" and by_id["c1"].against == "contract"
+    assert by_id["c2"].verdict is Verdict.duplicate and by_id["c2"].against in {"a1b2c3d4", "e5f6a7b8"}
+    assert by_id["c3"].verdict is Verdict.ungrounded and '"kubernetes"' in by_id["c3"].detail
+    assert by_id["c4"].verdict is Verdict.pass_  # a reviewer's correction is never ungrounded
+    assert "lexical" in by_id["c5"].detail  # honest about what a pass from it means
+
+
+def test_vet_sees_the_whole_contract(helper):
+    filler = "\n".join(f"- Guideline {i}: keep paragraph {i} focused on one idea." for i in range(400))
+    contract = CONTRACT + filler + "\n- A type name is not an item ID; never call store_get on one.\n"
+    assert len(contract) > 20_000
+    answer = helper.vet(p.VetRequest(contract=contract, trace=TRACE, candidates=[
+        p.VetCandidate(id="c1", text="Call store_get on a type name.", human=True)]))
+    [verdict] = answer.verdicts
+    assert verdict.verdict is Verdict.contradiction
+    assert verdict.detail == "A type name is not an item ID; never call store_get on one."
+
+
+def test_vet_without_trace_does_not_claim_ungrounded(helper):
+    answer = helper.vet(p.VetRequest(contract=CONTRACT, candidates=[p.VetCandidate(id="c1", text="Use Helm charts.")]))
+    assert answer.verdicts[0].verdict is Verdict.pass_ and "no trace" in answer.verdicts[0].detail
+
+
+def test_contract_units_skip_frontmatter_headings_and_markers():
+    units = contract_units(CONTRACT + "\n<!-- agentuse:learned -->\n## Learned Guidance\n- [tip] Cite sources\n"
+                                      "<!-- /agentuse:learned -->\n")
+    assert "Start with a relatable hook" in units and "Cite sources" in units
+    assert not any(u.startswith(("model", "#", "<!--", "---")) for u in units)
+
+
+# --- capture: extract, ground, reconcile --------------------------------------------------------------
+
+
+def test_extract_keeps_stated_instructions_in_scope(helper):
+    trace = TRACE + "reviewer: Never schedule posts on weekends.\nuser: Always cite the primary source for statistics.\n"
+    answer = helper.extract(p.ExtractRequest(guidance="Only capture rules about sources and citations.",
+                                             contract=CONTRACT, trace=trace))
+    titles = [c.title for c in answer.candidates]
+    assert titles == ["Always include source links before publishing",
+                      "Always cite the primary source for statistics"]
+    assert len(answer.candidates) <= 5
+
+
+def test_extract_skips_what_the_contract_or_rules_already_say(helper):
+    answer = helper.extract(p.ExtractRequest(guidance="", contract=CONTRACT, rules_in_force=RULES[:1], trace=TRACE))
+    assert answer.candidates == []
+
+
+@pytest.mark.parametrize("comment, rule_text", [
+    ("This intro is too salesy.", "Do not make the intro too salesy."),
+    ("Please always include source links before publishing", "Always include source links before publishing."),
+    ("the summary is missing a call to action", "Include a call to action in the summary."),
+])
+def test_ground_keeps_the_reviewers_words(helper, comment, rule_text):
+    answer = helper.ground(p.GroundRequest(comment=comment, reviewed_output="# Inbox zero\nBuy now!"))
+    assert answer.rule.body == rule_text and len(answer.rule.body) < RULE_CHAR_LIMIT
+    assert "\n" not in answer.rule.title
+
+
+def test_ground_marks_prohibitions_as_warnings(helper):
+    assert helper.ground(p.GroundRequest(comment="Never use em dashes in headlines.")).rule.category is Category.warning
+
+
+def test_reconcile_actions(helper):
+    rules = [rule("r1", "Include 3 actionable tips in every post.", human=True),
+             rule("r2", "Use UTC timestamps in all log lines."),
+             rule("r3", "Always squash commits before merging.")]
+    ask = lambda title, **kw: helper.reconcile(p.ReconcileRequest(draft=p.Draft(title=title), rules_in_force=rules, **kw))
+    assert ask("Every post needs exactly three actionable tips.").model_dump() == {
+        "action": "repeat", "replaces": ["r1"], "merged": None}
+    folded = ask("Never squash commits before merging.", draft_is_human=True)
+    assert folded.action is p.ReconcileAction.fold and folded.replaces == ["r3"]
+    assert folded.merged.title == "Never squash commits before merging."
+    # an auto-extracted draft never overrides a person's rule: the vet quarantines it instead
+    assert ask("Include 5 actionable tips in every post.").action is p.ReconcileAction.new
+    assert ask("Write headlines in sentence case.").action is p.ReconcileAction.new
+    near = ask("Use UTC timestamps in all audit log lines.", cap_full=True)
+    assert near.action is p.ReconcileAction.fold and near.replaces == ["r2"]
+    assert "in all log lines" in near.merged.body and "audit log lines" in near.merged.body
+
+
+# --- tidy ---------------------------------------------------------------------------------------------------
+
+
+TIDY_RULES = [
+    rule("r1", "Always include source links before publishing."),
+    rule("r2", "Before a post is published, make sure it links to every source it used."),
+    rule("r3", "Include 3 actionable tips in every post."),
+    rule("r4", "Include 5 actionable tips in every post."),
+    rule("r5", "Use UTC timestamps in all log lines.", re=2),
+    rule("r6", "Use UTC timestamps in all audit log lines."),
+    rule("r7", "Keep intros factual. Keep each tip under 20 words."),
+    rule("r8", "Keep each tip under 20 words."),
+    rule("r9", " ".join(["Please note that you should check every outbound link by opening it."] * 20)),
+]
+
+
+def test_plan_groups(helper):
+    moves = helper.plan_groups(p.PlanRequest(rules=TIDY_RULES)).moves
+    by_kind = {(m.kind, tuple(m.ids)): m for m in moves}
+    assert (p.MoveKind.merge, ("r1", "r2")) in by_kind
+    assert (p.MoveKind.rewrite, ("r5",)) in by_kind
+    assert (p.MoveKind.compress, ("r9",)) in by_kind
+    assert by_kind[(p.MoveKind.retire, ("r8",))].superseded_by == "r7"
+    ids = [i for m in moves for i in m.ids]
+    assert len(ids) == len(set(ids))  # each id in at most one move
+    # a contradiction (3 vs 5 tips) and a near-miss (audit logs) are never merged away
+    assert not {"r3", "r4", "r6"} & set(ids)
+
+
+def test_plan_never_retires_a_repeated_rule(helper):
+    rules = [rule("r1", "Keep each tip under 20 words.", re=1), rule("r2", "Keep intros factual. Keep each tip under 20 words.")]
+    moves = helper.plan_groups(p.PlanRequest(rules=rules)).moves
+    assert [(m.kind, m.ids) for m in moves] == [(p.MoveKind.rewrite, ["r1"])]
+
+
+def test_merge_keeps_every_sentence_and_passes_its_audit(helper):
+    originals = [rule("r1", "Always include source links before publishing. Prefer primary sources."),
+                 rule("r2", "Before a post is published, make sure it links to every source it used.\n"
+                            "Always include source links before publishing.", human=True)]
+    answer = helper.rewrite_group(p.RewriteRequest(kind=p.MoveKind.merge, originals=originals))
+    body = answer.rule.body
+    assert sorted(answer.covers) == ["r1", "r2"] and answer.dropped == []
+    assert body.count("Always include source links before publishing.") == 1  # identical: written once
+    for sentence in ("Prefer primary sources.", "make sure it links to every source it used."):
+        assert sentence in body
+    assert helper.audit(p.AuditRequest(originals=originals, rewritten=answer.rule)).missing == []
+
+
+def test_merge_that_would_pass_the_limit_leaves_the_rest_out(helper):
+    long_a = " ".join(f"Cite statistic number {i} with a primary source link." for i in range(9))
+    long_b = " ".join(f"Name the author of quoted study number {i}." for i in range(9))
+    answer = helper.rewrite_group(p.RewriteRequest(kind=p.MoveKind.merge,
+                                                   originals=[rule("r1", long_a), rule("r2", long_b)]))
+    assert answer.covers == ["r1"] and [d.id for d in answer.dropped] == ["r2"]
+    assert "800" in answer.dropped[0].reason
+
+
+def test_compress_and_rewrite_keep_the_instruction(helper):
+    long_rule = TIDY_RULES[-1]
+    answer = helper.rewrite_group(p.RewriteRequest(kind=p.MoveKind.compress, originals=[long_rule]))
+    assert answer.rule.body == "Check every outbound link by opening it." and answer.covers == ["r9"]
+    assert helper.audit(p.AuditRequest(originals=[long_rule], rewritten=answer.rule)).missing == []
+
+
+@pytest.mark.parametrize("rewritten, reported", [
+    ("Keep posts between 150 and 200 words.", "excluding"),  # an exception dropped
+    ("Keep posts between 150 and 300 words, excluding the title and captions.", "200"),  # a value changed
+    ("Posts: 150-200 words, title and captions excluded.", None),  # shorter, same meaning: passes
+])
+def test_audit_judges_meaning_not_length(helper, rewritten, reported):
+    original = rule("c9d0e1f2", "Keep posts between 150 and 200 words, excluding the title and captions.")
+    missing = helper.audit(p.AuditRequest(originals=[original], rewritten=p.Draft(title="Posts", body=rewritten))).missing
+    if reported is None:
+        assert missing == []
+    else:
+        assert [m.id for m in missing] == ["c9d0e1f2"] and reported in missing[0].what
+
+
+def test_rewrite_block_claims_every_rule_exactly_once(helper):
+    answer = helper.rewrite_block(p.BlockRequest(rules=TIDY_RULES[:8]))
+    claimed = [i for r in answer.rules for i in r.covers] + [d.id for d in answer.dropped]
+    assert sorted(claimed) == sorted(r.id for r in TIDY_RULES[:8])
+    covers = {tuple(r.covers): r.text for r in answer.rules}
+    assert covers[("r1", "r2")] == "Always include source links before publishing."
+    assert covers[("r7", "r8")] == "Keep intros factual. Keep each tip under 20 words."
+    assert ("r3",) in covers and ("r4",) in covers and ("r6",) in covers  # not duplicates: kept apart
+    assert len(answer.rules) < 8
