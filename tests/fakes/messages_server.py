@@ -100,7 +100,7 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-cased names
     body: Any
     started: float  # time.monotonic() when the body had been read
-    ended: float = 0.0  # time.monotonic() after the reply was written (0 while in flight)
+    ended: float = 0.0  # time.monotonic() when the reply was sent (0 while in flight)
 
     @property
     def forced_tool(self) -> str | None:
@@ -159,8 +159,9 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self.server._next_reply(record)
         if reply.delay and self.server._stopping.wait(reply.delay):
             return  # shutting down: drop the call as a vanished server would
-        self._send(reply, record)
+        # Stamped before the bytes go out, so a client that has its answer always sees `ended` set.
         record.ended = time.monotonic()
+        self._send(reply, record)
 
     def do_GET(self) -> None:
         self.do_POST()
