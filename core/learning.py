@@ -96,6 +96,13 @@ class Learning(BaseModel):
             return None
         return " ".join(value.split())
 
+    @field_validator("body")
+    @classmethod
+    def _no_trailing_space(cls, value: str) -> str:
+        # In the store a blank line ends the body, so trailing whitespace cannot be stored faithfully;
+        # dropping it here keeps the record a caller holds equal to the one the file reads back.
+        return value.rstrip()
+
     @property
     def is_human(self) -> bool:
         return self.src in HUMAN_SOURCES

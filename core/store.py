@@ -1,0 +1,285 @@
+"""Where an agent's learnings live, and how they are written without losing or tearing anything.
+
+    $AGENTUSE_DATA_DIR/project/<12 hex of sha256(git root)>/learnings/<agent path minus .agentuse>.learnings.md
+
+Every write locks a side file `<file>.lock` (never the file itself: `os.replace` swaps that inode out from
+under any lock held on it), writes a temp file in the same folder, fsyncs it and renames it over the
+target, so a reader sees the old bytes or the new bytes and never a mix, even when the writer is killed.
+A file that does not parse is never overwritten: it is the user's data and they may be fixing it.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import re
+import secrets
+import stat
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import filelock
+
+from agentuse.core.learning import Learning, State
+from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
+
+AGENT_SUFFIX = ".agentuse"
+STORE_SUFFIX = ".learnings.md"
+# Writers hold the lock for milliseconds; a minute of waiting means something is wedged, so say so.
+LOCK_TIMEOUT_SECONDS = 60.0
+# A temp file this old cannot belong to a live writer; it was left by one that was killed mid-write.
+STALE_TEMP_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class AgentLocation:
+    agent_path: Path  # absolute, as given (a symlink stays a symlink; atomic_write writes through it)
+    root: Path  # resolved git root, or the agent's resolved directory outside git
+    key: str  # posix path of the agent file relative to root, e.g. "agents/blog/write.agentuse"
+    project_dir: Path
+    store_path: Path
+    session_dir: Path
+    consolidations_dir: Path
+    archive_path: Path
+    legacy_path: Path  # the pre-v0.17 sibling file: only its existence is ever checked
+    breadcrumb: str = ""  # what `<!-- agent: ... -->` says: the key, or the absolute path outside the root
+
+    @property
+    def name(self) -> str:
+        """The agent's name as the file header gives it: `# Learnings for write`."""
+        return PurePosixPath(self.key).name.removesuffix(AGENT_SUFFIX)
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if explicit := env.get("AGENTUSE_DATA_DIR"):
+        # Absolute now, so a relative setting cannot make one agent's store depend on the cwd.
+        return Path(explicit).expanduser().absolute()
+    xdg = env.get("XDG_DATA_HOME")
+    if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore relative values
+        return Path(xdg) / "agentuse"
+    return Path.home() / ".local" / "share" / "agentuse"
+
+
+def project_root(start: Path) -> Path:
+    """The resolved git work tree containing `start`, or `start`'s resolved directory outside git."""
+    start = Path(os.path.abspath(start))
+    if start.is_file():
+        start = start.parent
+    # Imported here: gitpython costs ~90 ms to import. Quiet refresh lets repo discovery (which only
+    # reads .git) work even where the git executable is missing.
+    os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
+    import git
+
+    try:
+        repo = git.Repo(start, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return start.resolve()
+    try:
+        tree = repo.working_tree_dir
+    finally:
+        repo.close()
+    return Path(tree).resolve() if tree else start.resolve()  # a bare repository has no work tree
+
+
+def project_hash(root: Path) -> str:
+    return hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:12]
+
+
+def _agent_key(real: Path, root: Path) -> tuple[str, bool]:
+    """(key, inside_root). Outside the root, a name plus a digest that cannot climb out of learnings/."""
+    try:
+        relative = real.relative_to(root)
+    except ValueError:
+        relative = None
+    if relative is not None and relative.parts and ".." not in relative.parts:
+        return relative.as_posix(), True
+    digest = hashlib.sha256(str(real).encode("utf-8")).hexdigest()[:8]
+    return f"{real.name.removesuffix(AGENT_SUFFIX)}-{digest}{AGENT_SUFFIX}", False
+
+
+def locate(agent_path: Path, *, env: Mapping[str, str] | None = None) -> AgentLocation:
+    given = Path(os.path.abspath(os.path.expanduser(agent_path)))
+    # The project is where the agent file sits; its key is where it really is. A symlink that points
+    # out of the project therefore gets a digest key instead of a path that could escape learnings/.
+    root = project_root(given.parent)
+    real = given.resolve()
+    key, inside = _agent_key(real, root)
+    project_dir = data_dir(env) / "project" / project_hash(root)
+    stem = key.removesuffix(AGENT_SUFFIX)
+    learnings_dir = project_dir / "learnings"
+    store_path = learnings_dir / f"{stem}{STORE_SUFFIX}"
+    if PurePosixPath(stem).is_absolute() or ".." in PurePosixPath(stem).parts:
+        raise ValueError(f"refusing learnings key {key!r}: it would leave {learnings_dir}")
+    return AgentLocation(
+        agent_path=given, root=root, key=key, project_dir=project_dir, store_path=store_path,
+        session_dir=project_dir / "session", consolidations_dir=project_dir / "consolidations",
+        archive_path=project_dir / "archive" / f"{stem}{STORE_SUFFIX}",
+        legacy_path=given.with_name(given.name + STORE_SUFFIX),
+        breadcrumb=key if inside else str(real),
+    )
+
+
+# ---------------------------------------------------------------- locking and atomic writes
+
+
+def lock_for(path: Path) -> filelock.FileLock:
+    """The lock guarding `path`: side file `<path>.lock`. Re-entrant within a thread, exclusive across
+    threads and processes (one instance per path, so a save() inside a transaction() cannot deadlock)."""
+    path = Path(os.path.abspath(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return filelock.FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_SECONDS, is_singleton=True)
+
+
+def _temp_pattern(path: Path) -> re.Pattern[str]:
+    return re.compile(rf"^\.{re.escape(path.name)}\.[0-9a-f]{{8}}\.tmp$")
+
+
+def _sweep_stale_temps(path: Path) -> None:
+    pattern, cutoff = _temp_pattern(path), time.time() - STALE_TEMP_SECONDS
+    with os.scandir(path.parent) as entries:
+        for entry in entries:
+            if not pattern.match(entry.name):
+                continue
+            try:
+                stale = entry.stat(follow_symlinks=False).st_mtime < cutoff
+            except FileNotFoundError:  # renamed into place meanwhile by a writer that ignored the lock
+                continue
+            if stale:
+                Path(entry.path).unlink(missing_ok=True)
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable. Some filesystems refuse to fsync a directory; the rename is
+    # still atomic there, only its durability across a power cut is weaker.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replace `path` with `text` (UTF-8, newlines as given) all at once. The caller holds lock_for(path)."""
+    path = Path(os.path.realpath(path))  # through a symlink, not over it
+    if path.exists() and not os.access(path, os.W_OK):
+        # os.replace would happily swap out a read-only file; keep the owner's "do not write" meaning.
+        raise PermissionError(errno.EACCES, "file is not writable", str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_stale_temps(path)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+    temp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # new files get the usual umask
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)  # an agent file keeps its permissions
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+# ---------------------------------------------------------------- the store
+
+
+def _read(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        return data.decode("utf-8-sig")  # tolerate a BOM left by an editor
+    except UnicodeDecodeError as bad:
+        raise StoreFormatError(str(path), data[: bad.start].count(b"\n") + 1, "not valid UTF-8 text") from None
+
+
+def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retired: bool = False) -> StoreDoc:
+    if text is None:
+        return StoreDoc(name=location.name, agent=location.breadcrumb)
+    doc = parse(text, filename=str(path), include_retired=include_retired)
+    if not doc.name:
+        doc.name = location.name
+    if doc.agent is None:
+        doc.agent = location.breadcrumb
+    return doc
+
+
+def _render_live(doc: StoreDoc) -> str:
+    retired = [rule.id for rule in doc.learnings if rule.state is State.retired]
+    if retired:
+        # Written here they would be skipped on the next read, i.e. silently lost instead of archived.
+        raise ValueError(f"retired learnings {', '.join(retired)} belong in the archive: remove them from "
+                         "the store and pass them to archive()")
+    return render(doc)
+
+
+def load(location: AgentLocation) -> StoreDoc:
+    """The agent's store; an empty doc when there is none yet. Raises StoreFormatError (file:line)."""
+    return _doc(location, location.store_path, _read(location.store_path))
+
+
+def load_archive(location: AgentLocation) -> StoreDoc:
+    """Every archived entry, retired ones included."""
+    path = location.archive_path
+    return _doc(location, path, _read(path), include_retired=True)
+
+
+@contextmanager
+def transaction(location: AgentLocation) -> Iterator[StoreDoc]:
+    """Lock, read, hand the doc to the caller, and write it back atomically if its text changed.
+
+    Nothing is written when the block raises, or when the file does not parse (StoreFormatError is
+    raised before the block runs). Loading rewrites applied: as injected:, drops retired entries and
+    assigns missing ids, so a transaction on such a file saves those changes even if the caller made none.
+    """
+    path = location.store_path
+    with lock_for(path):
+        original = _read(path)
+        doc = _doc(location, path, original)
+        yield doc
+        text = _render_live(doc)
+        if text != original and (original is not None or doc.learnings):
+            atomic_write(path, text)
+
+
+def save(location: AgentLocation, doc: StoreDoc) -> None:
+    """Write `doc` as the agent's store, locked and atomic; refuses to replace a file that does not parse."""
+    text = _render_live(doc)
+    path = location.store_path
+    with lock_for(path):
+        existing = _read(path)
+        if existing is not None:
+            parse(existing, filename=str(path))
+        if text != existing:
+            atomic_write(path, text)
+
+
+def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) -> None:
+    """Append retired rules to the agent's archive file. The archive is only ever appended to."""
+    if not learnings:
+        return
+    retired = [Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
+               for rule in learnings]
+    path = location.archive_path
+    with lock_for(path):
+        existing = _read(path)
+        if existing is None or not existing.strip():
+            existing = render(StoreDoc(name=location.name, agent=location.breadcrumb))
+        else:
+            parse(existing, filename=str(path), include_retired=True)  # never append to a file we cannot read
+        entries = "\n\n".join(render_entry(rule) for rule in retired)
+        atomic_write(path, f"{existing.rstrip()}\n\n{entries}\n")
