@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agentuse.cli import doctor, learnings, run, sessions
+from agentuse.cli import doctor, learnings, run, serve, sessions
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -16,6 +16,7 @@ app.add_typer(learnings.app, name="learnings")
 app.command("doctor")(doctor.doctor)
 app.command("run")(run.run)
 app.add_typer(sessions.app, name="sessions")
+app.command("serve")(serve.serve)
 
 
 def main() -> None:

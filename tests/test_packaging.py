@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["core", "runtime", "tasks", "flows", "deployments", "cli"]
+LAYERS = ["core", "runtime", "tasks", "flows", "deployments", "cli", "serve"]
 
 
 def _package_folders() -> set[str]:

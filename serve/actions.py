@@ -1,0 +1,63 @@
+"""What the buttons do. Each action calls the same function the CLI command calls, so a browser and a
+terminal can never mean different things by "approve", "learn from this comment" or "undo"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentuse.core import store
+from agentuse.core.errors import AgentuseError
+from agentuse.core.learning import State
+
+DISCARD_REASON = "discarded from the quarantine by a reviewer (agentuse serve)"
+
+
+def discard_quarantined(location: store.AgentLocation, rule_id: str) -> str:
+    """Spec, Quarantine: the fix is to correct the agent file or discard the rule. A discarded rule goes to
+    the archive, never nowhere; only quarantined rules can be discarded from here."""
+    with store.transaction(location) as doc:
+        rule = next((r for r in doc.learnings if r.id == rule_id), None)
+        if rule is None:
+            raise AgentuseError(f"no learning with id {rule_id} in {location.key}: it may already be gone")
+        if rule.state is not State.quarantined:
+            raise AgentuseError(f'"{rule.title}" is {rule.state.value}, not quarantined: only a quarantined rule '
+                                "can be discarded here")
+        # Archive first, inside the store lock: if writing the archive fails, the rule stays in the store.
+        store.archive(location, [rule], reason=DISCARD_REASON)
+        doc.learnings = [r for r in doc.learnings if r.id != rule_id]
+    return f'Discarded "{rule.title}" (archived, id:{rule.id}).'
+
+
+def add_learning(agent_path: Path, text: str) -> list[str]:
+    """Manual add: the deliberate-learning flow, as `agentuse learnings add` runs it."""
+    from agentuse.flows.remember import add_note  # Prefect is imported only when a note is saved
+
+    return add_note(agent_path, text).lines
+
+
+def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> list[str]:
+    """The review form -> `agentuse sessions resume`: the same flag rules, the same runtime call."""
+    from agentuse.runtime.approval import decision_from_flags, resume
+
+    remember = comment if learn else None
+    chosen = decision_from_flags(approve=decision == "approve", reject=decision == "reject", comment=comment,
+                                 remember=remember)
+    result = resume(session_id, decision=chosen, comment=comment, remember=remember)
+    lines = [f"Session {result.session_id}: {result.status.replace('_', ' ')}."]
+    if result.status == "failed" and result.error:
+        lines.append(f"The run failed: {result.error}")
+    return lines + stretch_learning_lines(Path(result.session_file))
+
+
+def stretch_learning_lines(session_file: Path) -> list[str]:
+    """Learning results written since the last decision: what this answer produced, as the CLI prints."""
+    from agentuse.runtime.events import ApprovalDecision, LearningResult, RunStart
+    from agentuse.runtime.session import read_events
+
+    lines: list[str] = []
+    for event in read_events(session_file)[0]:
+        if isinstance(event, (RunStart, ApprovalDecision)):
+            lines = []
+        elif isinstance(event, LearningResult):
+            lines.append(event.line)
+    return lines

@@ -1,0 +1,57 @@
+"""The `agentuse serve` application: one Starlette app, server-rendered pages, one small script.
+
+Route modules (agents, sessions, tidy) each export `ROUTES`; this module wires them with the security
+layers. Order of the layers, outermost first: Host check (DNS rebinding), token gate, CSRF cookie.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from agentuse.core.errors import AgentuseError
+from agentuse.core.store_format import StoreFormatError
+from agentuse.serve import agents, sessions, tidy
+from agentuse.serve.jobs import TidyJobs
+from agentuse.serve.project import Project, UnknownAgent
+from agentuse.serve.security import CsrfCookie, TokenGate
+from agentuse.serve.web import Flashes, make_templates, render
+
+STATIC = Path(__file__).parent / "static"
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+
+
+def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str] | None = None) -> Starlette:
+    """The app for one project. `token` is required by the CLI for any non-loopback bind; with no token
+    only loopback Host headers are accepted, so a page on another site cannot reach it by rebinding DNS."""
+    hosts = allowed_hosts or (["*"] if token else LOOPBACK_HOSTS)
+    secret = secrets.token_bytes(32)  # CSRF key: lives and dies with this process
+    app = Starlette(
+        routes=[*agents.ROUTES, *sessions.ROUTES, *tidy.ROUTES, Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
+            Middleware(TokenGate, token=token),
+            Middleware(CsrfCookie),
+        ],
+        exception_handlers={AgentuseError: _problem, StoreFormatError: _problem},
+    )
+    app.state.project = Project.at(project_root)
+    app.state.templates = make_templates()
+    app.state.flashes = Flashes()
+    app.state.csrf_secret = secret
+    app.state.jobs = TidyJobs()
+    return app
+
+
+async def _problem(request: Request, error: Exception) -> Response:
+    """The project's errors already say what to do; show that one message on a page, not a traceback."""
+    status = 404 if isinstance(error, UnknownAgent) else 400
+    return render(request, "problem.html", status_code=status, message=str(error))

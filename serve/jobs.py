@@ -1,0 +1,138 @@
+"""Tidy-ups as background jobs of the server (spec: Tidying up — "leaving that page does not stop it").
+
+A job runs the tidy flow in its own thread and keeps what its progress callback reports, so any page can
+show the pass it is on and the rules rewritten so far. One job per agent at a time: pressing Tidy up
+again while one runs joins it instead of starting a second tidy-up of the same files. Finished jobs stay
+in memory (the newest few per server) so the result waits on its page.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from agentuse.core.errors import AgentuseError
+from agentuse.serve.project import snapshot_diffs
+
+KEEP_FINISHED = 50
+
+# (agent_path, progress callback) -> TidyResult. The default is the tidy flow; tests may pass another.
+Runner = Callable[[Path, Callable[[Any], None]], Any]
+
+
+def default_runner(agent_path: Path, progress: Callable[[Any], None]) -> Any:
+    from agentuse.flows.tidy import run_tidy  # Prefect is imported only when a tidy-up actually runs
+
+    return run_tidy(agent_path, progress=progress)
+
+
+@dataclass
+class TidyJob:
+    id: str
+    key: str
+    agent_path: Path
+    started: str
+    status: str = "running"  # running | done | failed
+    pass_no: int = 0
+    lines: list[str] = field(default_factory=list)  # the progress lines, worded as the CLI prints them
+    rewritten: int = 0  # rules written by finished rewrite stages
+    rewriting: int = 0  # rules being written right now
+    result: Any = None  # TidyResult
+    diffs: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"/tidy/{self.id}"
+
+    def on_progress(self, event: Any) -> None:
+        """The flow's progress callback (may be called from worker threads)."""
+        with self._lock:
+            self.rewritten += self.rewriting  # the previous rewrite stage is over once anything else happens
+            self.rewriting = event.count if event.kind == "rewriting" else 0
+            self.pass_no = max(self.pass_no, event.pass_no)
+            self.lines.append(event.line)
+
+    def finish(self, result: Any = None, error: str | None = None) -> None:
+        with self._lock:
+            self.rewritten += self.rewriting
+            self.rewriting = 0
+            self.result, self.error = result, error
+            self.status = "failed" if error else "done"
+
+    def progress(self) -> dict:
+        with self._lock:
+            return {
+                "id": self.id, "agent": self.key, "url": self.url, "status": self.status, "pass": self.pass_no,
+                "lines": list(self.lines), "rewritten": self.rewritten, "rewriting": self.rewriting,
+                "summary": self.result.summary if self.result is not None and not self.result.nothing else None,
+                "error": self.error,
+            }
+
+
+class TidyJobs:
+    def __init__(self, runner: Runner | None = None) -> None:
+        self.runner = runner or default_runner
+        self._lock = threading.Lock()
+        self._jobs: dict[str, TidyJob] = {}
+        self._running: dict[str, str] = {}  # agent key -> job id
+
+    def start_or_join(self, key: str, agent_path: Path) -> tuple[TidyJob, bool]:
+        """(job, joined): the running job of this agent, or a new one started now."""
+        with self._lock:
+            running = self._running.get(key)
+            if running is not None:
+                return self._jobs[running], True
+            job = TidyJob(id=secrets.token_hex(6), key=key, agent_path=agent_path,
+                          started=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+            self._jobs[job.id] = job
+            self._running[key] = job.id
+            self._forget_old()
+        threading.Thread(target=self._run, args=(job,), name=f"tidy {key}", daemon=True).start()
+        return job, False
+
+    def _run(self, job: TidyJob) -> None:
+        try:
+            result = self.runner(job.agent_path, job.on_progress)
+        except AgentuseError as problem:  # says what to do: show it as written
+            job.finish(error=str(problem))
+        except Exception as problem:  # noqa: BLE001 - the page must say the job died, not spin forever
+            job.finish(error=f"{type(problem).__name__}: {problem}\n{traceback.format_exc(limit=3)}")
+        else:
+            job.diffs = written_diffs(result)
+            job.finish(result=result)
+        finally:
+            with self._lock:
+                self._running.pop(job.key, None)
+
+    def get(self, job_id: str) -> TidyJob | None:
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def current(self, key: str) -> TidyJob | None:
+        with self._lock:
+            job_id = self._running.get(key)
+            return self._jobs.get(job_id) if job_id else None
+
+    def for_snapshot(self, folder: str) -> TidyJob | None:
+        with self._lock:
+            return next((j for j in self._jobs.values() if j.result is not None and j.result.snapshot == folder), None)
+
+    def _forget_old(self) -> None:
+        finished = [j for j in self._jobs.values() if j.status != "running"]
+        for job in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self._jobs[job.id]
+
+
+def written_diffs(result: Any) -> dict[str, str]:
+    """Both diffs of a tidy-up that wrote: its snapshot holds the before, the files hold the after."""
+    if result is None or not getattr(result, "snapshot", None):
+        return dict(getattr(result, "diffs", {}) or {})
+    return snapshot_diffs(Path(result.snapshot), Path(result.agent_file), Path(result.learnings_file))

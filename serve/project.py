@@ -1,0 +1,138 @@
+"""The project a server shows: its agent files, found by walking the project root, and the way a URL's
+agent key maps back to one of them (only files that walk found, so a URL can never name a path outside)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from agentuse.core import snapshots, store
+from agentuse.core.describe import Report, describe
+from agentuse.core.errors import AgentuseError
+
+AGENT_SUFFIX = ".agentuse"
+# Folders that never hold a project's own agents, and can be huge.
+_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache"}
+
+
+class UnknownAgent(AgentuseError):
+    """A URL named an agent that is not one of this project's agent files."""
+
+
+@dataclass
+class AgentCard:
+    """One row of the Agents page: the report, or why it could not be built."""
+
+    key: str
+    path: Path
+    report: Report | None = None
+    error: str | None = None
+
+
+@dataclass
+class LastTidy:
+    folder: str  # the snapshot folder: names the tidy-up
+    when: str  # ISO time of the snapshot
+    ago: str  # "5m ago"
+    summary: str
+    undoable: bool
+
+
+@dataclass
+class Project:
+    root: Path
+
+    @classmethod
+    def at(cls, path: Path) -> "Project":
+        return cls(root=store.project_root(path))
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    def agent_files(self) -> list[Path]:
+        found = []
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+            found += [Path(folder) / name for name in sorted(files) if name.endswith(AGENT_SUFFIX)]
+        return found
+
+    def key_of(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def resolve(self, key: str) -> Path:
+        """The agent file a URL names; only files under the root that the walk finds qualify."""
+        for path in self.agent_files():
+            if self.key_of(path) == key:
+                return path
+        raise UnknownAgent(f"no agent file {key!r} in {self.root}: see the Agents page for the ones it has")
+
+    def location(self, key: str) -> store.AgentLocation:
+        return store.locate(self.resolve(key))
+
+    def cards(self) -> list[AgentCard]:
+        cards = []
+        for path in self.agent_files():
+            card = AgentCard(key=self.key_of(path), path=path)
+            try:
+                _, _, card.report = describe(path)
+            except (AgentuseError, ValueError, OSError) as problem:  # a broken file is shown, not fatal
+                card.error = str(problem)
+            cards.append(card)
+        return cards
+
+    def session_dir(self) -> Path:
+        return store.data_dir() / "project" / store.project_hash(self.root) / "session"
+
+
+def ago(iso: str, now: datetime | None = None) -> str:
+    """`5m ago` style, as the spec's "Tidied up 5m ago" writes it."""
+    try:
+        then = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=timezone.utc)
+    seconds = max(0, int(((now or datetime.now(timezone.utc)) - then).total_seconds()))
+    if seconds < 60:
+        return "just now"
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"  # pragma: no cover - the loop always returns for seconds >= 60
+
+
+def last_tidy(location: store.AgentLocation) -> LastTidy | None:
+    """The newest tidy-up snapshot, and whether undo would still accept it (both files unchanged since)."""
+    snapshot = snapshots.latest(location)
+    if snapshot is None:
+        return None
+    manifest = snapshot.manifest
+    undoable = _digest(location.agent_path) == manifest.agent_after and _digest(location.store_path) == manifest.store_after
+    return LastTidy(folder=str(snapshot.folder), when=manifest.created, ago=ago(manifest.created), summary=manifest.summary, undoable=undoable)
+
+
+def _digest(path: Path) -> str:
+    try:
+        return snapshots.digest(path.read_bytes())
+    except FileNotFoundError:
+        return snapshots.digest(None)
+
+
+def snapshot_diffs(folder: Path, agent_path: Path, store_path: Path) -> dict[str, str]:
+    """What a tidy-up changed: its snapshot holds both files' before, the files hold the after (exactly
+    what undo checks before it restores anything)."""
+    from agentuse.core.tidy_commit import diff  # the CLI's --dry-run diff, so both read the same
+
+    def text(path: Path) -> str:
+        try:
+            return path.read_bytes().decode("utf-8-sig")
+        except FileNotFoundError:
+            return ""
+
+    return {
+        "learnings file": diff(text(folder / "store.before"), text(store_path), store_path.name),
+        "agent file": diff(text(folder / "agent.before"), text(agent_path), agent_path.name),
+    }

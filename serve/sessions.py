@@ -1,0 +1,81 @@
+"""Sessions: the list, one session's log, and the review form of a session stopped at its approval gate.
+
+The review form means exactly what `agentuse sessions resume` means: Approve / Request changes / Reject
+are --approve / --comment / --reject, the comment rides along as a note on approve and reject, and the
+"Learn from this comment" box is --remember with the comment's own text (spec: the same comment serves
+both purposes). It calls the same runtime function, under the same per-session lock.
+"""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from agentuse.core.describe import describe
+from agentuse.core.errors import AgentuseError
+from agentuse.runtime.session import find_log, list_logs
+from agentuse.runtime.session_text import _event_line
+from agentuse.runtime.summary import summarize
+from agentuse.serve import actions
+from agentuse.serve.security import csrf_protected
+from agentuse.serve.web import project, redirect, render
+
+DECISIONS = {"approve", "revise", "reject"}
+
+
+def index(request: Request) -> Response:
+    agent = request.query_params.get("agent")
+    sessions = [s for s in map(summarize, list_logs([project(request).session_dir()]))
+                if agent is None or s.agent_key == agent]
+    return render(request, "sessions.html", sessions=sessions, agent=agent)
+
+
+def _session(request: Request):
+    return summarize(find_log(request.path_params["session_id"], [project(request).session_dir()]))
+
+
+def detail(request: Request) -> Response:
+    session = _session(request)
+    known = {project(request).key_of(p) for p in project(request).agent_files()}
+    agent_key = session.agent_key if session.agent_key in known else None
+    return render(request, "session.html", session=session, event_line=_event_line, agent_key=agent_key,
+                  rules=_rules_from(request, agent_key, session.id))
+
+
+def _rules_from(request: Request, agent_key: str | None, session_id: str) -> list:
+    """This session's learnings as they stand now (rules whose `sess:` names it), from the same report."""
+    if agent_key is None:
+        return []
+    try:
+        _, _, report = describe(project(request).resolve(agent_key))
+    except (AgentuseError, ValueError):
+        return []  # the session page stays readable when the agent or its store is broken
+    return [entry for entry in report.entries if entry.record.get("sess") == session_id]
+
+
+@csrf_protected
+async def resume(request: Request) -> Response:
+    session = _session(request)
+    form = await request.form()
+    decision = str(form.get("decision", ""))
+    comment = str(form.get("comment", "")).strip() or None
+    learn = form.get("learn") is not None
+    here = f"/sessions/{session.id}"
+    if decision not in DECISIONS:
+        raise AgentuseError("choose Approve, Request changes or Reject")
+    if decision == "revise" and not comment:
+        return redirect(request, here, kind="error", lines=["Request changes needs a comment saying what to change."])
+    if learn and not comment:
+        return redirect(request, here, kind="error",
+                        lines=["Learn from this comment needs a comment: write the correction to keep."])
+    lines = await run_in_threadpool(actions.resume_session, session.id, decision, comment, learn)
+    return redirect(request, here, lines=lines)
+
+
+ROUTES = [
+    Route("/sessions", index, name="sessions"),
+    Route("/sessions/{session_id}", detail, name="session"),
+    Route("/sessions/{session_id}/resume", resume, methods=["POST"], name="session_resume"),
+]

@@ -1,0 +1,266 @@
+"""`agentuse serve` through its ASGI app: pages show what the CLI shows, forms do what the CLI does, and
+nothing changes state without the CSRF token (or, when set, the server token)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from agentuse.core import store
+from agentuse.core.describe import describe
+from agentuse.core.learning import Source, State
+from agentuse.core.status_text import render_learnings
+from agentuse.runtime.approval import find_session
+from agentuse.serve.app import create_app
+from agentuse.serve.jobs import TidyJobs
+from serve_project import AGENT_KEY, SCRIPT_RULE, add_rules, awaiting_review, csrf_of, make_project, recorded_replies, rule
+
+LEARNINGS = f"/agents/{AGENT_KEY}/learnings"
+
+
+@pytest.fixture
+def agent(tmp_path) -> Path:
+    return make_project(tmp_path / "blog")
+
+
+@pytest.fixture
+def app(agent):
+    return create_app(agent.parent.parent, token=None)
+
+
+@pytest.fixture
+def client(app) -> TestClient:
+    return TestClient(app, base_url="http://127.0.0.1")
+
+
+def post(client: TestClient, page: str, action: str, data: dict | None = None, **kw):
+    """Submit a form the way a browser does: read the page's CSRF field, send it back with the cookie."""
+    token = csrf_of(client.get(page).text)
+    return client.post(action, data={"csrf": token, **(data or {})}, follow_redirects=False, **kw)
+
+
+def text_of(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+# ------------------------------------------------------------------------------------------------ pages
+
+
+def test_agents_page_lists_every_agent_with_its_summary(client, agent):
+    (agent.parent / "sub").mkdir()
+    (agent.parent / "sub" / "other.agentuse").write_text("---\nmodel: anthropic:claude-sonnet-5\n---\n# Other\n")
+    (agent.parent / "broken.agentuse").write_text("---\nlearning:\n  criteria: old\n---\n# Broken\n")
+    page = client.get("/")
+    assert page.status_code == 200
+    text = text_of(page.text)
+    _, _, report = describe(agent)
+    assert f"{report.injected} of {report.active} apply per run" in text
+    assert f"{report.stale} stale" in text and f"{report.quarantined} quarantined" in text
+    assert f'href="{LEARNINGS}"' in page.text
+    assert "agents/sub/other.agentuse" in text
+    assert '"criteria" was removed' in page.text.replace("&#34;", '"')  # shown inline, not a crash
+
+
+def test_learnings_tab_has_the_cli_groups_and_counts(client, agent):
+    _, _, report = describe(agent)
+    cli_titles = [line for line in render_learnings(report).splitlines() if line and not line.startswith(" ")]
+    page = client.get(LEARNINGS)
+    assert page.status_code == 200
+    headings = [text_of(h) for h in re.findall(r"<h2>(.*?)</h2>", page.text)]
+    assert headings[: len(cli_titles)] == [t.replace("&", "&amp;") for t in cli_titles]
+    assert headings[-1].startswith("In agent file — Learned Guidance (1)")
+    text = text_of(page.text)
+    assert "why: contradicts the contract: &#34;End with a clear call-to-action&#34;" in text
+    for badge in ("applied", "dormant", "stale", "quarantined", "in agent file"):
+        assert f">{badge}</span>" in page.text
+
+
+def test_learnings_json_is_the_cli_json(client, agent):
+    _, _, report = describe(agent)
+    assert client.get(LEARNINGS + ".json").json() == report.model_dump(mode="json")
+
+
+def test_outside_the_cap_and_stranded_files_are_shown_with_what_to_do(client, agent):
+    add_rules(agent, [rule(f"c{i:07x}", f"Correction {i}", src=Source.manual, date="2026-08-20") for i in range(20)])
+    agent.with_name(agent.name + ".learnings.md").write_text("# old\n")
+    text = text_of(client.get(LEARNINGS).text)
+    assert "outside the cap" in text
+    assert f"Fold the set down: agentuse learnings tidy {AGENT_KEY}" in text
+    assert f"learnings found at the old location for {AGENT_KEY}" in text
+    assert "No longer read. Move them: agentuse learnings migrate --all" in text
+
+
+def test_rule_text_with_markup_stays_inert(client, agent):
+    add_rules(agent, [rule("5c41p7ed", SCRIPT_RULE, state=State.quarantined, why='contradicts "<img src=x onerror=alert(1)>"',
+                           body="<script>alert(1)</script>")])
+    html = client.get(LEARNINGS).text
+    assert "<script>" not in html and "<img" not in html and "<b>" not in html
+    assert "&lt;script&gt;document.title=&#34;pwned&#34;&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<script>" not in client.get("/").text
+
+
+def test_an_unknown_agent_is_a_404_page_not_a_path_outside_the_project(client):
+    # %2F survives URL normalisation, so the app itself sees the dot-dot key and must refuse it.
+    for key in ("..%2F..%2Fetc%2Fpasswd", "nope.agentuse", "agents%2F..%2Fagents%2Fblog-writer.agentuse"):
+        page = client.get(f"/agents/{key}/learnings")
+        assert page.status_code == 404
+        assert "no agent file" in page.text
+
+
+# ------------------------------------------------------------------------------------------------ discard
+
+
+def test_discarding_a_quarantined_rule_archives_it(client, agent):
+    location = store.locate(agent)
+    answer = post(client, LEARNINGS, f"{LEARNINGS.replace('/learnings', '')}/learnings/d4e5f6a7/discard")
+    assert answer.status_code == 303
+    assert "d4e5f6a7" not in {r.id for r in store.load(location).learnings}
+    archived = {r.id: r for r in store.load_archive(location).learnings}
+    assert archived["d4e5f6a7"].state is State.retired
+    shown = client.get(answer.headers["location"]).text
+    assert "Discarded &#34;Skip the call-to-action on short posts&#34; (archived, id:d4e5f6a7)." in shown
+
+
+def test_only_a_quarantined_rule_can_be_discarded(client, agent):
+    answer = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/a1b2c3d4/discard")
+    assert answer.status_code == 400 and "not quarantined" in answer.text
+    assert "a1b2c3d4" in {r.id for r in store.load(store.locate(agent)).learnings}
+
+
+# ------------------------------------------------------------------------------------------------ safety
+
+
+def test_every_post_route_is_csrf_protected(app, client, agent):
+    posts = [r for r in app.routes if isinstance(r, Route) and "POST" in (r.methods or ())]
+    assert len(posts) >= 5
+    assert all(getattr(r.endpoint, "csrf_protected", False) for r in posts), [r.path for r in posts]
+    sid = awaiting_review(agent)
+    client.get("/")  # the browser has its CSRF cookie; the forged request lacks the field
+    for action in (f"/agents/{AGENT_KEY}/learnings/d4e5f6a7/discard", f"/sessions/{sid}/resume",
+                   f"/agents/{AGENT_KEY}/tidy", f"/agents/{AGENT_KEY}/undo", f"/agents/{AGENT_KEY}/learnings/add"):
+        for data in ({}, {"csrf": "0" * 64}):
+            answer = client.post(action, data={**data, "decision": "approve", "text": "x"}, follow_redirects=False)
+            assert answer.status_code == 403, action
+    assert "d4e5f6a7" in {r.id for r in store.load(store.locate(agent)).learnings}
+    assert find_session(sid).status == "awaiting_review"
+
+
+def test_a_csrf_field_from_another_browser_is_refused(app, agent):
+    mine, theirs = (TestClient(app, base_url="http://127.0.0.1") for _ in range(2))
+    their_token = csrf_of(theirs.get(LEARNINGS).text)
+    mine.get(LEARNINGS)
+    answer = mine.post(f"/agents/{AGENT_KEY}/learnings/d4e5f6a7/discard", data={"csrf": their_token})
+    assert answer.status_code == 403
+
+
+def test_without_a_token_only_loopback_hosts_are_served(app):
+    assert TestClient(app, base_url="http://localhost:8765").get("/").status_code == 200
+    assert TestClient(app, base_url="http://evil.example").get("/").status_code == 400  # DNS rebinding
+
+
+def test_with_a_token_every_request_needs_it(agent):
+    app = create_app(agent.parent.parent, token="s3cret-token")
+    client = TestClient(app, base_url="http://192.168.1.5:8765")
+    assert client.get("/").status_code == 401
+    assert client.get(LEARNINGS + ".json").status_code == 401
+    assert client.get("/", params={"token": "wrong"}).status_code == 401
+    first = client.get("/sessions", params={"token": "s3cret-token"}, follow_redirects=False)
+    assert first.status_code == 303 and first.headers["location"] == "/sessions"  # token leaves the URL
+    assert client.get("/").status_code == 200  # the cookie carries it from now on
+    bearer = TestClient(app, base_url="http://192.168.1.5:8765")
+    assert bearer.get("/", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
+
+
+# ------------------------------------------------------------------------------------------------ sessions
+
+
+def test_sessions_list_and_detail_show_events_tool_errors_and_the_review_form(client, agent):
+    sid = awaiting_review(agent)
+    listing = client.get("/sessions")
+    assert sid in listing.text and "awaiting review" in listing.text
+    assert sid in client.get("/sessions", params={"agent": AGENT_KEY}).text
+    assert sid not in client.get("/sessions", params={"agent": "other.agentuse"}).text
+    page = client.get(f"/sessions/{sid}")
+    text = text_of(page.text)
+    assert "Tool calls (2, 1 failed)" in text and "error:" in text
+    assert "run_start" in text and "approval_request round 1" in text
+    assert "Learn from this comment" in text
+    for label in ("Approve", "Request changes", "Reject"):
+        assert f">{label}</button>" in page.text
+
+
+def test_approve_completes_the_session_and_credits_the_rules_in_force(client, agent):
+    sid = awaiting_review(agent)
+    injected = find_session(sid).injected
+    before = {r.id: r.ok for r in store.load(store.locate(agent)).learnings}
+    answer = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "approve"})
+    assert answer.status_code == 303
+    assert find_session(sid).status == "completed"
+    after = {r.id: r.ok for r in store.load(store.locate(agent)).learnings}
+    assert injected and all(after[i] == before[i] + 1 for i in injected)
+    assert f"Session {sid}: completed." in client.get(answer.headers["location"]).text
+
+
+def test_request_changes_revises_with_the_comment_and_reject_ends_it(client, agent, tmp_path):
+    replies = recorded_replies(tmp_path / "rec", "Draft one", "Draft two")
+    sid = awaiting_review(agent, replies)
+    empty = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "revise", "comment": " "})
+    assert "Request changes needs a comment" in client.get(empty.headers["location"]).text
+    post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "revise", "comment": "Shorter, please"})
+    session = find_session(sid)
+    assert session.status == "awaiting_review" and session.output == "Draft two"
+    assert session.decisions[-1].comment == "Shorter, please" and session.decisions[-1].remember is None
+    post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "reject", "comment": "Not this week"})
+    assert find_session(sid).status == "rejected"
+    again = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "approve"})
+    assert again.status_code == 400 and "only a session awaiting review can be resumed" in again.text
+
+
+def test_session_content_is_escaped(client, agent, tmp_path):
+    replies = recorded_replies(tmp_path / "rec", "<script>alert('out')</script>")
+    sid = awaiting_review(agent, replies, prompt="<img src=x onerror=alert(1)>")
+    html = client.get(f"/sessions/{sid}").text
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;alert(&#39;out&#39;)&lt;/script&gt;" in html
+
+
+# ------------------------------------------------------------------------------------------------ tidy jobs
+
+
+def test_a_second_press_joins_the_running_tidy_up(app, client, agent):
+    release = threading.Event()
+    calls = []
+
+    class Event:
+        def __init__(self, kind, pass_no, count=0):
+            self.kind, self.pass_no, self.count = kind, pass_no, count
+            self.line = f"{kind} {count}"
+
+    def slow(path, progress):
+        calls.append(path)
+        progress(Event("reading", 1, 20))
+        progress(Event("rewriting", 1, 4))
+        release.wait(10)
+        return None
+
+    app.state.jobs = TidyJobs(runner=slow)
+    first = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
+    second = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
+    assert first.status_code == second.status_code == 202
+    assert first.json()["joined"] is False and second.json() == {"job": first.json()["job"], "joined": True}
+    assert second.headers["location"] == first.json()["job"]
+    assert len(calls) == 1
+    assert "A tidy-up is running" in client.get(LEARNINGS).text
+    release.set()
+    job = app.state.jobs.get(first.json()["job"].rsplit("/", 1)[1])
+    for _ in range(200):
+        if job.status != "running":
+            break
+        threading.Event().wait(0.02)
+    assert job.progress()["rewritten"] == 4 and job.status == "done"
