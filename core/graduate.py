@@ -34,8 +34,14 @@ class BlockEdit(BaseModel):
 
 
 def writable(path: Path) -> bool:
-    """The file itself, and its folder: the atomic write puts a temporary file beside it."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    """The file itself, and its folder: the atomic write puts a temporary file beside it. A file with no
+    write bit for anyone is read-only by intent, and is treated so even for a superuser, whom
+    `os.access` would let through."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return bool(mode & 0o222) and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
 def skipped_message(path: Path, count: int) -> str:

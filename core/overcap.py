@@ -93,9 +93,14 @@ def _graduation(rules: list[Learning], graduation_skipped: bool) -> str | None:
     waiting = [r for r in rules if not graduation_eligible(r)]
     if not waiting or (graduation_skipped and len(waiting) < len(rules)):
         return None
-    closest = min(waiting, key=runs_to_graduation)
-    via_ok = GRADUATE_AFTER_APPROVED_RUNS - closest.ok <= GRADUATE_AFTER_INJECTED_RUNS - closest.injected
-    progress = (f"has been approved without a comment in {closest.ok}" if via_ok and closest.ok
+    # Closest = furthest along either path, as a share of its threshold (6 of 10 runs beats 1 of 3).
+    def share(rule: Learning) -> tuple[float, float]:
+        by_ok, by_runs = rule.ok / GRADUATE_AFTER_APPROVED_RUNS, rule.injected / GRADUATE_AFTER_INJECTED_RUNS
+        return max(by_ok, by_runs), -runs_to_graduation(rule)
+
+    closest = max(waiting, key=share)
+    via_ok = closest.ok and closest.ok / GRADUATE_AFTER_APPROVED_RUNS >= closest.injected / GRADUATE_AFTER_INJECTED_RUNS
+    progress = (f"has been approved without a comment in {closest.ok}" if via_ok
                 else f"has been applied in {closest.injected}")
     return (f"None of the corrections still in force can move into the agent file yet. That takes "
             f"{GRADUATE_AFTER_APPROVED_RUNS} runs approved without a comment, or {GRADUATE_AFTER_INJECTED_RUNS} "

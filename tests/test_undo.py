@@ -1,0 +1,123 @@
+"""One tidy-up is one undo: snapshots, byte-exact restore, refusals; the commit's concurrency rules."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from tidy_scenario import ROLES, Scenario, install
+
+from agentuse.core import snapshots, store
+from agentuse.core.inject import record_injection
+from agentuse.core.snapshots import UndoError
+from agentuse.core.tidy_commit import ConcurrentEditError
+from agentuse.flows.tidy import run_tidy
+
+TODAY = date(2026, 11, 30)
+
+
+@pytest.fixture
+def agent(tmp_path):
+    path = install(tmp_path, store.locate)
+    # Make the bytes unusual, so a lossy restore would show: CRLF line endings and a BOM in the store.
+    location = store.locate(path)
+    location.store_path.write_bytes(b"\xef\xbb\xbf" + location.store_path.read_bytes())
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    return path
+
+
+def test_undo_restores_both_files_byte_for_byte_and_removes_the_snapshot(agent):
+    location = store.locate(agent)
+    agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
+
+    result = run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    assert result.written and agent.read_bytes() != agent_before
+    assert location.store_path.read_bytes() != store_before
+    assert b"\r\n- [tip] Check every link before saving\r\n" in agent.read_bytes()  # the file's own newlines
+
+    snapshots.undo(location)
+    assert agent.read_bytes() == agent_before
+    assert location.store_path.read_bytes() == store_before
+    assert snapshots.listing(location) == []
+    with pytest.raises(UndoError, match="^Nothing to undo"):
+        snapshots.undo(location)
+
+
+def test_undo_refuses_when_a_file_changed_since_the_tidy(agent):
+    location = store.locate(agent)
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    record_injection(location, [ROLES["S1"]])  # a run finished after the tidy-up
+    after_run = location.store_path.read_bytes()
+
+    with pytest.raises(UndoError) as refused:
+        snapshots.undo(location)
+    assert str(location.store_path) in str(refused.value) and "Nothing was restored" in str(refused.value)
+    assert location.store_path.read_bytes() == after_run
+    assert len(snapshots.listing(location)) == 1
+
+
+def test_nothing_to_undo_without_a_tidy(agent):
+    with pytest.raises(UndoError, match="^Nothing to undo"):
+        snapshots.undo(store.locate(agent))
+
+
+def test_only_the_newest_twenty_snapshots_are_kept(agent):
+    location = store.locate(agent)
+    for _ in range(snapshots.KEEP + 3):
+        snapshots.take(location, agent_before=b"a", store_before=None, agent_after=b"a", store_after=b"s",
+                       block_after=[])
+    assert len(snapshots.listing(location)) == snapshots.KEEP
+
+
+def test_a_concurrent_edit_to_a_rule_the_tidy_changes_aborts_the_commit(agent):
+    location = store.locate(agent)
+    scenario = Scenario()
+    edited = False
+
+    def plan_and_edit(request):
+        nonlocal edited
+        if not edited:  # a person edits a rule the tidy-up is about to retire, while it runs
+            edited = True
+            text = location.store_path.read_bytes().decode("utf-8-sig")
+            location.store_path.write_text(text.replace("Post titles should be short.", "Titles: 8 words max."))
+        return scenario.plan(request)
+
+    agent_before = agent.read_bytes()
+    with pytest.raises(ConcurrentEditError, match="Run the tidy-up again"):
+        run_tidy(agent, helper=scenario.helper(plan_groups=plan_and_edit), today=TODAY, seed=3)
+    assert agent.read_bytes() == agent_before
+    assert "Titles: 8 words max." in location.store_path.read_text()
+    assert snapshots.listing(location) == []
+
+
+def test_counts_added_by_runs_during_the_tidy_are_kept(agent):
+    location = store.locate(agent)
+    scenario = Scenario()
+    bumped = False
+
+    def plan_and_run(request):
+        nonlocal bumped
+        if not bumped:  # two runs finish while the tidy-up is thinking
+            bumped = True
+            record_injection(location, [ROLES["S1"], ROLES["S2"]])
+            record_injection(location, [ROLES["S1"]])
+        return scenario.plan(request)
+
+    start = {r.id: r.injected for r in store.load(location).learnings}
+    run_tidy(agent, helper=scenario.helper(plan_groups=plan_and_run), today=TODAY, seed=3)
+    now = {r.id: r.injected for r in store.load(location).learnings}
+    assert now[ROLES["S1"]] == start[ROLES["S1"]] + 2 and now[ROLES["S2"]] == start[ROLES["S2"]] + 1
+
+
+def test_a_dry_run_writes_nothing_and_shows_both_diffs(agent):
+    location = store.locate(agent)
+    agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
+    result = run_tidy(agent, dry_run=True, helper=Scenario().helper(), today=TODAY, seed=3)
+    assert agent.read_bytes() == agent_before and location.store_path.read_bytes() == store_before
+    assert not result.written and snapshots.listing(location) == []
+    assert not location.archive_path.exists()
+    learnings_diff, agent_diff = result.diffs["learnings file"], result.diffs["agent file"]
+    assert learnings_diff.startswith("--- a/blog-writer.learnings.md\n+++ b/blog-writer.learnings.md\n")
+    assert "-### [tip] Keep titles short\n" in learnings_diff
+    assert "+- [tip] Check every link before saving\r\n" in agent_diff
+    assert result.summary.endswith("58 → 15 in force")
