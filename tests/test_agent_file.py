@@ -293,3 +293,32 @@ def test_missing_and_unreadable_files(tmp_path):
     assert str(error) == f"{tmp_path / 'absent.agentuse'}: no such agent file"
     (tmp_path / "latin.agentuse").write_bytes(b"# caf\xe9\n")
     assert "not UTF-8" in error_for(tmp_path / "latin.agentuse").message
+
+
+# --- warn once per agent ---------------------------------------------------------------------------------
+
+
+def test_notices_are_shown_once_per_agent(tmp_path):
+    from agentuse.core import notices, store
+
+    first = store.locate(write(tmp_path, QUICK_START, "blog.agentuse"))
+    other = store.locate(write(tmp_path, QUICK_START, "other.agentuse"))
+    texts = load_agent(first.agent_path).notices
+    assert notices.announce(first, texts) == [LEARNING_TRUE_NOTICE]
+    assert notices.announce(first, texts) == []  # the next run stays quiet
+    assert notices.announce(other, texts) == [LEARNING_TRUE_NOTICE]  # a different agent is told too
+    assert notices.shown(first) == {"learning-true": LEARNING_TRUE_NOTICE}  # what doctor echoes
+    assert notices.notices_path(first).parent == first.project_dir
+    assert notices.once(first, "custom", "said once") and not notices.once(first, "custom", "said once")
+
+
+def test_an_unreadable_notices_file_is_never_overwritten(tmp_path):
+    from agentuse.core import notices, store
+
+    location = store.locate(write(tmp_path, QUICK_START))
+    path = notices.notices_path(location)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{not json")
+    assert notices.once(location, "learning-true", LEARNING_TRUE_NOTICE)  # shown again rather than never
+    assert notices.once(location, "learning-true", LEARNING_TRUE_NOTICE)
+    assert path.read_text() == "{not json"
