@@ -28,11 +28,11 @@ def discard_quarantined(location: store.AgentLocation, rule_id: str) -> str:
     return f'Discarded "{rule.title}" (archived, id:{rule.id}).'
 
 
-def add_learning(agent_path: Path, text: str) -> list[str]:
-    """Manual add: the deliberate-learning flow, as `agentuse learnings add` runs it."""
-    from agentuse.flows.remember import add_note  # Prefect is imported only when a note is saved
+def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
+    """Manual add: the deliberate-learning flow, exactly as `agentuse learnings add` runs it."""
+    from agentuse.cli.capture import run_remember  # the flow (and Prefect) load only when a note is saved
 
-    return add_note(agent_path, text).lines
+    return run_remember(agent_path, text, agent_arg=agent_arg)
 
 
 def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> list[str]:
@@ -43,6 +43,9 @@ def resume_session(session_id: str, decision: str, comment: str | None, learn: b
     chosen = decision_from_flags(approve=decision == "approve", reject=decision == "reject", comment=comment,
                                  remember=remember)
     result = resume(session_id, decision=chosen, comment=comment, remember=remember)
+    from agentuse.cli.capture import after_resume
+
+    after_resume(result, remember=remember, comment=comment)  # the CLI's hook: save the note, capture if done
     lines = [f"Session {result.session_id}: {result.status.replace('_', ' ')}."]
     if result.status == "failed" and result.error:
         lines.append(f"The run failed: {result.error}")

@@ -78,7 +78,7 @@ async def add(request: Request) -> Response:
     text = str((await request.form()).get("text", "")).strip()
     if not text:
         return redirect(request, agent_url(key), kind="error", lines=["Write the correction first: the box was empty."])
-    lines = await run_in_threadpool(actions.add_learning, path, text)
+    lines = await run_in_threadpool(lambda: actions.add_learning(path, text, agent_arg=key))
     return redirect(request, agent_url(key), lines=lines)
 
 
