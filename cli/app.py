@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agentuse.cli import doctor, learnings, run, serve, sessions
+from agentuse.cli import deploy, doctor, learnings, run, serve, sessions
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -17,6 +17,7 @@ app.command("doctor")(doctor.doctor)
 app.command("run")(run.run)
 app.add_typer(sessions.app, name="sessions")
 app.command("serve")(serve.serve)
+app.add_typer(deploy.app, name="deploy")
 
 
 def main() -> None:

@@ -23,6 +23,8 @@ from agentuse.core.capture_report import CaptureReport, RevetSummary, build
 from agentuse.core.helper.protocol import Draft, Helper, HelperError, ReconcileAnswer
 from agentuse.core.learning import Channel, State
 from agentuse.core.tidy_state import Failure
+from agentuse.flows.artifacts import capture_completed
+from agentuse.flows.names import capture_run_name
 from agentuse.flows.runner import call, fan_out
 from agentuse.tasks import capture as steps
 from agentuse.tasks import tidy as tidy_steps
@@ -42,7 +44,7 @@ def resolve_helper(agent_path: str, announce=None) -> Helper:
     return factory(load_agent(Path(agent_path)).helper_model, announce=announce)
 
 
-@flow(name="capture", flow_run_name="capture/{session}", log_prints=False)
+@flow(name="capture", flow_run_name=capture_run_name, log_prints=False, on_completion=[capture_completed])
 def capture_flow(agent: str, session: str, helper: Any = None, today: date | None = None) -> CaptureReport:
     """`agent`: the agent file; `session`: a session id, id prefix or log path. `helper` defaults to the
     agent's helper model (`learning.model`, else its own); `today` makes dates repeatable in tests."""

@@ -25,6 +25,8 @@ from agentuse.core.overcap import explain
 from agentuse.core.ranking import graduation_eligible
 from agentuse.core.tidy_report import PassInfo, Progress, TidyResult
 from agentuse.core.tidy_state import Failure, TidyState
+from agentuse.flows.artifacts import tidy_completed
+from agentuse.flows.names import agent_run_name
 from agentuse.flows.runner import call, fan_out
 from agentuse.tasks import tidy as steps
 
@@ -35,7 +37,7 @@ def _quiet(_: Progress) -> None:
     pass
 
 
-@flow(name="tidy", flow_run_name="tidy/{agent_path}", log_prints=False)
+@flow(name="tidy", flow_run_name=agent_run_name("tidy"), log_prints=False, on_completion=[tidy_completed])
 def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progress: Any = None,
               today: date | None = None, seed: int | None = None) -> TidyResult:
     """`helper` defaults to the agent's helper model (offline evaluator without a key); `today` and `seed`

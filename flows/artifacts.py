@@ -1,0 +1,134 @@
+"""Dashboard artifacts for a capture and a tidy-up: a markdown summary and a table of the agent's rules.
+
+Published from flow `on_completion` hooks (`capture_completed`, `tidy_completed`), so the pipelines stay
+free of monitoring code and artifacts exist only for real flow runs (a hook never runs for `flow.fn`, the
+inline path). Keys are per agent (`capture-blog-writer`, `tidy-blog-writer`, `rules-blog-writer`), so
+the dashboard's Artifacts page keeps each agent's history under one name. Every line comes from the
+reports the CLI prints (CaptureReport, TidyResult, core/describe's Report), so the surfaces agree.
+
+Prefect logs a hook's exception and carries on: a monitoring hiccup never fails the capture it reports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentuse.core.capture_report import CaptureReport
+from agentuse.core.tidy_report import TidyResult, render
+from agentuse.flows.log import logger
+from agentuse.flows.names import agent_name, artifact_key
+
+DIFF_LIMIT = 20_000  # characters of diff per file: an artifact is a summary, the snapshot has the bytes
+
+
+def capture_markdown(report: CaptureReport, name: str) -> str:
+    lines = [f"# Capture: {name}", "", f"**{report.line}**", ""]
+    if report.session:
+        lines.append(f"- session: `{report.session}`")
+    lines.append(f"- channels: {', '.join(report.channels) or 'none (no automatic channel configured)'}")
+    lines.append(f"- model calls: {report.model_calls}")
+    if report.judged:
+        lines += ["", "## Extracted and vetted", "", "| channel | candidate | outcome | why |", "|---|---|---|---|"]
+        for judged in report.judged:
+            candidate = judged.candidate
+            lines.append(f"| {candidate.channel.value} | {_cell(candidate.draft.title)} | "
+                         f"{judged.disposition.value} | {_cell(judged.why or '')} |")
+    if report.write is not None and report.write.placed:
+        lines += ["", "## Written", ""]
+        for placed in report.write.placed:
+            replaced = f" (replaced {', '.join(r.id for r in placed.replaced)})" if placed.replaced else ""
+            lines.append(f"- {placed.how.value}: [{placed.record.category.value}] {placed.record.title}"
+                         f" `id:{placed.record.id}`{replaced}")
+    if report.notes:
+        lines += ["", "## Notes", ""] + [f"- {note}" for note in report.notes]
+    return "\n".join(lines) + "\n"
+
+
+def tidy_markdown(result: TidyResult, name: str) -> str:
+    lines = [f"# Tidy-up: {name}", "", "```", *render(result), "```"]
+    if result.passes:
+        lines += ["", "| pass | read | groups | moves | rewrites | freed |", "|---|---|---|---|---|---|"]
+        lines += [f"| {p.pass_no} | {p.read} | {p.groups} | {p.moves} | {p.rewrites} | {p.freed} |"
+                  for p in result.passes]
+    for title, text in _diffs(result).items():
+        shown = text if len(text) <= DIFF_LIMIT else text[:DIFF_LIMIT] + "\n… (cut; the snapshot holds the rest)\n"
+        lines += ["", f"## Diff: {title}", "", "```diff", shown.rstrip("\n") or "(no change)", "```"]
+    return "\n".join(lines) + "\n"
+
+
+def _diffs(result: TidyResult) -> dict[str, str]:
+    """A dry run carries its diffs; a written tidy-up is diffed from its undo snapshot (the bytes before)
+    to the files as written, so the artifact shows exactly what undo would revert."""
+    if result.diffs or not (result.written and result.snapshot):
+        return dict(result.diffs)
+    from agentuse.core.tidy_commit import diff
+
+    folder = Path(result.snapshot)
+    pairs = {"learnings file": (folder / "store.before", Path(result.learnings_file)),
+             "agent file": (folder / "agent.before", Path(result.agent_file))}
+    return {title: diff(_text(before), _text(after), after.name) for title, (before, after) in pairs.items()}
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        return ""
+
+
+def rules_table(agent_path: str) -> list[dict[str, Any]]:
+    """The agent's rules grouped by state, as `agentuse learnings <agent>` lists them."""
+    from agentuse.core.describe import describe
+
+    _, _, report = describe(Path(agent_path))
+    rows = []
+    for entry in report.entries:
+        record = entry.record
+        rows.append({"group": entry.group, "state": entry.state, "category": record.get("category"),
+                     "title": record.get("title"), "src": record.get("src"), "ch": record.get("ch") or "legacy",
+                     "injected": record.get("injected", 0), "ok": record.get("ok", 0), "re": record.get("re", 0),
+                     "ready to make permanent": entry.ready_to_graduate, "why": record.get("why") or "",
+                     "id": record.get("id")})
+    return rows
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def publish(kind: str, agent_path: str, markdown: str, description: str) -> list[str]:
+    """Publish the summary and the rules table; returns the keys written."""
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+    name = agent_name(agent_path)
+    summary_key, rules_key = artifact_key(kind, name), artifact_key("rules", name)
+    create_markdown_artifact(markdown=markdown, key=summary_key, description=description)
+    create_table_artifact(table=rules_table(agent_path) or [{"group": "(no learnings)"}], key=rules_key,
+                          description=f"Learnings of {name} by state, after this {kind}")
+    return [summary_key, rules_key]
+
+
+# ---------------------------------------------------------------- flow hooks: (flow, flow_run, state)
+
+
+def capture_completed(flow: Any, flow_run: Any, state: Any) -> None:
+    report: CaptureReport = state.result()
+    agent_path = str(flow_run.parameters["agent"])
+    name = agent_name(agent_path)
+    log = logger()
+    for line in report.lines:
+        log.info("%s: %s", name, line)
+    keys = publish("capture", agent_path, capture_markdown(report, name), report.line)
+    log.info("artifacts: %s", ", ".join(keys))
+
+
+def tidy_completed(flow: Any, flow_run: Any, state: Any) -> None:
+    result: TidyResult = state.result()
+    agent_path = str(flow_run.parameters["agent_path"])
+    name = agent_name(agent_path)
+    log = logger()
+    log.info("%s: %s", name, "Nothing to tidy up" if result.nothing else result.summary)
+    keys = publish("tidy", agent_path, tidy_markdown(result, name), render(result)[0] if result.nothing
+                   else result.summary)
+    log.info("artifacts: %s", ", ".join(keys))

@@ -1,0 +1,21 @@
+"""One logger call for code that runs both ways (DESIGN.md: one composition, two ways to run it).
+
+Under a flow or task run, Prefect's run logger sends the line to the run's log in the dashboard; outside
+one, `get_run_logger()` raises, so plain `logging` takes over and the CLI stays quiet unless configured.
+"""
+
+from __future__ import annotations
+
+import logging
+
+PLAIN_LOGGER = "agentuse"
+
+
+def logger() -> logging.Logger | logging.LoggerAdapter:
+    from prefect.context import FlowRunContext, TaskRunContext
+
+    if FlowRunContext.get() is not None or TaskRunContext.get() is not None:
+        from prefect.logging import get_run_logger
+
+        return get_run_logger()
+    return logging.getLogger(PLAIN_LOGGER)

@@ -1,0 +1,138 @@
+"""Tidy every agent of a project: the scheduled maintenance job behind the tidy deployment.
+
+Finds every `.agentuse` file under the project root and runs the tidy flow for each, a bounded number
+at a time. Under orchestration each agent is one submitted task (`tidy-agent/<name>`) whose body runs
+the tidy flow as a subflow (`tidy/<name>`, with its own task runs and artifacts), so the fan-out goes
+through the flow's task runner: the default thread pool on one machine, prefect-dask's DaskTaskRunner
+across many (README: Scale-out) — nothing here assumes threads. Inline (no Prefect API) the same task
+bodies run through `flows.runner.call` in a small thread pool.
+
+One agent's problem (an agent file that does not parse, a broken store, a model that stayed down past
+its retries) is reported on its row and does not stop the other agents; the message says what to fix.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Literal
+
+from prefect import flow, task
+from prefect.cache_policies import NONE
+from pydantic import BaseModel, Field
+
+from agentuse.core.errors import AgentuseError
+from agentuse.core.helper.protocol import HelperError
+from agentuse.flows.log import logger
+from agentuse.flows.names import AGENT_SUFFIX, agent_name, artifact_key
+from agentuse.flows.runner import call, orchestrated
+
+SKIP_DIRS = frozenset({".git", ".venv", "node_modules"})
+DEFAULT_CONCURRENCY = 4  # tidy-ups at once; each fans its own model calls out under the agentuse-model tag
+
+
+class AgentJob(BaseModel):
+    agent_path: str
+    name: str
+
+
+class AgentOutcome(BaseModel):
+    name: str
+    agent_path: str
+    status: Literal["tidied", "nothing", "planned", "failed"]
+    summary: str
+    written: bool = False
+
+
+class ProjectTidyReport(BaseModel):
+    root: str
+    agents: list[AgentOutcome] = Field(default_factory=list)
+
+    @property
+    def line(self) -> str:
+        counts = {s: sum(1 for a in self.agents if a.status == s) for s in ("tidied", "nothing", "planned", "failed")}
+        shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no agents found"
+        return f"{len(self.agents)} agent(s) under {self.root}: {shown}"
+
+
+def find_agents(root: Path) -> list[Path]:
+    """Every `.agentuse` file under `root`, sorted, never descending into .git, .venv or node_modules."""
+    return sorted(_walk(root.resolve()))
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        yield from (Path(folder) / f for f in files if f.endswith(AGENT_SUFFIX))
+
+
+@task(name="tidy-agent", task_run_name="tidy-agent/{job.name}", cache_policy=NONE)
+def tidy_agent(job: AgentJob, dry_run: bool = False) -> AgentOutcome:
+    from agentuse.flows.tidy import tidy_flow
+
+    # Under a run the tidy is a real subflow (its own entry in the dashboard); inline it is a plain call,
+    # since calling the flow object outside a run would start a temporary server.
+    run = tidy_flow if orchestrated() else tidy_flow.fn
+    try:
+        result = run(agent_path=job.agent_path, dry_run=dry_run)
+    except (AgentuseError, HelperError) as problem:  # file/store errors name the file; a model outage outlived retries
+        logger().warning("%s: %s", job.name, problem)
+        return AgentOutcome(name=job.name, agent_path=job.agent_path, status="failed", summary=str(problem))
+    if result.nothing:
+        status, summary = "nothing", "Nothing to tidy up"
+    else:
+        status, summary = ("planned" if dry_run else "tidied"), result.summary
+    logger().info("%s: %s", job.name, summary)
+    return AgentOutcome(name=job.name, agent_path=job.agent_path, status=status, summary=summary,
+                        written=result.written)
+
+
+def bounded(task_: Any, items: Sequence[Any], *, limit: int, **kwargs: Any) -> list[Any]:
+    """`fan_out` with at most `limit` runs in flight; results in input order.
+
+    Orchestrated: Prefect submission with a sliding window (a new submit whenever one finishes), which
+    works the same on any task runner, Dask included. Every future is waited for before any result is
+    read, so a failure never leaves a sibling unresolved. Inline: `runner.call` in a `limit`-thread pool."""
+    limit = max(1, limit)
+    if not items:
+        return []
+    if not orchestrated():
+        with ThreadPoolExecutor(max_workers=min(limit, len(items)), thread_name_prefix="agentuse-project") as pool:
+            return list(pool.map(lambda item: call(task_, item, **kwargs), items))
+    from prefect.futures import as_completed, wait
+
+    futures: list[Any] = []
+    running: set[Any] = set()
+    for item in items:
+        if len(running) >= limit:
+            running.discard(next(as_completed(list(running))))
+        future = task_.submit(item, **kwargs)
+        futures.append(future)
+        running.add(future)
+    wait(futures)
+    return [future.result() for future in futures]
+
+
+@flow(name="project-tidy", flow_run_name="project-tidy/{root}", log_prints=False)
+def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False) -> ProjectTidyReport:
+    """Tidy every agent under `root` (the project's root folder), `concurrency` agents at a time."""
+    agents = find_agents(Path(root))
+    jobs = [AgentJob(agent_path=str(path), name=agent_name(path)) for path in agents]
+    logger().info("tidying %d agent(s) under %s, %d at a time", len(jobs), root, concurrency)
+    report = ProjectTidyReport(root=str(Path(root).resolve()),
+                               agents=bounded(tidy_agent, jobs, limit=concurrency, dry_run=dry_run))
+    logger().info(report.line)
+    if orchestrated():
+        _publish(report)
+    return report
+
+
+def _publish(report: ProjectTidyReport) -> None:
+    from prefect.artifacts import create_table_artifact
+
+    rows = [{"agent": a.name, "status": a.status, "summary": a.summary, "written": a.written}
+            for a in report.agents] or [{"agent": "(no .agentuse files found)"}]
+    create_table_artifact(table=rows, key=artifact_key("project-tidy", Path(report.root).name),
+                          description=report.line)
