@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from agentuse.cli import deploy, doctor, learnings, run, serve, sessions
+from agentuse.cli import capture  # noqa: F401  (registers `learnings capture` and `learnings add`)
 
 app = typer.Typer(
     no_args_is_help=True,

@@ -43,8 +43,10 @@ def run(
     """Run an agent: its instructions plus relevant learnings, model and tools, recorded as a session."""
     from agentuse.runtime.runner import start_run
 
+    from agentuse.cli.capture import after_run
+
     result = start_run(agent_file, prompt, model=model)
-    # Post-run capture (the pipeline's flow) is called here, on an ended run, and records its line in the log.
+    after_run(agent_file, result)  # post-run capture: records its lines in the log, shown below
     show_result(result, as_json=as_json, quiet=quiet)
 
 

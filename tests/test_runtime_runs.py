@@ -23,9 +23,7 @@ from agentuse.runtime.review import remembered_notes
 AGENT = """---
 model: anthropic:claude-test
 approval: {approval}
-learning:
-  capture:
-    addons: [tool-errors]
+learning:  # no automatic capture channel: post-run capture has its own tests (tests/test_capture_*.py)
   apply: true
 ---
 
@@ -60,7 +58,20 @@ def make_agent(project, *, approval: bool):
 
 
 def counters(location) -> dict[str, tuple[int, int]]:
-    return {r.id: (r.injected, r.ok) for r in store.load(location).learnings}
+    # The seeded rules only: a rule a --remember note saves is the remember path's (tests/test_remember.py).
+    seeded = {"a1b2c3d4", "e5f6a7b8", "c9d0e1f2"}
+    return {r.id: (r.injected, r.ok) for r in store.load(location).learnings if r.id in seeded}
+
+
+@pytest.fixture(autouse=True)
+def _offline_helper():
+    # `--remember` saves the note through the helper; keep it off the fake server, whose scripted replies
+    # belong to the runs under test (the remember path has its own tests: tests/test_remember.py).
+    from agentuse.core.helper.factory import override_helper
+    from agentuse.core.helper.offline import OfflineHelper
+
+    with override_helper(OfflineHelper()):
+        yield
 
 
 @pytest.fixture
