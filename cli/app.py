@@ -6,6 +6,7 @@ import typer
 
 from agentuse.cli import deploy, doctor, learnings, run, serve, sessions
 from agentuse.cli import capture  # noqa: F401  (registers `learnings capture` and `learnings add`)
+from agentuse.cli import tidy  # noqa: F401  (registers `learnings tidy` and `learnings undo`)
 
 app = typer.Typer(
     no_args_is_help=True,

@@ -10,6 +10,7 @@ each combined rule is audited against the inputs it claims; inputs reported miss
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -116,12 +117,18 @@ def check_claims(block: list[BlockRule], answer: BlockAnswer) -> str | None:
     return None
 
 
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[\W_]+", " ", text).lower().split())
+
+
 def _changed(block: list[BlockRule], rule: DraftBlockRule) -> bool:
+    """A rule passed through with only its line breaks or punctuation touched is not an edit: it keeps
+    the wording as the file has it, and costs no audit."""
     by_id = dict(zip(block_ids(block), block, strict=True))
-    if len(rule.covers) != 1:
+    if len(set(rule.covers)) != 1:
         return True
     original = by_id[rule.covers[0]]
-    return (original.category, original.text) != (rule.category, BlockRule(category=rule.category, text=rule.text).text)
+    return original.category != rule.category or _plain(original.text) != _plain(rule.text)
 
 
 def audit_requests(block: list[BlockRule], answer: BlockAnswer) -> list[tuple[int, AuditRequest]]:
@@ -147,13 +154,14 @@ def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
         audit = audits.get(index)
         missing = set(covers) if isinstance(audit, Failure) else {m.id for m in audit.missing} if audit else set()
         carried = [i for i in covers if i not in missing]
-        if carried:
+        if carried and not _changed(block, rule):
+            result.append(by_id[carried[0]])
+        elif carried:
             new = BlockRule(category=rule.category, text=rule.text)
             result.append(new)
-            if _changed(block, rule):
-                kind = "combined" if len(carried) > 1 else "reworded"
-                edits.append(BlockEdit(kind=kind, category=new.category.value, text=new.text,
-                                       sources=[by_id[i].text for i in carried]))
+            kind = "combined" if len(carried) > 1 else "reworded"
+            edits.append(BlockEdit(kind=kind, category=new.category.value, text=new.text,
+                                   sources=[by_id[i].text for i in carried]))
         for rule_id in covers:
             if rule_id in missing:
                 original = by_id[rule_id]

@@ -120,8 +120,8 @@ def render(result: TidyResult) -> list[str]:
         lines += ["", f"  {message}"]
     if result.overcap:
         lines += [""] + render_overcap(result.overcap)
-    if result.notes:
-        lines += ["", "  Notes:"] + [f"    {n}" for n in result.notes]
+    if result.notes:  # a failing move proposed again in a later pass is one note, not one per pass
+        lines += ["", "  Notes:"] + [f"    {n}" for n in dict.fromkeys(result.notes)]
     if result.dry_run:
         lines += ["", "Changes:"] + (_plan_lines(result) or ["  (none)"])
         for name, text in result.diffs.items():

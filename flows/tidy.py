@@ -18,7 +18,7 @@ from typing import Any
 from prefect import flow
 
 from agentuse.core import graduate, revet, snapshots, tidy, tidy_commit
-from agentuse.core.helper.protocol import Helper
+from agentuse.core.helper.protocol import Helper, HelperError
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import TIDY_MAX_PASSES
 from agentuse.core.overcap import explain
@@ -27,7 +27,7 @@ from agentuse.core.tidy_report import PassInfo, Progress, TidyResult
 from agentuse.core.tidy_state import Failure, TidyState
 from agentuse.flows.artifacts import tidy_completed
 from agentuse.flows.names import agent_run_name
-from agentuse.flows.runner import call, fan_out
+from agentuse.flows.runner import fan_out
 from agentuse.tasks import tidy as steps
 
 ProgressFn = Callable[[Progress], None]
@@ -94,7 +94,16 @@ def qualifies(state: TidyState, prepared: tidy_commit.Prepared) -> bool:
 def _resolve_helper(prepared: tidy_commit.Prepared) -> Helper:
     from agentuse.core.helper.factory import resolve_helper  # the SDK is imported only when needed
 
-    return resolve_helper(prepared.agent)
+    return resolve_helper(prepared.agent.helper_model)
+
+
+def _each(task, items: list, helper: Helper, operation: str) -> list:
+    """fan_out, where a fault that outlived its retries fails that stage's calls, not the tidy-up: the
+    core treats a `Failure` as "could not be planned/written/audited" and keeps the originals."""
+    try:
+        return fan_out(task, items, helper=helper)
+    except HelperError as error:
+        return [Failure(operation=operation, message=f"{error} (retries exhausted)")] * len(items)
 
 
 def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, pass_no: int,
@@ -105,19 +114,19 @@ def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, 
         revet.restamp_structural(state)
         requests = revet.requests(state, prepared.agent.body)
         items = [steps.Revet(agent=state.agent, index=i + 1, request=r) for i, r in enumerate(requests)]
-        for request, answer in zip(requests, fan_out(steps.revet, items, helper=helper), strict=True):
+        for request, answer in zip(requests, _each(steps.revet, items, helper, "vet"), strict=True):
             revet.apply(state, request, answer)
     if not tidy.needs_planning(state):
         return info
     groups = tidy.make_groups(state, pass_no)
-    moves = tidy.accept_moves(state, groups, fan_out(steps.plan_group, groups, helper=helper))
+    moves = tidy.accept_moves(state, groups, _each(steps.plan_group, groups, helper, "plan_groups"))
     jobs = tidy.jobs_for(state, moves, pass_no)
     info.groups, info.moves, info.rewrites = len(groups), len(moves), len(jobs)
     if jobs:
         emit(Progress(kind="rewriting", pass_no=pass_no, count=len(jobs)))
-    answers = fan_out(steps.rewrite, jobs, helper=helper)
+    answers = _each(steps.rewrite, jobs, helper, "rewrite_group")
     replacements = [r for r in (tidy.accept_replacement(state, j, a) for j, a in zip(jobs, answers, strict=True)) if r]
-    audits = fan_out(steps.audit, replacements, helper=helper)
+    audits = _each(steps.audit, replacements, helper, "audit")
     tidy.apply_pass(state, pass_no, moves, replacements, audits)
     return info
 
@@ -131,7 +140,7 @@ def _block_needs_rewrite(prepared: tidy_commit.Prepared, block: list[BlockRule])
 
 
 def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: TidyResult) -> list[BlockRule]:
-    answer = call(steps.rewrite_block, steps.BlockRewrite(agent=agent, block=block), helper=helper)
+    answer = _each(steps.rewrite_block, [steps.BlockRewrite(agent=agent, block=block)], helper, "rewrite_block")[0]
     if isinstance(answer, Failure):
         result.block_discarded = f"The permanent block was not rewritten: {answer.message}"
         return block
@@ -141,7 +150,7 @@ def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: T
         return block
     jobs = graduate.audit_requests(block, answer)
     items = [steps.BlockAudit(agent=agent, index=i, request=r) for i, r in jobs]
-    audits = dict(zip([i for i, _ in jobs], fan_out(steps.audit_block, items, helper=helper), strict=True))
+    audits = dict(zip([i for i, _ in jobs], _each(steps.audit_block, items, helper, "audit"), strict=True))
     new_block, edits = graduate.apply_rewrite(block, answer, audits)
     result.block_edits += edits
     return new_block

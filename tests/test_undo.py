@@ -79,7 +79,7 @@ def test_a_concurrent_edit_to_a_rule_the_tidy_changes_aborts_the_commit(agent):
         if not edited:  # a person edits a rule the tidy-up is about to retire, while it runs
             edited = True
             text = location.store_path.read_bytes().decode("utf-8-sig")
-            location.store_path.write_text(text.replace("Post titles should be short.", "Titles: 8 words max."))
+            location.store_path.write_text(text.replace("\nKeep post titles short.\n", "\nTitles: 8 words max.\n"))
         return scenario.plan(request)
 
     agent_before = agent.read_bytes()
@@ -118,6 +118,6 @@ def test_a_dry_run_writes_nothing_and_shows_both_diffs(agent):
     assert not location.archive_path.exists()
     learnings_diff, agent_diff = result.diffs["learnings file"], result.diffs["agent file"]
     assert learnings_diff.startswith("--- a/blog-writer.learnings.md\n+++ b/blog-writer.learnings.md\n")
-    assert "-### [tip] Keep titles short\n" in learnings_diff
+    assert "-### [tip] Keep post titles short\n" in learnings_diff
     assert "+- [tip] Check every link before saving\r\n" in agent_diff
     assert result.summary.endswith("58 → 15 in force")

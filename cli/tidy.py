@@ -1,0 +1,81 @@
+"""`agentuse learnings tidy <agent-file>` and `agentuse learnings undo <agent-file>` (spec: Tidying up).
+
+The tidy-up prints the spec's progress lines as it goes, then `Done`, the summary, the rules made
+permanent, each edit to the permanent block, and why it ended over the cap if it did. `--dry-run`
+prints the plan and both diffs and writes nothing; `--json` prints the whole result for scripts and
+maintenance agents. Prefect and the flows are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.learnings import AgentArg, app
+from agentuse.core.errors import AgentuseError
+from agentuse.core.store_format import StoreFormatError
+
+PrefectOpt = Annotated[bool, typer.Option("--prefect", help="Run as a real Prefect flow run (a temporary server "
+                                                          "when no PREFECT_API_URL is configured).")]
+
+
+@app.command("tidy")
+@friendly_errors
+def tidy(
+    agent_file: AgentArg,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan and both diffs; write nothing.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The whole result as JSON (no progress lines).")] = False,
+    prefect: PrefectOpt = False,
+) -> None:
+    """Re-vet, merge, rewrite, retire and graduate an agent's learnings; both files written once."""
+    from agentuse.core.helper.factory import once, resolve_helper
+    from agentuse.core.tidy_report import render
+    from agentuse.flows.tidy import run_tidy
+
+    helper = resolve_helper(_helper_model(agent_file), announce=once(lambda message: say(message, err=True)))
+    shown = []
+
+    def progress(event) -> None:
+        if not as_json:
+            shown.append(event)
+            say(f"  {event.line}")
+
+    try:
+        result = run_tidy(agent_file, dry_run=dry_run, helper=helper, progress=progress, force_prefect=prefect)
+    except StoreFormatError as broken:  # never overwritten; the user fixes it at file:line
+        raise AgentuseError(str(broken)) from None
+    if as_json:
+        say(json.dumps({"summary": None if result.nothing else result.summary,
+                        **result.model_dump(mode="json")}, indent=2, ensure_ascii=False))
+        return
+    if shown:
+        say()
+    for line in render(result):
+        say(line)
+
+
+@app.command("undo")
+@friendly_errors
+def undo(agent_file: AgentArg) -> None:
+    """Undo the last tidy-up: both files restored byte for byte from its snapshot."""
+    from agentuse.core import snapshots, store
+
+    location = store.locate(agent_file)
+    snapshot = snapshots.undo(location)
+    manifest = snapshot.manifest
+    say(f"Undid the tidy-up of {manifest.created}" + (f" ({manifest.summary})" if manifest.summary else ""))
+    say(f"  restored {agent_file}")
+    say(f"  restored {location.store_path}")
+    left = len(snapshots.listing(location))
+    if left:
+        say(f"  {left} earlier tidy-up(s) can still be undone, newest first.")
+
+
+def _helper_model(agent_file: Path) -> str | None:
+    from agentuse.core.agent_file import load_agent
+
+    return load_agent(agent_file).helper_model
