@@ -225,6 +225,7 @@ def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
     state = _state(store.load(store.locate(Path(ctx.agent_path))).learnings, agent=ctx.agent_key, ih=ctx.ih,
                    cap=ctx.cap, today=today)
     asked = len(revet.candidates(state))
+    revet.restamp_structural(state)  # in memory: what the vet sees as settled; written by `restamp`
     requests = revet.requests(state, ctx.contract)
     return RevetPlan(items=[Revet(agent=ctx.agent_key, index=i, request=r) for i, r in enumerate(requests, 1)],
                      asked=asked)

@@ -1,0 +1,168 @@
+"""`max` enforced when capture writes: fold first, else trade the weakest auto rule only when the new
+one ranks above it, never evict what a person wrote, approved or repeated, drain a pre-cap store, and
+keep a correction that cannot fit outside the cap. Retired rules go to the archive, never deleted."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from capture_support import (
+    TODAY,
+    UPLOAD_FAIL,
+    ScriptedHelper,
+    active,
+    archived,
+    current_ih,
+    drafts,
+    make_agent,
+    make_session,
+    passing,
+    permanent,
+    rule,
+    seed,
+    stored,
+)
+
+from agentuse.core.cap import admit, drain, weakest_evictable, Placement
+from agentuse.core.helper import protocol as p
+from agentuse.core.learning import Channel, Source, State
+from agentuse.flows.capture import capture_flow
+
+CAP2 = """learning:
+  capture:
+    addons: [tool-errors]
+    custom: Only capture rules about saving posts.
+  max: 2"""
+
+NEW = p.ReconcileAnswer(action=p.ReconcileAction.new)
+
+
+def capture(agent, helper, calls=(), today=TODAY):
+    return capture_flow.fn(agent=str(agent), session=str(make_session(agent, list(calls))), helper=helper,
+                           today=today)
+
+
+@pytest.fixture
+def agent(tmp_path):
+    return make_agent(tmp_path / "p", CAP2)
+
+
+def full(agent, *rules):
+    ih = current_ih(agent)
+    seed(agent, [r.model_copy(update={"ih": ih}) for r in rules])
+
+
+def test_under_the_cap_nothing_is_reconciled(agent):
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing])
+    capture(agent, helper)
+    assert helper.calls("reconcile") == 0 and len(active(agent)) == 1
+
+
+def test_a_full_set_folds_first_and_the_merged_rule_replaces_the_one_it_names(agent):
+    full(agent, rule("aaaa0001", "Save posts as markdown", src=Source.manual, ch=Channel.corrections, re=1),
+         rule("aaaa0002", "Use numbered lists", date_="2026-08-10"))
+    merged = p.Draft(title="Save posts as markdown under posts/", body="Save each post as a markdown file under posts/.")
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing],
+                            reconcile=[p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)])
+    report = capture(agent, helper)
+    [request] = helper.requests["reconcile"]
+    assert request.cap_full and {r.id for r in request.rules_in_force} == {"aaaa0001", "aaaa0002"}
+    now = {r.id: r for r in active(agent)}
+    assert len(now) == 2 and "aaaa0002" in now
+    [product] = [r for r in now.values() if r.id != "aaaa0002"]
+    # strongest source and the sum of repeats carry over: a fold never demotes a person's rule
+    assert (product.title, product.src, product.re) == (merged.title, Source.manual, 1)
+    assert [(r.id, r.state) for r in archived(agent)] == [("aaaa0001", State.retired)]
+    assert report.extracted == 1
+    assert '[Learning] Folded into a new rule: "Save posts as markdown" (archived, id:aaaa0001)' in report.notes
+
+
+def test_no_fold_trades_the_weakest_auto_rule_when_the_new_one_ranks_above_it(agent):
+    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-08-10"),
+         rule("aaaa0002", "Prefer short paragraphs", date_="2026-07-01"))
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[NEW])
+    capture(agent, helper)
+    assert {r.title for r in active(agent)} == {"Use numbered lists", "Save under posts/"}
+    assert [r.id for r in archived(agent)] == ["aaaa0002"]  # the bottom of the ranking, archived
+
+
+def test_a_new_rule_that_ranks_below_every_victim_is_not_stored(agent):
+    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-09-01"),
+         rule("aaaa0002", "Prefer short paragraphs", date_="2026-09-02"))
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[NEW])
+    report = capture(agent, helper, today=date(2026, 8, 1))  # older than both: worth less
+    assert {r.id for r in stored(agent)} == {"aaaa0001", "aaaa0002"} and archived(agent) == []
+    assert report.extracted == 0
+    assert "does not rank above the weakest auto-extracted rule (id:aaaa0001)" in " ".join(report.notes)
+
+
+@pytest.mark.parametrize("protected", [
+    rule("aaaa0002", "A person wrote it", src=Source.manual, ch=Channel.corrections),
+    rule("aaaa0002", "A reviewer approved it", src=Source.approval, ch=Channel.corrections),
+    rule("aaaa0002", "A person repeated it", re=1),
+], ids=["manual", "approval", "repeated"])
+def test_what_a_person_wrote_approved_or_repeated_is_never_evicted(agent, protected):
+    full(agent, rule("aaaa0001", "Use numbered lists", src=Source.manual, ch=Channel.corrections), protected)
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[NEW])
+    report = capture(agent, helper)
+    assert {r.id for r in stored(agent)} == {"aaaa0001", "aaaa0002"} and archived(agent) == []
+    assert "no auto-extracted rule is left to trade away" in " ".join(report.notes)
+
+
+def test_a_failed_reconcile_falls_back_to_a_trade(agent):
+    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-08-10"),
+         rule("aaaa0002", "Prefer short paragraphs", date_="2026-07-01"))
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[permanent("reconcile")])
+    capture(agent, helper)
+    assert "Save under posts/" in {r.title for r in active(agent)} and len(active(agent)) == 2
+
+
+@pytest.mark.parametrize("answer", [
+    p.ReconcileAnswer(action="fold", replaces=["nope0000"], merged=p.Draft(title="x")),  # unknown id
+    p.ReconcileAnswer(action="fold", replaces=["aaaa0001"]),  # nothing carries the cases
+], ids=["unknown-id", "no-merged-wording"])
+def test_an_unusable_fold_is_a_trade(agent, answer):
+    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-08-10"),
+         rule("aaaa0002", "Prefer short paragraphs", date_="2026-07-01"))
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[answer])
+    capture(agent, helper)
+    assert {r.title for r in active(agent)} == {"Use numbered lists", "Save under posts/"}
+
+
+def test_tool_errors_records_trade_and_never_fold(agent):
+    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-08-10"),
+         rule("aaaa0002", "Prefer short paragraphs", date_="2026-07-01"))
+    helper = ScriptedHelper(extract=[drafts()])
+    capture(agent, helper, calls=UPLOAD_FAIL)
+    assert helper.calls("reconcile") == 0
+    assert {r.ch for r in active(agent)} == {Channel.custom, Channel.tool_errors}
+
+
+def test_a_pre_cap_store_is_drained_from_the_bottom_of_the_ranking(agent):
+    ih = current_ih(agent)
+    autos = [rule(f"a000000{i}", f"Auto rule {i}", date_=f"2026-07-0{i}", ih=ih) for i in range(1, 6)]
+    people = [rule("m0000001", "Cite sources", src=Source.manual, ch=Channel.corrections, ih=ih, date_="2026-01-01"),
+              rule("r0000001", "Repeated auto rule", re=2, ih=ih, date_="2026-01-01")]
+    seed(agent, [*autos, *people])
+    report = capture(agent, ScriptedHelper(extract=[drafts()]))
+    kept = {r.id for r in stored(agent)}
+    assert kept == {"m0000001", "r0000001"}  # corrections and repeats are never touched
+    assert sorted(r.id for r in archived(agent)) == sorted(r.id for r in autos)  # archived, not deleted
+    assert "[Learning] Retired 5 auto-extracted rule(s) from the bottom of the ranking" in " ".join(report.notes)
+
+
+def test_drain_order_and_the_weakest_victim():
+    rules = [rule("a1", "newest auto", date_="2026-08-03"), rule("a2", "oldest auto", date_="2026-08-01"),
+             rule("a3", "middle auto", date_="2026-08-02"), rule("m1", "manual", src=Source.manual, date_="2026-01-01")]
+    assert weakest_evictable(rules).id == "a2"
+    retired = drain(rules, cap=2)
+    assert [r.id for r in retired] == ["a2", "a3"] and {r.id for r in rules} == {"a1", "m1"}
+
+
+def test_a_correction_that_cannot_fold_or_trade_is_kept_outside_the_cap():
+    rules = [rule("m1", "one", src=Source.manual, ch=Channel.corrections),
+             rule("m2", "two", src=Source.manual, ch=Channel.corrections)]
+    note = rule("m3", "three", src=Source.manual, ch=Channel.corrections, date_="2026-08-19")
+    placed = admit(rules, note, cap=2, fold=NEW, room_first=False)
+    assert placed.how is Placement.outside_cap and len(rules) == 3  # kept: a person's correction is never dropped
