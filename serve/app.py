@@ -21,7 +21,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.store_format import StoreFormatError
 from agentuse.serve import agents, sessions, tidy
 from agentuse.serve.jobs import TidyJobs
-from agentuse.serve.project import Project, UnknownAgent
+from agentuse.serve.project import Project
 from agentuse.serve.security import CsrfCookie, TokenGate
 from agentuse.serve.web import Flashes, make_templates, render
 
@@ -53,5 +53,5 @@ def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str
 
 async def _problem(request: Request, error: Exception) -> Response:
     """The project's errors already say what to do; show that one message on a page, not a traceback."""
-    status = 404 if isinstance(error, UnknownAgent) else 400
+    status = getattr(error, "http_status", 400)  # 404 for an agent or job this server does not know
     return render(request, "problem.html", status_code=status, message=str(error))

@@ -22,14 +22,19 @@ from agentuse.serve.project import snapshot_diffs
 
 KEEP_FINISHED = 50
 
-# (agent_path, progress callback) -> TidyResult. The default is the tidy flow; tests may pass another.
-Runner = Callable[[Path, Callable[[Any], None]], Any]
+# (agent_path, progress callback, note callback) -> TidyResult. The default is the tidy flow.
+Runner = Callable[[Path, Callable[[Any], None], Callable[[str], None]], Any]
 
 
-def default_runner(agent_path: Path, progress: Callable[[Any], None]) -> Any:
+def default_runner(agent_path: Path, progress: Callable[[Any], None], note: Callable[[str], None]) -> Any:
+    """What `agentuse learnings tidy` runs: the agent's helper model (its one-time notice, e.g. the offline
+    evaluator taking over, goes on the job's page), then the tidy flow."""
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.helper.factory import once, resolve_helper
     from agentuse.flows.tidy import run_tidy  # Prefect is imported only when a tidy-up actually runs
 
-    return run_tidy(agent_path, progress=progress)
+    helper = resolve_helper(load_agent(agent_path).helper_model, announce=once(note))
+    return run_tidy(agent_path, helper=helper, progress=progress)
 
 
 @dataclass
@@ -59,6 +64,10 @@ class TidyJob:
             self.rewriting = event.count if event.kind == "rewriting" else 0
             self.pass_no = max(self.pass_no, event.pass_no)
             self.lines.append(event.line)
+
+    def note(self, text: str) -> None:
+        with self._lock:
+            self.lines.append(text)
 
     def finish(self, result: Any = None, error: str | None = None) -> None:
         with self._lock:
@@ -100,7 +109,7 @@ class TidyJobs:
 
     def _run(self, job: TidyJob) -> None:
         try:
-            result = self.runner(job.agent_path, job.on_progress)
+            result = self.runner(job.agent_path, job.on_progress, job.note)
         except AgentuseError as problem:  # says what to do: show it as written
             job.finish(error=str(problem))
         except Exception as problem:  # noqa: BLE001 - the page must say the job died, not spin forever

@@ -20,6 +20,8 @@ _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".
 class UnknownAgent(AgentuseError):
     """A URL named an agent that is not one of this project's agent files."""
 
+    http_status = 404
+
 
 @dataclass
 class AgentCard:

@@ -18,7 +18,7 @@ from agentuse.serve.web import agent_url, project, redirect, render
 
 
 class UnknownJob(AgentuseError):
-    pass
+    http_status = 404
 
 
 @csrf_protected
@@ -55,10 +55,11 @@ def page(request: Request) -> Response:
 
 
 def _details(result) -> list[str]:
-    """The CLI's result lines after "Done" and the summary, which the page shows as its own heading."""
+    """The CLI's result lines, less "Done", the summary and the permanent rules: the page shows those
+    three as its own headings."""
     if result is None or result.nothing:
         return []
-    return render_result(result)[2:]
+    return render_result(result.model_copy(update={"permanent": []}))[2:]
 
 
 def progress(request: Request) -> Response:

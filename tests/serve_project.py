@@ -44,10 +44,35 @@ def rule(rule_id: str, title: str, *, src: Source = Source.auto, state: State = 
     return Learning(id=rule_id, title=title, body=body, date=date, src=src, state=state, why=why)
 
 
-def overcap_store(agent: Path, *, extra: int) -> None:
-    """`extra` near-duplicate auto rules beyond the cap: something for a tidy-up to merge and retire."""
-    add_rules(agent, [rule(f"d{i:07x}", f"Keep each post under 200 words, variant {i}",
-                           body=f"Keep each post under 200 words (variant {i}).") for i in range(15 + extra)])
+# Pairs and triples that say one thing in different words: something for a tidy-up to merge.
+NEAR_DUPLICATES = [
+    "Open each post with a question the reader recognises from their own morning",
+    "Start every post with a question readers recognise from their own morning",
+    "Begin posts with a question the reader recognises from their morning routine",
+    "End with one concrete next step the reader can take today",
+    "Finish with a single concrete next step the reader can take today",
+    "Close each post with one concrete step the reader can take today",
+    "Use plain words instead of productivity jargon",
+    "Prefer plain words over productivity jargon",
+    "Avoid productivity jargon; use plain words",
+    "Name the tool by its product name when a tip depends on it",
+    "When a tip depends on a tool, name the tool by its product name",
+    "Keep paragraphs to three sentences or fewer",
+    "Limit every paragraph to three sentences at most",
+    "Put the time each tip takes in bold",
+    "Show the time a tip takes in bold",
+    "Link the source of any statistic you quote",
+    "Quote statistics only with a link to their source",
+    "Write in the second person, addressing the reader as you",
+    "Address the reader directly as you, in the second person",
+    "Do not promise results the tips cannot guarantee",
+    "Never promise guaranteed results from the tips",
+]
+
+
+def overcap_store(agent: Path) -> None:
+    """Well over the 15-rule cap with near-duplicates (auto-extracted, past their 14-day grace)."""
+    add_rules(agent, [rule(f"e{i:07x}", text, body=f"{text}.") for i, text in enumerate(NEAR_DUPLICATES)])
 
 
 def recorded_replies(folder: Path, *texts: str) -> Path:

@@ -129,15 +129,17 @@ def test_approve_with_learn_checked_and_see_the_rule_appear(page, server, agent)
 
 
 def test_tidy_up_follow_progress_to_the_result_and_undo_it(page, server, agent):
-    overcap_store(agent, extra=6)
+    overcap_store(agent)
     location = store.locate(agent)
     agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
     page.goto(f"{server}/agents/{AGENT_KEY}/learnings")
-    expect(page.locator("p").first).to_contain_text("outside the cap")
+    expect(page.locator(".counts").first).to_contain_text("outside the cap")
     page.click('[data-testid="tidy-up"]')
     page.wait_for_url("**/tidy/*", timeout=WAIT_MS)
     expect(page.locator('[data-testid="tidy-result"]')).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator('[data-testid="tidy-summary"]')).to_contain_text(" merged, ")
     expect(page.locator('[data-testid="tidy-summary"]')).to_contain_text("in force")
+    expect(page.locator('[data-testid="permanent"]')).to_contain_text("Keep intros factual")
     expect(page.locator('[data-testid="diff"]').first).to_contain_text("@@")
     shot(page, "tidy-result")
     assert location.store_path.read_bytes() != store_before  # the tidy-up wrote

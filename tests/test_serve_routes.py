@@ -18,7 +18,8 @@ from agentuse.core.status_text import render_learnings
 from agentuse.runtime.approval import find_session
 from agentuse.serve.app import create_app
 from agentuse.serve.jobs import TidyJobs
-from serve_project import AGENT_KEY, SCRIPT_RULE, add_rules, awaiting_review, csrf_of, make_project, recorded_replies, rule
+from serve_project import (AGENT_KEY, SCRIPT_RULE, add_rules, awaiting_review, csrf_of, make_project, overcap_store,
+                           recorded_replies, rule)
 
 LEARNINGS = f"/agents/{AGENT_KEY}/learnings"
 
@@ -113,7 +114,21 @@ def test_an_unknown_agent_is_a_404_page_not_a_path_outside_the_project(client):
         assert "no agent file" in page.text
 
 
-# ------------------------------------------------------------------------------------------------ discard
+# ------------------------------------------------------------------------------------------------ add, discard
+
+
+def test_the_add_box_saves_a_manual_rule_through_the_deliberate_learning_flow(client, agent):
+    answer = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/add",
+                  {"text": "Link the primary study itself, never a news article about it."})
+    assert answer.status_code == 303
+    page = client.get(answer.headers["location"]).text
+    assert "[Learning] Saved &#34;Link the primary study itself" in page
+    saved = [r for r in store.load(store.locate(agent)).learnings if r.title.startswith("Link the primary study")]
+    assert len(saved) == 1 and saved[0].src is Source.manual and saved[0].ch.value == "corrections"
+    assert 'data-id="%s"' % saved[0].id in page
+    empty = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/add", {"text": "  "})
+    assert "Write the correction first" in client.get(empty.headers["location"]).text
+
 
 
 def test_discarding_a_quarantined_rule_archives_it(client, agent):
@@ -207,6 +222,23 @@ def test_approve_completes_the_session_and_credits_the_rules_in_force(client, ag
     assert f"Session {sid}: completed." in client.get(answer.headers["location"]).text
 
 
+def test_learn_from_this_comment_is_remember_with_the_comment_text(client, agent):
+    sid = awaiting_review(agent)
+    refused = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "approve", "learn": "1"})
+    assert "Learn from this comment needs a comment" in client.get(refused.headers["location"]).text
+    assert find_session(sid).status == "awaiting_review"
+    answer = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume",
+                  {"decision": "approve", "comment": "Headings should be in sentence case.", "learn": "1"})
+    session = find_session(sid)
+    assert session.status == "completed"
+    assert session.decisions[-1].comment == session.decisions[-1].remember == "Headings should be in sentence case."
+    assert any(line.startswith('[Learning] Saved "Headings should be in sentence case') for line in session.learning)
+    shown = client.get(answer.headers["location"]).text
+    assert "[Learning] Saved &#34;Headings should be in sentence case" in shown  # the flash and the log line
+    rules = [r for r in store.load(store.locate(agent)).learnings if r.title.startswith("Headings should be")]
+    assert len(rules) == 1 and rules[0].src is Source.manual
+
+
 def test_request_changes_revises_with_the_comment_and_reject_ends_it(client, agent, tmp_path):
     replies = recorded_replies(tmp_path / "rec", "Draft one", "Draft two")
     sid = awaiting_review(agent, replies)
@@ -242,7 +274,7 @@ def test_a_second_press_joins_the_running_tidy_up(app, client, agent):
             self.kind, self.pass_no, self.count = kind, pass_no, count
             self.line = f"{kind} {count}"
 
-    def slow(path, progress):
+    def slow(path, progress, note):
         calls.append(path)
         progress(Event("reading", 1, 20))
         progress(Event("rewriting", 1, 4))
@@ -264,3 +296,83 @@ def test_a_second_press_joins_the_running_tidy_up(app, client, agent):
             break
         threading.Event().wait(0.02)
     assert job.progress()["rewritten"] == 4 and job.status == "done"
+
+
+def _wait(job) -> None:
+    for _ in range(3000):
+        if job.status != "running":
+            return
+        threading.Event().wait(0.02)
+    raise AssertionError("the tidy-up did not finish")
+
+
+def test_tidy_up_runs_the_flow_in_the_background_and_the_result_waits_with_undo(app, client, agent):
+    overcap_store(agent)
+    location = store.locate(agent)
+    agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
+    started = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy")
+    assert started.status_code == 202
+    job_url = started.headers["location"]
+    assert f'url={job_url}"' in started.text  # a browser without JS moves on to the job page by itself
+    job = app.state.jobs.get(job_url.rsplit("/", 1)[1])
+    _wait(job)
+    state = client.get(job_url + ".json").json()
+    assert state["status"] == "done", state
+    assert state["lines"][-1] == "writing both files…" and any(l.startswith("reading ") for l in state["lines"])
+    assert state["rewritten"] > 0 and " merged, " in state["summary"]
+    page = client.get(job_url).text
+    assert 'data-testid="tidy-summary"' in page and "Now permanent in the agent file" in page
+    assert "Diff of the learnings file" in page and "Diff of the agent file" in page
+    assert 'data-testid="undo"' in page and "http-equiv=\"refresh\"" not in page
+    tab = client.get(LEARNINGS).text
+    assert re.search(r"Tidied up (just now|\d+m ago) — see what changed or undo it", tab)
+    last = client.get(f"/agents/{AGENT_KEY}/tidy/last").text
+    assert "Diff of the agent file" in last and f'href="{job_url}"' in last
+    undone = post(client, job_url, f"/agents/{AGENT_KEY}/undo")
+    assert undone.status_code == 303
+    assert agent.read_bytes() == agent_before and location.store_path.read_bytes() == store_before
+    after = client.get(undone.headers["location"]).text
+    assert "Undid the tidy-up of" in after and "see what changed or undo it" not in after
+    again = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/undo")
+    assert again.status_code == 400 and "Nothing to undo" in again.text
+
+
+def test_a_tidy_up_from_the_terminal_is_linked_until_it_can_no_longer_be_undone(client, agent):
+    from agentuse.flows.tidy import run_tidy
+
+    overcap_store(agent)
+    result = run_tidy(agent)
+    assert result.written
+    tab = client.get(LEARNINGS).text
+    assert "see what changed or undo it" in tab
+    assert result.summary in client.get(f"/agents/{AGENT_KEY}/tidy/last").text
+    store.locate(agent).store_path.write_text(store.locate(agent).store_path.read_text() + "\n")  # edited since
+    assert "see what changed or undo it" not in client.get(LEARNINGS).text
+    assert "can no longer be undone" in client.get(f"/agents/{AGENT_KEY}/tidy/last").text
+
+
+def test_the_running_tidy_page_refreshes_itself_without_javascript(app, client):
+    release = threading.Event()
+    app.state.jobs = TidyJobs(runner=lambda path, progress, note: release.wait(10))
+    job_url = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy").headers["location"]
+    page = client.get(job_url).text
+    assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in page
+    assert '<script src="/static/tidy.js" defer></script>' in page
+    assert "Leaving this page does not stop it" in page
+    release.set()
+    _wait(app.state.jobs.get(job_url.rsplit("/", 1)[1]))
+    assert client.get("/static/tidy.js").status_code == 200
+
+
+def test_a_tidy_up_that_fails_says_why_on_its_page(app, client):
+    from agentuse.core.errors import AgentuseError
+
+    def broken(path, progress, note):
+        raise AgentuseError("the learnings file changed while tidying; run it again")
+
+    app.state.jobs = TidyJobs(runner=broken)
+    job_url = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy").headers["location"]
+    _wait(app.state.jobs.get(job_url.rsplit("/", 1)[1]))
+    page = client.get(job_url).text
+    assert "The tidy-up stopped" in page and "run it again" in page
+    assert client.get("/tidy/nope").status_code == 404
