@@ -1,0 +1,1 @@
+"""The reliability suite: load, crashes, model faults, bad input and tidy's "nothing may vanish"."""

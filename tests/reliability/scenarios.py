@@ -1,0 +1,80 @@
+"""What the forked children of worker.py do: one save, one capture, one tidy-up, or a load worker's mix.
+
+Each function takes the JSON config the test sent and returns a JSON-able dict for the test to check.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+from pathlib import Path
+
+from tidy_scenario import Scenario
+
+from agentuse.core import store
+from agentuse.core.inject import credit_approval, record_injection
+from agentuse.core.store_format import parse
+from agentuse.flows.tidy import run_tidy
+
+from .capturing import capture, capture_once, record_run
+
+TIDY_DAY = date(2026, 11, 30)
+TIDY_SEED = 7
+
+
+def save(config: dict) -> dict:
+    location = store.locate(Path(config["agent"]))
+    store.save(location, parse(config["new_store"]))
+    return {}
+
+
+def tidy(config: dict) -> dict:
+    result = run_tidy(Path(config["agent"]), helper=Scenario().helper(), today=TIDY_DAY, seed=TIDY_SEED)
+    return {"summary": result.summary, "written": result.written}
+
+
+def capture(config: dict) -> dict:
+    return capture_once(Path(config["agent"]), config)
+
+
+SCENARIOS = {"save": save, "capture": capture, "tidy": tidy}
+
+
+def load_worker(config: dict, worker: int) -> dict:
+    """`ops` operations: injections and approvals of random rules, captures, and (one worker) a tidy-up.
+    Returns exactly what it did, so the test can compute every counter the store must end with."""
+    location = store.locate(Path(config["agent"]))
+    rng = random.Random(config["seed"] * 1000 + worker)
+    ids = config["ids"]
+    injected: dict[str, int] = {}
+    approved: dict[str, int] = {}
+    captured: list[str] = []
+    tidy_result = None
+    for op in range(config["ops"]):
+        if worker == config["tidy_worker"] and op == config["tidy_at"]:
+            tidy_result = tidy(config)
+            continue
+        roll = rng.random()
+        chosen = rng.sample(ids, rng.randint(1, 5))
+        if roll < 0.45:
+            record_injection(location, chosen)
+            for rule_id in chosen:
+                injected[rule_id] = injected.get(rule_id, 0) + 1
+        elif roll < 0.8:
+            credit_approval(location, chosen)
+            for rule_id in chosen:
+                approved[rule_id] = approved.get(rule_id, 0) + 1
+        else:
+            captured.append(capture_load(location, config, worker, op))
+    return {"injected": injected, "approved": approved, "captured": captured, "tidy": tidy_result}
+
+
+def capture_load(location: store.AgentLocation, config: dict, worker: int, op: int) -> str:
+    """A real capture of a failed-then-corrected tool call; one failure mode per worker, so each later
+    capture supersedes the worker's record with its newer recovery. Returns the tool's name."""
+    agent = Path(config["agent"])
+    tool = f"uploader{worker}"
+    session = record_run(agent, tool=tool, failure="files.length remained 0",
+                         bad={"path": "./shot.png"}, good={"path": f"/tmp/shot-{op}.png"})
+    capture(agent, session)
+    return tool
