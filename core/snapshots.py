@@ -41,6 +41,10 @@ class Manifest(BaseModel):
     store_after: str
     block_after: str = ""  # digest of the learned block it left: an unchanged block needs no rewrite
     summary: str = ""
+    # False from the moment the commit snapshots until both files are written. A tidy-up killed in between
+    # leaves it False, and `recover` then puts back what it had written (manifests from before this field
+    # existed read as complete).
+    complete: bool = True
 
 
 class Snapshot(BaseModel):
@@ -69,7 +73,7 @@ def _read(path: Path) -> bytes | None:
 
 def take(location: store.AgentLocation, *, agent_before: bytes, store_before: bytes | None,
          agent_after: bytes, store_after: bytes, block_after: list[BlockRule], summary: str = "",
-         now: datetime | None = None) -> Snapshot:
+         now: datetime | None = None, complete: bool = True) -> Snapshot:
     """Write a snapshot before the commit; the caller holds the locks of both files."""
     now = now or datetime.now(timezone.utc)
     folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
@@ -80,15 +84,21 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
     manifest = Manifest(created=now.isoformat(timespec="seconds"), agent_path=str(location.agent_path),
                         store_path=str(location.store_path), store_existed=store_before is not None,
                         agent_after=digest(agent_after), store_after=digest(store_after),
-                        block_after=block_digest(block_after), summary=summary)
+                        block_after=block_digest(block_after), summary=summary, complete=complete)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
     (folder / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
     _prune(location)
     return Snapshot(folder=folder, manifest=manifest)
 
 
-def listing(location: store.AgentLocation) -> list[Snapshot]:
-    """Complete snapshots of this agent, newest first."""
+def mark_complete(snapshot: Snapshot) -> Snapshot:
+    """Both files are written: from now on the snapshot is the tidy-up's undo."""
+    manifest = snapshot.manifest.model_copy(update={"complete": True})
+    store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
+    return Snapshot(folder=snapshot.folder, manifest=manifest)
+
+
+def _all(location: store.AgentLocation) -> list[Snapshot]:
     root = _root(location)
     if not root.is_dir():
         return []
@@ -100,6 +110,41 @@ def listing(location: store.AgentLocation) -> list[Snapshot]:
             continue
         found.append(Snapshot(folder=folder, manifest=manifest))
     return found
+
+
+def listing(location: store.AgentLocation) -> list[Snapshot]:
+    """Complete snapshots of this agent, newest first (an interrupted tidy-up's is not an undo)."""
+    return [snapshot for snapshot in _all(location) if snapshot.manifest.complete]
+
+
+def recover(location: store.AgentLocation) -> None:
+    """Finish the story of a tidy-up that was killed while writing: both files as before, or both as after.
+
+    The commit writes the agent file, then the store, then marks its snapshot complete. A snapshot still
+    incomplete means the process died on the way: when both files hold what it wrote, only the mark was
+    missing; otherwise the agent file is put back (the store was not written yet) and the snapshot is
+    dropped, so the interrupted tidy-up did not happen and undo reaches the one before it. A file edited
+    since (neither version) is left alone, and undo says which one changed."""
+    if all(snapshot.manifest.complete for snapshot in _all(location)):
+        return  # the common case: no lock taken
+    with store.lock_for(tidy_lock_path(location)), store.lock_for(location.store_path):
+        for snapshot in _all(location):
+            if snapshot.manifest.complete:
+                continue
+            manifest, folder = snapshot.manifest, snapshot.folder
+            agent_now, store_now = digest(_read(location.agent_path)), digest(_read(location.store_path))
+            if agent_now == manifest.agent_after and store_now == manifest.store_after:
+                mark_complete(snapshot)
+                continue
+            store_before = _read(folder / "store.before") if manifest.store_existed else None
+            if store_now == manifest.store_after and store_now != digest(store_before):
+                continue  # the store was written and the agent file edited since: not ours to guess
+            agent_before = (folder / "agent.before").read_bytes()
+            if agent_now == manifest.agent_after:
+                _restore(location.agent_path, agent_before)
+            elif agent_now != digest(agent_before):
+                continue  # edited by hand since the crash: leave it for undo to explain
+            shutil.rmtree(folder)
 
 
 def latest(location: store.AgentLocation) -> Snapshot | None:
@@ -114,6 +159,7 @@ def _prune(location: store.AgentLocation) -> None:
 
 def undo(location: store.AgentLocation) -> Snapshot:
     """Restore both files from the newest snapshot and remove it."""
+    recover(location)
     snapshot = latest(location)
     if snapshot is None:
         raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path} has been recorded "

@@ -53,6 +53,7 @@ def _read(path: Path) -> bytes | None:
 
 
 def prepare(agent_path: Path) -> Prepared:
+    snapshots.recover(store.locate(agent_path))  # a tidy-up killed mid-write is rolled back first
     agent = load_agent(agent_path)
     location = store.locate(agent_path)
     store_bytes = _read(location.store_path)
@@ -146,13 +147,23 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         new_store = render(doc)
         snapshot = snapshots.take(location, agent_before=agent_now, store_before=store_now,
                                   agent_after=new_agent.encode("utf-8"), store_after=new_store.encode("utf-8"),
-                                  block_after=block, summary=summary)
+                                  block_after=block, summary=summary, complete=False)
+        # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
+        for reason, learnings in _by_reason(state).items():
+            store.archive(location, learnings, reason=reason)
+        # Agent file first: if the store write never happens, `snapshots.recover` puts it back.
         if new_agent != prepared.agent.text:
             store.atomic_write(location.agent_path, new_agent)
         store.atomic_write(location.store_path, new_store)
+        return snapshots.mark_complete(snapshot)
+
+
+def _by_reason(state: TidyState) -> dict[str, list[Learning]]:
+    # One archive write per reason rather than per rule: each write re-reads and rewrites the archive.
+    groups: dict[str, list[Learning]] = {}
     for item in state.archived:
-        store.archive(location, [item.learning], reason=item.reason)
-    return snapshot
+        groups.setdefault(item.reason, []).append(item.learning)
+    return groups
 
 
 def _parse(data: bytes | None, location: store.AgentLocation) -> StoreDoc:
