@@ -14,7 +14,7 @@ from agentuse.core.helper.anthropic import AnthropicHelper, tool_name
 from agentuse.core.helper.factory import once, override_helper, resolve_helper
 from agentuse.core.helper.render import OPERATIONS, prompt
 from fakes import Reply, bad_request, overloaded, rate_limited, server_error, text, tool_use, unauthorized
-from helper_cases import ANSWER_TYPES, CONTRACT, MODEL_ANSWERS, REQUESTS, call
+from helper_cases import ANSWER_TYPES, CONTRACT, MODEL_ANSWERS, call
 
 
 @pytest.fixture

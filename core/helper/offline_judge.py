@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from agentuse.core.helper.similarity import Analysis, Overlap, alternative_group, analyze, overlap
+from agentuse.core.helper.overlap import Overlap, overlap
+from agentuse.core.helper.similarity import Analysis, alternative_group, analyze
 
 
 class Label(str, Enum):

@@ -12,7 +12,8 @@ import re
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_judge import Label, judge
-from agentuse.core.helper.similarity import Analysis, analyze, canon, normalize, similar_words
+from agentuse.core.helper.overlap import similar_words
+from agentuse.core.helper.similarity import Analysis, analyze, canon, normalize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[a-z-]+\]\s*)?")

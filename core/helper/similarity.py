@@ -1,18 +1,16 @@
 """Text measures for the offline evaluator: how a rule reads once its wording is set aside.
 
 `analyze(text)` turns a rule into weighted content terms, each with the polarity of its clause (does the
-rule ask for it or against it) and its role (main instruction, contrast, exception/condition), plus the
-values it sets (numbers, dates, times, weekdays) with their bounds. `overlap(a, b)` soft-matches terms
-(same stem, synonym, compound, near spelling) and reports what is shared and what is left over on each
-side, which is what the classifier in `offline_judge.py` decides from. Everything is deterministic.
+rule ask for it or against it) and its role (main instruction, contrast, condition, exception), plus the
+values it sets (numbers, dates, times, weekdays, formats) with their bounds, and the order of events it
+prescribes. `overlap.py` compares two analyses; `offline_judge.py` decides from that. Deterministic.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
-from difflib import SequenceMatcher
+from dataclasses import dataclass
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
@@ -84,17 +82,16 @@ class Analysis:
     terms: tuple[Term, ...]
     values: tuple[str, ...]  # sorted, e.g. ("<=50", "30s", "2026-09-01", "monday")
     order: frozenset[tuple[str, str]] = frozenset()  # (earlier, later) events the rule sequences
-    grams: frozenset[str] = field(default=frozenset())
 
     @property
     def words(self) -> frozenset[str]:
         return frozenset(t.word for t in self.terms)
 
     def weight(self) -> float:
-        return sum(t.weight for t in _unique(self.terms))
+        return sum(t.weight for t in unique_terms(self.terms))
 
 
-def _unique(terms) -> list[Term]:
+def unique_terms(terms) -> list[Term]:
     seen: dict[str, Term] = {}
     for t in terms:
         if t.word not in seen or t.weight > seen[t.word].weight:
@@ -171,9 +168,7 @@ def analyze(text: str) -> Analysis:
                     sentence_terms.append((ci, term))
         order |= _order(sentence_terms, marks)
         terms.extend(t for _, t in sentence_terms)
-    grams = frozenset(g for t in terms for g in _char_grams(t.word))
-    return Analysis(text=text, terms=tuple(terms), values=tuple(sorted(values)), order=frozenset(order),
-                    grams=grams)
+    return Analysis(text=text, terms=tuple(terms), values=tuple(sorted(values)), order=frozenset(order))
 
 
 def _order(terms: list[tuple[int, Term]], marks: list[tuple[int, int, str, bool]]) -> set[tuple[str, str]]:
@@ -287,69 +282,3 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         yield Term(word=word, weight=_weight(word), negative=neg, role=role, lead=lead), None
         lead = False
-
-
-def _char_grams(word: str, n: int = 3) -> list[str]:
-    padded = f" {word} "
-    return [padded[i:i + n] for i in range(max(1, len(padded) - n + 1))]
-
-
-def similar_words(a: str, b: str) -> bool:
-    """Same term, or near spellings of one long word ("partitioned" / "partition" after stemming)."""
-    if a == b:
-        return True
-    if min(len(a), len(b)) < 6:
-        return False
-    return SequenceMatcher(None, a, b).ratio() >= 0.86
-
-
-@dataclass
-class Overlap:
-    shared: list[tuple[Term, Term]]
-    left_a: list[Term]
-    left_b: list[Term]
-
-    @property
-    def dice(self) -> float:
-        shared = sum(max(a.weight, b.weight) for a, b in self.shared)
-        total = shared * 2 + sum(t.weight for t in self.left_a) + sum(t.weight for t in self.left_b)
-        return 2 * shared / total if total else 0.0
-
-
-def overlap(a: Analysis, b: Analysis) -> Overlap:
-    ta, tb = _unique(a.terms), _unique(b.terms)
-    b_words = [t.word for t in tb]
-    compounds_b = {b_words[i] + b_words[i + 1] for i in range(len(b_words) - 1)}
-    a_words = [t.word for t in ta]
-    compounds_a = {a_words[i] + a_words[i + 1] for i in range(len(a_words) - 1)}
-    shared: list[tuple[Term, Term]] = []
-    used_b: set[int] = set()
-    left_a: list[Term] = []
-    for term in ta:
-        match = next((j for j, other in enumerate(tb) if j not in used_b and similar_words(term.word, other.word)),
-                     None)
-        if match is not None:
-            used_b.add(match)
-            shared.append((term, tb[match]))
-        elif term.word in compounds_b:
-            shared.append((term, term))
-        else:
-            left_a.append(term)
-    left_b = [t for j, t in enumerate(tb) if j not in used_b and t.word not in compounds_a]
-    # A compound on one side absorbs its two parts on the other ("plaintext" / "plain text").
-    absorbed = {w for x, y in shared if x is y for w in _split_compound(x.word, b_words)}
-    left_b = [t for t in left_b if t.word not in absorbed]
-    return Overlap(shared=shared, left_a=left_a, left_b=left_b)
-
-
-def _split_compound(word: str, words: list[str]) -> set[str]:
-    for i in range(len(words) - 1):
-        if words[i] + words[i + 1] == word:
-            return {words[i], words[i + 1]}
-    return set()
-
-
-def gram_similarity(a: Analysis, b: Analysis) -> float:
-    if not a.grams or not b.grams:
-        return 0.0
-    return len(a.grams & b.grams) / len(a.grams | b.grams)

@@ -1,0 +1,76 @@
+"""Two analysed rules side by side: which terms they share and what is left over on each side.
+
+Terms match when they are the same canonical word (stems and synonyms already applied by `analyze`),
+near spellings of one long word (character trigrams), or a compound on one side of two words on the
+other ("plaintext" / "plain text"). The leftovers are what the judgement in `offline_judge.py` weighs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agentuse.core.helper.similarity import Analysis, Term, unique_terms
+
+
+@lru_cache(maxsize=16384)
+def _char_grams(word: str, n: int = 3) -> frozenset[str]:
+    padded = f" {word} "
+    return frozenset(padded[i:i + n] for i in range(max(1, len(padded) - n + 1)))
+
+
+def similar_words(a: str, b: str) -> bool:
+    """Same term, or near spellings of one long word ("partitioned"/"partition", "annotate"/"annotation"
+    after stemming): character trigrams, so short words never match by accident."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 6:
+        return False
+    ga, gb = _char_grams(a), _char_grams(b)
+    return 2 * len(ga & gb) / (len(ga) + len(gb)) >= 0.75
+
+
+@dataclass
+class Overlap:
+    shared: list[tuple[Term, Term]]
+    left_a: list[Term]
+    left_b: list[Term]
+
+    @property
+    def dice(self) -> float:
+        shared = sum(max(a.weight, b.weight) for a, b in self.shared)
+        total = shared * 2 + sum(t.weight for t in self.left_a) + sum(t.weight for t in self.left_b)
+        return 2 * shared / total if total else 0.0
+
+
+def overlap(a: Analysis, b: Analysis) -> Overlap:
+    ta, tb = unique_terms(a.terms), unique_terms(b.terms)
+    b_words = [t.word for t in tb]
+    compounds_b = {b_words[i] + b_words[i + 1] for i in range(len(b_words) - 1)}
+    a_words = [t.word for t in ta]
+    compounds_a = {a_words[i] + a_words[i + 1] for i in range(len(a_words) - 1)}
+    shared: list[tuple[Term, Term]] = []
+    used_b: set[int] = set()
+    left_a: list[Term] = []
+    for term in ta:
+        match = next((j for j, other in enumerate(tb) if j not in used_b and similar_words(term.word, other.word)),
+                     None)
+        if match is not None:
+            used_b.add(match)
+            shared.append((term, tb[match]))
+        elif term.word in compounds_b:
+            shared.append((term, term))
+        else:
+            left_a.append(term)
+    left_b = [t for j, t in enumerate(tb) if j not in used_b and t.word not in compounds_a]
+    # A compound on one side absorbs its two parts on the other ("plaintext" / "plain text").
+    absorbed = {w for x, y in shared if x is y for w in _split_compound(x.word, b_words)}
+    left_b = [t for t in left_b if t.word not in absorbed]
+    return Overlap(shared=shared, left_a=left_a, left_b=left_b)
+
+
+def _split_compound(word: str, words: list[str]) -> set[str]:
+    for i in range(len(words) - 1):
+        if words[i] + words[i + 1] == word:
+            return {words[i], words[i + 1]}
+    return set()
