@@ -116,13 +116,18 @@ def _load_yaml(yaml_text: str, name: str) -> tuple[dict, dict[tuple, int]]:
         raise AgentFileError(name, f"frontmatter must be a YAML mapping of keys (model:, learning:, ...), "
                                    f"found {kind}", line=2)
     lines: dict[tuple, int] = {}
-    _index_lines(node, (), lines, name)
+    _index_lines(node, (), lines, name, set())
     return raw, lines
 
 
-def _index_lines(node: yaml.Node, path: tuple, lines: dict[tuple, int], name: str) -> None:
+def _index_lines(node: yaml.Node, path: tuple, lines: dict[tuple, int], name: str, seen: set[int]) -> None:
     """Record the file line of every key and list item, and refuse duplicate keys (YAML keeps the last
-    one silently, which would drop a setting the user wrote)."""
+    one silently, which would drop a setting the user wrote). Each node is visited once: an alias is the
+    same node again, and following it anew would recurse forever (`a: &a [*a]`) or multiply the work by
+    every nesting level (a few lines of aliases-of-aliases reach millions of paths)."""
+    if id(node) in seen:
+        return
+    seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
@@ -132,11 +137,11 @@ def _index_lines(node: yaml.Node, path: tuple, lines: dict[tuple, int], name: st
                 raise AgentFileError(name, f'"{_where(child)}" is set twice (first on line {lines[child]}); '
                                            "keep one", line=line)
             lines[child] = line
-            _index_lines(value_node, child, lines, name)
+            _index_lines(value_node, child, lines, name, seen)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             lines[(*path, index)] = item.start_mark.line + 2
-            _index_lines(item, (*path, index), lines, name)
+            _index_lines(item, (*path, index), lines, name, seen)
 
 
 def _build(path: Path, text: str, body: str, raw: dict, lines: dict[tuple, int]) -> AgentFile:
@@ -210,4 +215,7 @@ def _explain(error: dict, prefix: tuple, lines: dict[tuple, int]) -> tuple[int |
 def _show(value: Any) -> str:
     if value is None:
         return "nothing (null)"
-    return json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:  # a recursive YAML alias (`model: &m [*m]`) cannot be printed
+        return "a value that contains itself (a recursive YAML alias)"
