@@ -1,0 +1,169 @@
+"""Capture and remember through the CLI: the post-run hook of `agentuse run` (end to end through the
+Anthropic helper against the fake Messages API over HTTP), `learnings capture --session`, `learnings add`,
+`sessions resume --remember`, the Prefect hand-off event, and `learning: true` making no post-run call."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from capture_support import (
+    UPLOAD_FAIL,
+    ScriptedHelper,
+    make_agent,
+    make_session,
+    passing,
+    rule,
+    seed,
+    stored,
+    verdicts,
+)
+from fakes import overloaded, text, tool_use
+from typer.testing import CliRunner
+
+from agentuse.cli.app import app
+from agentuse.core.helper import protocol as p
+from agentuse.core.helper.factory import override_helper
+from agentuse.core.learning import Channel, Source, State
+from agentuse.runtime.approval import find_session
+
+TOOLS_AND_CUSTOM = """learning:
+  capture:
+    addons: [tool-errors]
+    custom: Only capture rules about file paths and saving."""
+APPROVAL = "approval: true\nlearning: true"
+
+
+@pytest.fixture
+def cli(fake_anthropic, monkeypatch):
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0):
+        result = runner.invoke(app, [str(a) for a in args])
+        assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+        return result
+
+    return invoke
+
+
+def sid_of(output: str) -> str:
+    return re.search(r"session (01[0-9A-HJKMNP-TV-Z]{24})", output).group(1)
+
+
+def agent_run_replies():
+    """A run whose first write fails (absolute path) and whose corrected write succeeds."""
+    return [tool_use("write_file", {"path": "/posts/focus.md", "content": "# Focus\n"}),
+            tool_use("write_file", {"path": "posts/focus.md", "content": "# Focus\n"}),
+            text("Saved the post to posts/focus.md")]
+
+
+def vet_reply(request):
+    ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+    return tool_use("submit_vet", {"verdicts": [{"id": i, "verdict": "pass", "detail": ""} for i in ids]})
+
+
+def test_run_captures_end_to_end_through_the_anthropic_helper_over_http(tmp_path, cli, fake_anthropic):
+    agent = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)
+    (agent.parent / "posts").mkdir()
+    extract = tool_use("submit_extract", {"candidates": [
+        {"category": "tool-usage", "title": "Write posts with project-relative paths",
+         "body": "Pass write_file a path relative to the project root, e.g. posts/<slug>.md."}]})
+    fake_anthropic.script(*agent_run_replies(), extract, overloaded(), vet_reply)
+    result = cli("run", agent, "Write about focus")
+
+    assert [r.forced_tool for r in fake_anthropic.requests[3:]] == ["submit_extract", "submit_vet", "submit_vet"]
+    line = next(l for l in result.stdout.splitlines() if l.startswith("Extracted"))
+    assert line.startswith("Extracted 2 learning(s), 0 quarantined → ") and line.endswith("blog.learnings.md")
+    assert find_session(sid_of(result.stdout)).learning == [line]  # the same line in the session log
+    assert {(r.ch, r.state) for r in stored(agent)} == {(Channel.tool_errors, State.active),
+                                                        (Channel.custom, State.active)}
+
+
+@pytest.mark.parametrize("learning", ["learning: true", "learning:\n  capture: true\n  apply: true"])
+def test_learning_true_alone_makes_no_post_run_model_call(tmp_path, cli, fake_anthropic, learning):
+    agent = make_agent(tmp_path / "p", learning)
+    (agent.parent / "posts").mkdir()
+    fake_anthropic.script(*agent_run_replies())
+    result = cli("run", agent, "Write about focus")
+    assert len(fake_anthropic.requests) == 3  # the run's own model calls, nothing after it
+    assert "Extracted" not in result.stdout and find_session(sid_of(result.stdout)).learning == []
+
+
+def test_learnings_capture_a_recorded_session(tmp_path, cli):
+    agent = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)
+    session = make_session(agent, UPLOAD_FAIL)
+    helper = ScriptedHelper(extract=[p.ExtractAnswer(candidates=[p.Draft(title="Save under posts/")])],
+                            vet=[passing])
+    with override_helper(helper):
+        result = cli("learnings", "capture", agent, "--session", session.stem[:12])
+    assert result.stdout.startswith("Extracted 2 learning(s), 0 quarantined → ")
+    assert find_session(session.stem).learning == result.stdout.strip().splitlines()
+
+
+def test_learnings_capture_without_a_channel_says_so(tmp_path, cli):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    result = cli("learnings", "capture", agent, "--session", str(make_session(agent, UPLOAD_FAIL)))
+    assert "No automatic capture channel is configured" in result.stdout and stored(agent) == []
+
+
+def test_learnings_add_and_doctor_on_a_correction_outside_the_cap(tmp_path, cli):
+    agent = make_agent(tmp_path / "p", "learning:\n  max: 1")
+    seed(agent, [rule("m0000001", "Cite sources inline", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(ground=[p.GroundAnswer(rule=p.Draft(title="Keep intros factual"))],
+                            reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
+    with override_helper(helper):
+        result = cli("learnings", "add", agent, "keep intros factual")
+    assert result.stdout.splitlines()[0].startswith('[Learning] Saved "Keep intros factual" (id:')
+    assert "sits outside this agent's 1-rule limit" in result.stdout
+    assert all(r.src is Source.manual and r.state is State.active for r in stored(agent))
+    doctor = "\n".join(line.strip() for line in cli("doctor", agent).stdout.splitlines())
+    assert ("1 correction(s) sit outside this agent's 1-rule limit and do NOT reach it -\n"
+            "they could not be folded into an existing rule, and no auto-extracted rule was\n"
+            "left to trade away.") in doctor
+
+
+def test_resume_with_remember_saves_the_note_grounded_in_the_reviewed_output(tmp_path, cli, fake_anthropic):
+    agent = make_agent(tmp_path / "p", APPROVAL)
+    fake_anthropic.script(text("Tired of mornings? This AMAZING system fixes everything!"))
+    sid = sid_of(cli("run", agent, "Write a post").stdout)
+    helper = ScriptedHelper(
+        ground=[p.GroundAnswer(rule=p.Draft(title="For informational posts, keep intros factual"))],
+        reconcile=[p.ReconcileAnswer(action="new")],
+        vet=[lambda r: verdicts(r)])
+    with override_helper(helper):
+        result = cli("sessions", "resume", sid, "--approve", "--remember", "this intro is too salesy")
+    assert '[Learning] Saved "For informational posts, keep intros factual"' in result.stdout
+    assert "AMAZING system" in helper.requests["ground"][0].reviewed_output
+    [saved] = stored(agent)
+    assert (saved.src, saved.ch, saved.sess) == (Source.manual, Channel.corrections, sid)
+    assert any(l.startswith('[Learning] Saved "For informational') for l in find_session(sid).learning)
+    assert len(fake_anthropic.requests) == 1  # learning: true: no capture after the approval
+
+
+def test_with_capture_via_prefect_the_run_emits_the_event_instead(tmp_path, cli, fake_anthropic, monkeypatch):
+    import prefect.events
+
+    emitted = []
+
+    def fake_emit(**event):
+        emitted.append(event)
+        return object()  # Prefect took it
+
+    monkeypatch.setattr(prefect.events, "emit_event", fake_emit)
+    monkeypatch.setenv("AGENTUSE_CAPTURE_VIA", "prefect")
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    agent = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)
+    (agent.parent / "posts").mkdir()
+    fake_anthropic.script(*agent_run_replies())
+    result = cli("run", agent, "Write about focus")
+    sid = sid_of(result.stdout)
+    [event] = emitted
+    assert event["event"] == "agentuse.run.completed"
+    assert event["resource"]["prefect.resource.id"] == f"agentuse.session.{sid}"
+    assert event["related"] == [{"prefect.resource.id": "agentuse.agent.blog.agentuse",
+                                 "prefect.resource.role": "agent", "prefect.resource.name": "blog.agentuse",
+                                 "agentuse.agent-file": str(agent)}]
+    assert len(fake_anthropic.requests) == 3 and stored(agent) == []  # not captured inline: never both
+    assert f"[Learning] Capture handed to Prefect: agentuse.run.completed for session {sid}" in result.stdout
