@@ -16,7 +16,8 @@ from agentuse.core.inject import credit_approval, record_injection
 from agentuse.core.store_format import parse
 from agentuse.flows.tidy import run_tidy
 
-from .capturing import capture, capture_once, record_run
+from .capturing import capture as capture_run
+from .capturing import capture_once, record_run
 
 TIDY_DAY = date(2026, 11, 30)
 TIDY_SEED = 7
@@ -76,5 +77,5 @@ def capture_load(location: store.AgentLocation, config: dict, worker: int, op: i
     tool = f"uploader{worker}"
     session = record_run(agent, tool=tool, failure="files.length remained 0",
                          bad={"path": "./shot.png"}, good={"path": f"/tmp/shot-{op}.png"})
-    capture(agent, session)
+    capture_run(agent, session)
     return tool

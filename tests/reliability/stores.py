@@ -16,10 +16,14 @@ Write short productivity blog posts (150-200 words).
 - Include 3 actionable tips
 - End with a clear call-to-action
 """
-AGENT_TEXT = (
-    "---\nmodel: anthropic:claude-sonnet-5\napproval: true\nlearning:\n  capture:\n    addons: [tool-errors]\n"
-    f"  apply: true\n  max: 15\n---\n\n{AGENT_BODY}"
-)
+
+
+def agent_text(cap: int = 15) -> str:
+    return ("---\nmodel: anthropic:claude-sonnet-5\napproval: true\nlearning:\n  capture:\n    addons: [tool-errors]\n"
+            f"  apply: true\n  max: {cap}\n---\n\n{AGENT_BODY}")
+
+
+AGENT_TEXT = agent_text()
 
 _WORDS = ("keep intro factual cite source link before publishing include time estimate avoid jargon "
           "upload file path selector retry wait page tip post headline summary draft reviewer").split()
