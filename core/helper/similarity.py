@@ -282,3 +282,13 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         yield Term(word=word, weight=_weight(word), negative=neg, role=role, lead=lead), None
         lead = False
+
+
+def __getattr__(name: str):
+    # `overlap` lived here first and other modules import it from here (core/grouping.py). Resolved
+    # lazily because overlap.py itself imports this module.
+    if name in ("overlap", "Overlap", "similar_words"):
+        from agentuse.core.helper import overlap as module
+
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
