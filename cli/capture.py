@@ -2,8 +2,8 @@
 and the post-run hooks `agentuse run` and `agentuse sessions resume` call (spec: How capture works,
 Deliberate Learning from Review Comments).
 
-Every result line goes to the session log as a `learning_result` event, so the run output and
-`sessions show` say the same thing. Capture runs after a run that completed with an automatic channel
+Every result line goes to the session log as a `learning_result` event (the flows record their own; a
+deployment-run capture does too), so the run output and `sessions show` say the same thing. Capture runs after a run that completed with an automatic channel
 configured; `learning: true` alone makes no post-run model call. With `AGENTUSE_CAPTURE_VIA=prefect` and a
 Prefect API configured, the run emits `agentuse.run.completed` instead and a deployment captures it:
 never both. Prefect and the flows are imported inside the functions that need them.
@@ -50,8 +50,7 @@ def capture(
         say(f"No automatic capture channel is configured in {agent_file}: nothing to capture. Name one under "
             "learning.capture: addons: [tool-errors], custom: \"...\" or agent: ./file.agentuse")
         return
-    report = run_capture(agent_file, str(path), force_prefect=prefect)
-    _log_lines(path, report.lines)
+    report = run_capture(agent_file, str(path), force_prefect=prefect)  # the flow logs its lines
     for line in report.lines:
         say(line)
 
@@ -127,7 +126,8 @@ def after_run(agent_file: Path, result: "RunResult") -> None:
         if _via_prefect() and _emit_completed(agent_file, result):
             lines = [f"[Learning] Capture handed to Prefect: {RUN_COMPLETED} for session {result.session_id}"]
         else:
-            lines = run_capture(agent_file, result.session_file).lines
+            run_capture(agent_file, result.session_file)  # the flow records its lines in the log
+            return
     except (AgentuseError, HelperError, OSError, ValueError) as problem:  # reported, never fatal to the run
         lines = [f"[Learning] Capture failed: {problem}"]
     _log_lines(Path(result.session_file), lines)
@@ -143,13 +143,13 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
 
         notes = remembered_notes(find_session(result.session_id))
         reviewed = notes[-1].reviewed_output if notes else ""
-        try:
-            lines = run_remember(agent_path, remember, agent_arg=str(agent_path), session=result.session_file,
-                                 label=result.session_id, comment=comment, reviewed_output=reviewed)
+        try:  # the flow records its lines in the session log
+            run_remember(agent_path, remember, agent_arg=str(agent_path), session=result.session_file,
+                         label=result.session_id, comment=comment, reviewed_output=reviewed)
         except (AgentuseError, HelperError, OSError, ValueError) as problem:
-            lines = [f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
-                     f'save it again with: agentuse learnings add {agent_path} "..."']
-        _log_lines(Path(result.session_file), lines)
+            _log_lines(Path(result.session_file), [
+                f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
+                f'save it again with: agentuse learnings add {agent_path} "..."'])
     after_run(agent_path, result)
 
 

@@ -2,12 +2,14 @@
 
     load the run -> gather every channel in parallel -> vet the free-form candidates in ONE call ->
     stamp -> reconcile what does not fit (in parallel) -> write with the cap -> re-vet stale/unhashed
+    -> append the result lines to the run's session log
 
-A real Prefect flow run when an API is configured, plain calls otherwise (DESIGN.md: one composition,
-two ways to run it). Model faults are handled where the spec says: a channel that fails yields nothing,
-a vet that fails drops the observations, a reconcile that fails leaves its record to trade, a re-vet
-that fails leaves its rules as they were. Transient faults are retried by the task policy first; one
-that outlives its retries reaches here as a `HelperError` and is treated as that step's failure.
+A real Prefect flow run when an API is configured (or a deployment triggered by the run), plain calls
+otherwise (DESIGN.md: one composition, two ways to run it). Model faults are handled where the spec says:
+a channel that fails yields nothing, a vet that fails drops the observations, a reconcile that fails
+leaves its record to trade, a re-vet that fails leaves its rules as they were. Transient faults are
+retried by the task policy first; one that outlives its retries reaches here as a `HelperError` and is
+treated as that step's failure.
 """
 
 from __future__ import annotations
@@ -73,9 +75,11 @@ def capture_flow(agent: str, session: str, helper: Any = None, today: date | Non
     incoming = _fold(ctx, stamped.records, helper)
     written = call(steps.write, ctx.agent_path, ctx.agent_key, incoming, ctx.cap)
     revet = _revet(ctx, helper, today)
-    return build(store_path=ctx.store_path, session=ctx.session, channels=ctx.channels, failures=failures,
-                 judged=stamped.judged, vet_failure=answer if isinstance(answer, Failure) else None,
-                 write=written, revet=revet, cap=ctx.cap, model_calls=helper.usage.calls - calls_before)
+    report = build(store_path=ctx.store_path, session=ctx.session, channels=ctx.channels, failures=failures,
+                   judged=stamped.judged, vet_failure=answer if isinstance(answer, Failure) else None,
+                   write=written, revet=revet, cap=ctx.cap, model_calls=helper.usage.calls - calls_before)
+    call(steps.record, ctx.session_file, ctx.session, report.lines)
+    return report
 
 
 def _gather(ctx: steps.CaptureInput, helper: Helper) -> list[steps.ChannelResult]:

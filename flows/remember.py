@@ -66,7 +66,10 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
         else:
             [judged] = judge([candidate], None, contract=ctx.contract, rules=rules, failure=answer.message)
             notes.append(remember.failure_note("vet", answer.message))
-    return call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today)
+    result = call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today)
+    if ctx.session_file:
+        call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
+    return result
 
 
 def _ask(step) -> Any:

@@ -65,6 +65,7 @@ class CaptureInput(BaseModel):
     agent_key: str
     store_path: str
     session: str
+    session_file: str
     contract: str
     ih: str
     cap: int = DEFAULT_MAX
@@ -93,12 +94,14 @@ def load_run(agent: str, session: str) -> CaptureInput:
 
     agent_file = load_agent(Path(agent))
     location = store.locate(Path(agent))
-    trace = trace_from_session(resolve_session(session, store.data_dir()))
+    session_file = resolve_session(session, store.data_dir())
+    trace = trace_from_session(session_file)
     config = agent_file.learning
     capture_config = config.capture if config else None
     return CaptureInput(
         agent_path=str(location.agent_path), agent_key=location.key, store_path=str(location.store_path),
-        session=trace.session or session, contract=contract_text(agent_file), ih=agent_hash(agent_file),
+        session=trace.session or session, session_file=str(session_file), contract=contract_text(agent_file),
+        ih=agent_hash(agent_file),
         cap=config.max if config else DEFAULT_MAX, apply=bool(config and config.apply),
         channels=capture_config.channels if capture_config else [],
         guidance=capture_config.custom if capture_config else None,
@@ -194,6 +197,18 @@ class FoldItem(BaseModel):
 @model_task("reconcile", "reconcile/{item.label}")
 def reconcile(item: FoldItem, helper: Helper) -> ReconcileAnswer | Failure:
     return ask("reconcile", lambda: helper.reconcile(item.request()))
+
+
+@plain_task("report", "report/{session}")
+def record(session_file: str, session: str, lines: list[str]) -> None:
+    """The result lines, appended to the run's session log as `learning_result` events: the run output
+    and `sessions show` then say the same thing, whoever ran the capture (the CLI or a deployment)."""
+    from agentuse.runtime.review import record_learning_result  # tasks -> runtime, only here
+    from agentuse.runtime.session import SessionLog
+
+    log = SessionLog(Path(session_file))
+    for line in lines:
+        record_learning_result(log, line)
 
 
 @plain_task("write", "write/{agent_key}")

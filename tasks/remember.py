@@ -30,6 +30,7 @@ class RememberInput(BaseModel):
     applies: bool = False  # learning.apply is on: the rule will reach future runs
     learnings: list[Learning] = Field(default_factory=list)
     trace: str = ""
+    session_file: str | None = None  # where the result lines are recorded, when the note came from a run
     note: remember.Note
 
 
@@ -37,11 +38,12 @@ class RememberInput(BaseModel):
 def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
     agent_file = load_agent(Path(agent))
     location = store.locate(Path(agent))
-    trace = ""
+    trace, session_file = "", None
     if note.session:
         from agentuse.runtime.trace import resolve_session, trace_from_session  # tasks -> runtime, only here
 
-        run = trace_from_session(resolve_session(note.session, store.data_dir()))
+        session_file = resolve_session(note.session, store.data_dir())
+        run = trace_from_session(session_file)
         trace = run.evidence()
         note = note.model_copy(update={"session": run.session or note.session})  # stamp the id, not a path
     config = agent_file.learning
@@ -49,6 +51,7 @@ def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
         agent_path=str(location.agent_path), agent_key=location.key, label=label,
         contract=contract_text(agent_file), ih=agent_hash(agent_file), cap=config.max if config else DEFAULT_MAX,
         applies=bool(config and config.apply), learnings=store.load(location).learnings, trace=trace, note=note,
+        session_file=str(session_file) if session_file else None,
     )
 
 
