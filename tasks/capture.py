@@ -88,7 +88,14 @@ class ChannelResult(BaseModel):
     failure: Failure | None = None
 
 
-@plain_task("load", "load/{session}")
+def _load_name() -> str:
+    """`load/<session id>`, whether the session was given as an id or as a log path."""
+    from prefect.runtime import task_run
+
+    return "load/" + Path(str(task_run.parameters.get("session", ""))).name.removesuffix(".jsonl")
+
+
+@plain_task("load", _load_name)
 def load_run(agent: str, session: str) -> CaptureInput:
     from agentuse.runtime.trace import resolve_session, trace_from_session  # tasks -> runtime, only here
 

@@ -1,0 +1,87 @@
+"""Capture and remember as real Prefect flow runs under a temporary server: the same composition as inline,
+and the task graph it leaves — which tasks ran, how often, with what retries and tags.
+
+Few and slow on purpose (the first flow run in a process pays for the server start); one harness serves
+the module and is stopped at its end.
+"""
+
+from __future__ import annotations
+
+import pytest
+from capture_support import (
+    TODAY,
+    UPLOAD_FAIL,
+    ScriptedHelper,
+    drafts,
+    make_agent,
+    make_session,
+    passing,
+    stored,
+    transient,
+)
+from prefect_harness import flow_run_tasks, harness
+
+from agentuse.core.helper import protocol as p
+from agentuse.core.learning import Channel, Source
+from agentuse.flows.capture import capture_flow
+from agentuse.flows.remember import remember_flow
+from agentuse.flows.runner import run_flow
+from agentuse.tasks.retry import MODEL_TAG
+
+pytestmark = pytest.mark.prefect
+
+
+@pytest.fixture(scope="module")
+def prefect_api(tmp_path_factory):
+    with harness(tmp_path_factory.mktemp("prefect-home")) as url:
+        yield url
+
+
+def helper_with_a_flaky_vet() -> ScriptedHelper:
+    return ScriptedHelper(extract=[drafts("Save posts under posts/ with a dated filename")],
+                          vet=[transient(), passing])
+
+
+def test_capture_as_a_real_flow_run_and_its_task_graph(tmp_path, prefect_api):
+    inline_agent = make_agent(tmp_path / "inline")
+    inline = capture_flow.fn(agent=str(inline_agent), session=str(make_session(inline_agent, UPLOAD_FAIL)),
+                             helper=helper_with_a_flaky_vet(), today=TODAY)
+
+    agent = make_agent(tmp_path / "orchestrated")
+    session = make_session(agent, UPLOAD_FAIL)
+    helper = helper_with_a_flaky_vet()
+    report = run_flow(capture_flow, force_prefect=True, agent=str(agent), session=str(session), helper=helper,
+                      today=TODAY)
+
+    assert report.lines[0].split(" → ")[0] == inline.lines[0].split(" → ")[0] == \
+        "Extracted 2 learning(s), 0 quarantined"
+    assert {(r.ch, r.title) for r in stored(agent)} == {(r.ch, r.title) for r in stored(inline_agent)}
+    assert helper.calls("vet") == 2  # the transient fault was retried by Prefect, once
+
+    sid = session.stem
+    tasks = flow_run_tasks(f"capture/blog/{sid}")
+    assert {name: len(runs) for name, runs in tasks.items()} == {
+        f"load/{sid}": 1, f"gather/tool-errors/{sid}": 1, f"gather/custom/{sid}": 1, f"vet/{sid}": 1,
+        f"stamp/{sid}": 1, "write/blog.agentuse": 1, "revet-plan/blog.agentuse": 1, f"report/{sid}": 1}
+    assert all(run.state.is_completed() for runs in tasks.values() for run in runs)
+    [vet] = tasks[f"vet/{sid}"]
+    assert vet.run_count == 2 and vet.empirical_policy.retries == 3  # one retry of three allowed
+    assert MODEL_TAG in vet.tags and MODEL_TAG in tasks[f"gather/custom/{sid}"][0].tags
+    assert MODEL_TAG not in tasks[f"write/blog.agentuse"][0].tags
+    assert [t.run_count for t in tasks[f"gather/custom/{sid}"]] == [1]
+
+
+def test_remember_as_a_real_flow_run_retries_a_transient_ground_fault(tmp_path, prefect_api):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    helper = ScriptedHelper(ground=[transient("ground"), p.GroundAnswer(rule=p.Draft(title="Keep intros factual"))],
+                            reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
+    result = run_flow(remember_flow, force_prefect=True, agent=str(agent), text="too salesy", label="manual-1",
+                      helper=helper,
+                      today=TODAY)
+    [saved] = stored(agent)
+    assert (saved.title, saved.src, saved.ch) == ("Keep intros factual", Source.manual, Channel.corrections)
+    assert result.lines[0] == f'[Learning] Saved "Keep intros factual" (id:{saved.id})'
+    tasks = flow_run_tasks("remember/manual-1")
+    assert {name: [r.run_count for r in runs] for name, runs in tasks.items()} == {
+        "load-note/manual-1": [1], "ground/manual-1": [2], "reconcile/manual-1/note": [1], "vet/manual-1": [1],
+        "save-note/manual-1": [1]}
