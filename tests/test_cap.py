@@ -26,6 +26,7 @@ from capture_support import (
 
 from agentuse.core.cap import admit, drain, weakest_evictable, Placement
 from agentuse.core.helper import protocol as p
+from agentuse.core.helper.protocol import TransientHelperError
 from agentuse.core.learning import Channel, Source, State
 from agentuse.flows.capture import capture_flow
 
@@ -166,3 +167,15 @@ def test_a_correction_that_cannot_fold_or_trade_is_kept_outside_the_cap():
     note = rule("m3", "three", src=Source.manual, ch=Channel.corrections, date_="2026-08-19")
     placed = admit(rules, note, cap=2, fold=NEW, room_first=False)
     assert placed.how is Placement.outside_cap and len(rules) == 3  # kept: a person's correction is never dropped
+
+
+def test_a_transient_reconcile_fault_is_retried_then_folds(agent):
+    full(agent, rule("aaaa0001", "Save posts as markdown", date_="2026-08-10"),
+         rule("aaaa0002", "Use numbered lists", date_="2026-08-11"))
+    merged = p.Draft(title="Save posts as markdown under posts/")
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[
+        TransientHelperError("reconcile: overloaded", operation="reconcile"),
+        p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)])
+    capture(agent, helper)
+    assert helper.calls("reconcile") == 2
+    assert {r.title for r in active(agent)} == {"Save posts as markdown under posts/", "Use numbered lists"}

@@ -178,3 +178,10 @@ def test_a_failed_re_vet_leaves_the_rules_as_they_were(agent):
     assert by_id["aaaa0001"].ih == "0ldc0ntract0" and by_id["aaaa0002"].ih is None
     assert all(r.state is State.active for r in by_id.values())
     assert any("could not be re-vetted" in n for n in report.notes)
+
+
+def test_a_transient_re_vet_fault_is_retried_then_succeeds(agent):
+    seed(agent, [rule("aaaa0001", "Keep posts short", ih="0ldc0ntract0")])
+    helper = ScriptedHelper(extract=[drafts()], vet=[transient(), passing])
+    capture(agent, make_session(agent), helper)
+    assert helper.calls("vet") == 2 and stored(agent)[0].ih == current_ih(agent)

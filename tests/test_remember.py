@@ -170,3 +170,13 @@ def test_a_full_set_folds_trades_or_keeps_the_correction_outside_the_cap(tmp_pat
     assert len([r for r in stored(agent) if r.state is State.active]) == 3  # kept, outside the cap
     assert "sits outside this agent's 2-rule limit and does NOT reach it" in result.lines[-1]
     assert "agentuse learnings tidy ./blog.agentuse" in result.lines[-1]
+
+
+def test_a_transient_reconcile_fault_is_retried_then_replaces(agent):
+    seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    merged = p.Draft(title="Always include source links before publishing")
+    helper = ScriptedHelper(ground=[grounded("Always include source links")], vet=[passing], reconcile=[
+        transient("reconcile"), p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged)])
+    result = run(agent, "Always include source links", helper)
+    assert helper.calls("reconcile") == 2
+    assert result.lines[0].startswith('[Learning] Replaced an earlier rule: "Cite the source inline"')
