@@ -41,11 +41,13 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
 
     grounded = _ask(lambda: call(steps.ground, GroundRequest(comment=note.text, reviewed_output=reviewed_output,
                                                              contract=ctx.contract), label, helper=helper))
-    if isinstance(grounded, GroundAnswer):
+    if isinstance(grounded, GroundAnswer) and (grounded.rule.title.strip() or grounded.rule.body.strip()):
         draft = grounded.rule
     else:
+        # A grounded rule with no words would store the note as an empty rule: the note would be lost.
         draft = remember.verbatim(note.text)
-        notes.append(remember.failure_note("ground", grounded.message))
+        why = grounded.message if isinstance(grounded, Failure) else "the model returned an empty rule"
+        notes.append(remember.failure_note("ground", why))
 
     rules = rules_in_force(ctx.learnings, ctx.ih)
     item = capture_steps.FoldItem(label=f"{label}/note", key=remember.NOTE_KEY, draft=draft, rules=rules,
