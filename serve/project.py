@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from agentuse.core import snapshots, store
 from agentuse.core.describe import Report, describe
@@ -65,11 +65,18 @@ class Project:
         return path.relative_to(self.root).as_posix()
 
     def resolve(self, key: str) -> Path:
-        """The agent file a URL names; only files under the root that the walk finds qualify."""
-        for path in self.agent_files():
-            if self.key_of(path) == key:
-                return path
-        raise UnknownAgent(f"no agent file {key!r} in {self.root}: see the Agents page for the ones it has")
+        """The agent file a URL names: exactly a file the walk would list (under the root, not through a
+        skipped or hidden folder, no `..`), checked without walking the whole tree on every request."""
+        parts = PurePosixPath(key).parts
+        path = self.root.joinpath(*parts)
+        listed = (
+            bool(parts) and key.endswith(AGENT_SUFFIX) and not PurePosixPath(key).is_absolute()
+            and all(p not in ("..", ".") and p not in _SKIP_DIRS and not p.startswith(".") for p in parts[:-1])
+            and path.is_file() and os.path.realpath(path).startswith(str(self.root) + os.sep)
+        )
+        if not listed:
+            raise UnknownAgent(f"no agent file {key!r} in {self.root}: see the Agents page for the ones it has")
+        return path
 
     def location(self, key: str) -> store.AgentLocation:
         return store.locate(self.resolve(key))

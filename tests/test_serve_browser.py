@@ -89,10 +89,11 @@ def page(browser) -> Iterator[Page]:
         context.close()
 
 
-def shot(page: Page, name: str) -> None:
+def shot(page: Page, name: str, *, full_page: bool = True) -> None:
+    """The README's screenshots, refreshed by `AGENTUSE_SCREENSHOTS=1 pytest tests/test_serve_browser.py`."""
     if os.environ.get("AGENTUSE_SCREENSHOTS") == "1":
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 
 
 def test_add_a_correction_and_see_it_listed(page, server, agent):
@@ -141,7 +142,7 @@ def test_tidy_up_follow_progress_to_the_result_and_undo_it(page, server, agent):
     expect(page.locator('[data-testid="tidy-summary"]')).to_contain_text("in force")
     expect(page.locator('[data-testid="permanent"]')).to_contain_text("Keep intros factual")
     expect(page.locator('[data-testid="diff"]').first).to_contain_text("@@")
-    shot(page, "tidy-result")
+    shot(page, "tidy-result", full_page=False)  # the diffs run long: the top says it all
     assert location.store_path.read_bytes() != store_before  # the tidy-up wrote
     page.goto(f"{server}/agents/{AGENT_KEY}/learnings")
     expect(page.locator('[data-testid="last-tidy"]')).to_contain_text("see what changed or undo it")
@@ -151,3 +152,17 @@ def test_tidy_up_follow_progress_to_the_result_and_undo_it(page, server, agent):
     assert agent.read_bytes() == agent_before
     assert location.store_path.read_bytes() == store_before
     expect(page.locator('[data-testid="last-tidy"]')).to_have_count(0)
+
+
+def test_without_javascript_the_tidy_page_still_reaches_its_result(browser, server, agent):
+    overcap_store(agent)
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/agents/{AGENT_KEY}/learnings")
+        page.click('[data-testid="tidy-up"]')  # 202 + meta refresh to the job, then its own refresh
+        expect(page.locator('[data-testid="tidy-result"]')).to_be_visible(timeout=WAIT_MS)
+        assert "/tidy/" in page.url
+        expect(page.locator('[data-testid="undo"]')).to_be_visible()
+    finally:
+        context.close()
