@@ -70,7 +70,8 @@ def valid_fold(answer: ReconcileAnswer | None, learnings: list[Learning]) -> lis
     ignored; a fold without merged wording cannot be applied (nothing would carry the cases)."""
     if answer is None or answer.action is ReconcileAction.new:
         return []
-    if answer.action is ReconcileAction.fold and answer.merged is None:
+    merged = answer.merged
+    if answer.action is ReconcileAction.fold and (merged is None or not (merged.title.strip() or merged.body.strip())):
         return []
     active = {r.id: r for r in learnings if r.state is State.active}
     wanted = list(dict.fromkeys(answer.replaces))

@@ -42,6 +42,11 @@ def verbatim(text: str) -> Draft:
     return Draft(category=Category.tip, title=title, body=text.strip())
 
 
+def has_text(draft: Draft | None) -> bool:
+    """A draft a model returned empty carries nothing: never store it in place of what a person wrote."""
+    return draft is not None and bool(draft.title.strip() or draft.body.strip())
+
+
 def to_vet(note: Note, draft: Draft, fold: ReconcileAnswer | None, rules: list[Learning]) -> Draft:
     """The wording that will be stored, so it is what gets vetted: the merged rule when the note folds
     into rules in force, the grounded note otherwise."""

@@ -142,6 +142,7 @@ def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
     else:
         return ChannelResult(channel=channel, failure=Failure(operation="gather", message=f"unknown channel {channel}"))
     evidence = capture.run_evidence(ctx.trace)
+    drafts = [(d, c) for d, c in drafts if d.title.strip() or d.body.strip()]  # an empty draft says nothing
     return ChannelResult(channel=channel, candidates=[
         capture.Candidate(key=f"{channel}-{i}", channel=Channel(channel), draft=draft, confidence=confidence,
                           evidence=evidence)

@@ -137,6 +137,7 @@ def test_works_without_any_learning_config_and_says_it_is_not_applied(tmp_path):
 @pytest.mark.parametrize("faults, expect_title, expect_notes", [
     ({"ground": [permanent("ground")]}, "Always include source links", ["The ground call failed"]),
     ({"ground": [transient("ground"), grounded("Include source links")]}, "Include source links", []),
+    ({"ground": [grounded("")]}, "Always include source links", ["the model returned an empty rule"]),
     ({"reconcile": [permanent("reconcile")]}, "Include source links", ["The reconcile call failed"]),
     ({"vet": [permanent("vet")]}, "Include source links", ["The vet call failed"]),
     ({"vet": [transient()] * 4}, "Include source links", ["The vet call failed"]),  # retries exhausted
