@@ -71,7 +71,7 @@ def adversary(seed: int) -> ScriptedHelper:
     return ScriptedHelper(vet=vet, plan_groups=plan, rewrite_group=rewrite, audit=audit, rewrite_block=block)
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(size=st.integers(2, 40), cap=st.integers(1, 15), block_size=st.integers(0, 4), seed=st.integers(0, 10**6),
        stale=st.booleans())
