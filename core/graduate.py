@@ -53,8 +53,10 @@ def skipped_message(path: Path, count: int) -> str:
 def eligible(state: TidyState) -> list[Learning]:
     """Proven rules in force that were vetted against the current instructions. A rule nobody has checked
     against the rules already there does not go permanent, whoever wrote it."""
+    # A rule with no words cannot be a block bullet: it stays staged rather than crash the tidy-up.
     return [r for r in state.in_force()
-            if graduation_eligible(r) and state.current_ih is not None and r.ih == state.current_ih]
+            if graduation_eligible(r) and state.current_ih is not None and r.ih == state.current_ih
+            and r.text.strip()]
 
 
 def block_rule(rule: Learning) -> BlockRule:
@@ -125,9 +127,10 @@ def _changed(block: list[BlockRule], rule: DraftBlockRule) -> bool:
     """A rule passed through with only its line breaks or punctuation touched is not an edit: it keeps
     the wording as the file has it, and costs no audit."""
     by_id = dict(zip(block_ids(block), block, strict=True))
-    if len(set(rule.covers)) != 1:
+    covers = _known(rule.covers, by_id)
+    if len(covers) != 1:
         return True
-    original = by_id[rule.covers[0]]
+    original = by_id[covers[0]]
     return original.category != rule.category or _plain(original.text) != _plain(rule.text)
 
 
@@ -136,11 +139,18 @@ def audit_requests(block: list[BlockRule], answer: BlockAnswer) -> list[tuple[in
     refs = {r.id: r for r in block_request(block).rules}
     jobs = []
     for index, rule in enumerate(answer.rules):
-        if _changed(block, rule):
+        covers = _known(rule.covers, refs)
+        if covers and _changed(block, rule):  # a rule that claims no input carries nothing to audit
             first, _, rest = rule.text.partition("\n")
             draft = Draft(category=rule.category, title=first, body=rest)
-            jobs.append((index, AuditRequest(originals=[refs[i] for i in dict.fromkeys(rule.covers)], rewritten=draft)))
+            jobs.append((index, AuditRequest(originals=[refs[i] for i in covers], rewritten=draft)))
     return jobs
+
+
+def _known(ids: list[str], by_id: dict) -> list[str]:
+    """Ids the block has, once each: check_claims counts only these, so an id the model made up claims
+    nothing (indexing by it would crash the whole tidy-up after every check had passed)."""
+    return [i for i in dict.fromkeys(ids) if i in by_id]
 
 
 def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
@@ -150,7 +160,7 @@ def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
     result: list[BlockRule] = []
     edits: list[BlockEdit] = []
     for index, rule in enumerate(answer.rules):
-        covers = list(dict.fromkeys(rule.covers))
+        covers = _known(rule.covers, by_id)
         audit = audits.get(index)
         missing = set(covers) if isinstance(audit, Failure) else {m.id for m in audit.missing} if audit else set()
         carried = [i for i in covers if i not in missing]
@@ -171,6 +181,8 @@ def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
                 edits.append(BlockEdit(kind="kept back", category=original.category.value, text=original.text,
                                        reason=what))
     for dropped in answer.dropped:
+        if dropped.id not in by_id:
+            continue
         original = by_id[dropped.id]
         edits.append(BlockEdit(kind="dropped", category=original.category.value, text=original.text,
                                reason=dropped.reason))
