@@ -4,6 +4,7 @@ checked before serving, and the model-tag limit is reported either way (prefligh
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,7 +37,16 @@ def serve_project(root: Path, *, cron: str = definitions.DEFAULT_CRON, timezone:
          f"  {definitions.TIDY_DEPLOYMENT}: tidies every agent under {root.resolve()} at {cron!r} ({timezone})\n"
          f"  {definitions.CAPTURE_DEPLOYMENT}: captures each run that emits {definitions.RUN_COMPLETED} "
          "(runs with AGENTUSE_CAPTURE_VIA=prefect and the same PREFECT_API_URL and AGENTUSE_DATA_DIR)")
+    _stop_on_sigint()
     definitions.serve(built)
+
+
+def _stop_on_sigint() -> None:
+    """A shell starts background jobs with SIGINT ignored, and Python then never raises KeyboardInterrupt:
+    `agentuse deploy serve &` could only be killed, leaving its deployments unpaused. SIGINT is the clean
+    stop (Prefect pauses the deployments), so make sure it is heard."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _first_line(problem: Exception) -> str:

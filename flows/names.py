@@ -52,3 +52,10 @@ def capture_run_name() -> str:
     params = flow_run.parameters
     session = Path(str(params.get("session", ""))).name.removesuffix(".jsonl")
     return f"capture/{agent_name(params['agent'])}/{session}" if params.get("agent") else f"capture/{session}"
+
+
+def root_run_name() -> str:
+    """`project-tidy/<project folder name>`: the full path is in the run's parameters."""
+    from prefect.runtime import flow_run
+
+    return f"project-tidy/{Path(str(flow_run.parameters.get('root', ''))).resolve().name}"

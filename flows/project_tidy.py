@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.flows.log import logger
-from agentuse.flows.names import AGENT_SUFFIX, agent_name, artifact_key
+from agentuse.flows.names import AGENT_SUFFIX, agent_name, artifact_key, root_run_name
 from agentuse.flows.runner import call, orchestrated
 
 SKIP_DIRS = frozenset({".git", ".venv", "node_modules"})
@@ -115,7 +115,7 @@ def bounded(task_: Any, items: Sequence[Any], *, limit: int, **kwargs: Any) -> l
     return [future.result() for future in futures]
 
 
-@flow(name="project-tidy", flow_run_name="project-tidy/{root}", log_prints=False)
+@flow(name="project-tidy", flow_run_name=root_run_name, log_prints=False)
 def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False) -> ProjectTidyReport:
     """Tidy every agent under `root` (the project's root folder), `concurrency` agents at a time."""
     agents = find_agents(Path(root))
