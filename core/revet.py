@@ -11,6 +11,7 @@ injecting again on the strength of a check that never happened.
 
 from __future__ import annotations
 
+from agentuse.core.capture import quarantine_reason
 from agentuse.core.helper.protocol import VetAnswer, VetCandidate, VetRequest
 from agentuse.core.learning import Channel, Learning, Verdict
 from agentuse.core.tidy_state import Failure, TidyState, ref
@@ -49,14 +50,6 @@ def requests(state: TidyState, contract: str) -> list[VetRequest]:
     ]
 
 
-def reason(verdict: Verdict, detail: str) -> str:
-    """Quarantine reasons in the spec's wording: `contradicts the contract: "..."`."""
-    quoted = f'"{detail.strip().strip(chr(34))}"' if detail.strip() else "(no text named)"
-    if verdict is Verdict.duplicate:
-        return f"duplicates the contract: {quoted}"
-    return f"contradicts the contract: {quoted}"
-
-
 def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) -> None:
     asked = {c.id for c in request.candidates}
     if isinstance(answer, Failure):
@@ -69,7 +62,10 @@ def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) ->
         judged.add(verdict.id)
         rule = state.get(verdict.id)
         if verdict.verdict in (Verdict.contradiction, Verdict.duplicate):
-            state.quarantine(rule, why=reason(verdict.verdict, verdict.detail))
+            # Capture's wording: `contradicts the contract: "..."`, or the rule in force the vet quoted.
+            settled = [r for r in state.in_force() if r.id not in asked]
+            why = quarantine_reason(verdict.verdict, verdict.detail, contract=request.contract, rules=settled)
+            state.quarantine(rule, why=why)
         else:
             # pass; "ungrounded" cannot apply: a re-vet has no trace to contradict the rule.
             state.restamp(rule)

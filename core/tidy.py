@@ -67,6 +67,10 @@ class Replacement(BaseModel):
     draft: Draft
     covers: list[str]
 
+    @property
+    def label(self) -> str:
+        return self.job.label
+
 
 # --- which rules a pass reads ---------------------------------------------------------------------------
 

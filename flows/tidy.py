@@ -18,6 +18,7 @@ from typing import Any
 from prefect import flow
 
 from agentuse.core import graduate, revet, snapshots, tidy, tidy_commit
+from agentuse.core.contract import contract_text
 from agentuse.core.helper.protocol import Helper, HelperError
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import TIDY_MAX_PASSES
@@ -112,7 +113,7 @@ def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, 
     emit(Progress(kind="reading", pass_no=pass_no, count=info.read))
     if pass_no == 1:  # nothing turns a rule stale mid-tidy, so the re-vet belongs to the first pass
         revet.restamp_structural(state)
-        requests = revet.requests(state, prepared.agent.body)
+        requests = revet.requests(state, contract_text(prepared.agent))
         items = [steps.Revet(agent=state.agent, index=i + 1, request=r) for i, r in enumerate(requests)]
         for request, answer in zip(requests, _each(steps.revet, items, helper, "vet"), strict=True):
             revet.apply(state, request, answer)

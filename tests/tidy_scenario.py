@@ -57,6 +57,7 @@ STALE_CONFLICTS = {"Q1": "Include 3 actionable tips",
 
 def install(project: Path, location_of) -> Path:
     """Copy the example agent into `project` and the overgrown seed into its store; return the agent."""
+    project.mkdir(parents=True, exist_ok=True)
     agent = project / "blog-writer.agentuse"
     shutil.copyfile(AGENT_EXAMPLE, agent)
     store_path = location_of(agent).store_path

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agentuse.core.helper import protocol as p
@@ -32,50 +32,66 @@ def _unset(operation: str) -> Callable[[Any], Any]:
     return fail
 
 
-@dataclass
+_OPERATIONS = ("extract", "vet", "ground", "reconcile", "plan_groups", "rewrite_group", "audit", "rewrite_block")
+
+
 class ScriptedHelper:
-    """Pass `plan_groups=lambda req: PlanAnswer(...)` etc.; an operation left unscripted fails the test."""
+    """`ScriptedHelper(plan_groups=lambda req: PlanAnswer(...), ...)`; an operation left unscripted fails.
 
-    extract: Callable[[p.ExtractRequest], p.ExtractAnswer] = field(default_factory=lambda: _unset("extract"))
-    vet: Callable[[p.VetRequest], p.VetAnswer] = field(default_factory=lambda: _unset("vet"))
-    ground: Callable[[p.GroundRequest], p.GroundAnswer] = field(default_factory=lambda: _unset("ground"))
-    reconcile: Callable[[p.ReconcileRequest], p.ReconcileAnswer] = field(default_factory=lambda: _unset("reconcile"))
-    plan_groups: Callable[[p.PlanRequest], p.PlanAnswer] = field(default_factory=lambda: _unset("plan_groups"))
-    rewrite_group: Callable[[p.RewriteRequest], p.RewriteAnswer] = field(
-        default_factory=lambda: _unset("rewrite_group"))
-    audit: Callable[[p.AuditRequest], p.AuditAnswer] = field(default_factory=lambda: _unset("audit"))
-    rewrite_block: Callable[[p.BlockRequest], p.BlockAnswer] = field(default_factory=lambda: _unset("rewrite_block"))
-    pause: float = 0.0
-    name: str = "scripted"
-    usage: p.Usage = field(default_factory=p.Usage)
-    calls: list[Call] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    A plain class on purpose: Prefect walks and rebuilds dataclass and pydantic task inputs, and a
+    rebuilt copy of a recording helper would record every call once per copy."""
 
-    def __getattribute__(self, attribute: str) -> Any:
-        value = object.__getattribute__(self, attribute)
-        if attribute in _OPERATIONS:
-            return lambda request: object.__getattribute__(self, "_record")(attribute, value, request)
-        return value
+    name = "scripted"
 
-    def _record(self, operation: str, answer: Callable[[Any], Any], request: Any) -> Any:
+    def __init__(self, *, pause: float = 0.0, **answers: Callable[[Any], Any]) -> None:
+        unknown = set(answers) - set(_OPERATIONS)
+        if unknown:
+            raise TypeError(f"not a helper operation: {', '.join(sorted(unknown))}")
+        self._answers = {op: answers.get(op) or _unset(op) for op in _OPERATIONS}
+        self.pause = pause
+        self.usage = p.Usage()
+        self.calls: list[Call] = []
+        self._lock = threading.Lock()
+
+    def _record(self, operation: str, request: Any) -> Any:
         call = Call(operation=operation, request=request, start=time.monotonic(),
                     thread=threading.current_thread().name)
         try:
             if self.pause:
                 time.sleep(self.pause)
-            return answer(request)
+            return self._answers[operation](request)
         finally:
             call.end = time.monotonic()
             with self._lock:
                 self.calls.append(call)
                 self.usage.add(0, 0)
 
+    def extract(self, request: p.ExtractRequest) -> p.ExtractAnswer:
+        return self._record("extract", request)
+
+    def vet(self, request: p.VetRequest) -> p.VetAnswer:
+        return self._record("vet", request)
+
+    def ground(self, request: p.GroundRequest) -> p.GroundAnswer:
+        return self._record("ground", request)
+
+    def reconcile(self, request: p.ReconcileRequest) -> p.ReconcileAnswer:
+        return self._record("reconcile", request)
+
+    def plan_groups(self, request: p.PlanRequest) -> p.PlanAnswer:
+        return self._record("plan_groups", request)
+
+    def rewrite_group(self, request: p.RewriteRequest) -> p.RewriteAnswer:
+        return self._record("rewrite_group", request)
+
+    def audit(self, request: p.AuditRequest) -> p.AuditAnswer:
+        return self._record("audit", request)
+
+    def rewrite_block(self, request: p.BlockRequest) -> p.BlockAnswer:
+        return self._record("rewrite_block", request)
+
     def ops(self, operation: str) -> list[Call]:
         return [c for c in self.calls if c.operation == operation]
-
-
-_OPERATIONS = frozenset({"extract", "vet", "ground", "reconcile", "plan_groups", "rewrite_group", "audit",
-                         "rewrite_block"})
 
 
 def keep_everything(_request: p.PlanRequest) -> p.PlanAnswer:

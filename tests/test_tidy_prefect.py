@@ -1,0 +1,66 @@
+"""The tidy flow as a real Prefect flow run: the same composition as inline, visible as named task runs.
+
+One test, against a real `prefect server start` on loopback (stopped SIGINT-first when it ends), with
+heartbeats off in-process as DESIGN.md's harness notes say.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from prefect_server import prefect_server
+from tidy_scenario import SPEC_SUMMARY, Scenario, install
+
+from agentuse.core import store
+from agentuse.flows.tidy import run_tidy
+from agentuse.tasks.retry import MODEL_TAG
+
+pytestmark = pytest.mark.prefect
+
+
+def test_a_real_flow_run_matches_inline_and_names_its_task_runs(tmp_path):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    inline_agent = install(tmp_path / "inline", store.locate)
+    inline = run_tidy(inline_agent, helper=Scenario().helper(), today=date(2026, 11, 30), seed=7)
+
+    agent = install(tmp_path / "orchestrated", store.locate)
+    with prefect_server(tmp_path / "prefect-server") as url, \
+            temporary_settings(updates={PREFECT_API_URL: url, "flows.heartbeat_frequency": None,
+                                        "logging.to_api.enabled": False}):
+        result = run_tidy(agent, helper=Scenario().helper(), today=date(2026, 11, 30), seed=7,
+                          force_prefect=True)
+        flow_runs, task_runs = _read_back(expected_tasks=result.model_calls)  # one task run per model call
+
+    assert result.summary == inline.summary == SPEC_SUMMARY
+    assert [p.model_dump() for p in result.passes] == [p.model_dump() for p in inline.passes]
+    assert [r.name for r in flow_runs] == ["tidy/blog-writer"]
+    assert flow_runs[0].state.is_completed() and len(task_runs) == result.model_calls
+    names = {r.name for r in task_runs}
+    plans = {n for n in names if n.startswith("plan/")}
+    assert {"plan/blog-writer/pass-1/group-1", "plan/blog-writer/pass-2/group-1"} <= plans
+    assert len(plans) == sum(p.groups for p in result.passes)
+    assert "revet/blog-writer/batch-1" in names and "block/blog-writer/block" in names
+    assert any(n.startswith("rewrite/blog-writer/pass-2/rewrite-") for n in names)
+    model_runs = [r for r in task_runs if r.name.split("/")[0] in ("plan", "rewrite", "audit", "revet", "block")]
+    assert model_runs and all(MODEL_TAG in r.tags for r in model_runs)
+
+
+def _read_back(*, expected_tasks: int, seconds: float = 60.0):
+    """Task runs reach the server as events, after the flow returns: drain them, then poll (bounded) until
+    every task run has arrived in a final state."""
+    import time
+
+    from prefect.client.orchestration import get_client
+    from prefect.events.worker import EventsWorker
+
+    EventsWorker.drain_all(timeout=seconds)
+    deadline = time.monotonic() + seconds
+    with get_client(sync_client=True) as client:
+        while True:
+            flow_runs, task_runs = client.read_flow_runs(), client.read_task_runs(limit=200)
+            done = [r for r in task_runs if r.state is not None and r.state.is_final()]
+            if len(done) >= expected_tasks or time.monotonic() > deadline:
+                return flow_runs, done
+            time.sleep(0.5)
