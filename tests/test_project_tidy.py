@@ -1,0 +1,167 @@
+"""The project tidy-up: every agent under a root, a bounded number at a time; its run names and artifacts.
+
+Inline (no Prefect API) for the behaviour, then once as real flow runs under a temporary server for what
+only orchestration shows: submitted task runs never exceed the bound, subflows named `tidy/<agent>`,
+and the artifacts each tidy-up and capture publish.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agentuse.core import store
+from agentuse.core.store_format import parse
+from agentuse.flows import artifacts
+from agentuse.flows.names import agent_name, artifact_key
+from agentuse.flows.project_tidy import bounded, find_agents, project_tidy_flow
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+BROKEN = "---\nlearning:\n  criteria: keep everything\n---\n# Broken\n"
+
+
+def seeded_project(root: Path) -> Path:
+    """Two agents in one folder (one overgrown), one in a subfolder, a broken one, and copies that must be
+    skipped under .git, .venv and node_modules."""
+    (root / "agents" / "sub").mkdir(parents=True)
+    blog = root / "blog-writer.agentuse"
+    shutil.copyfile(EXAMPLES / "blog-writer.agentuse", blog)
+    shutil.copyfile(EXAMPLES / "blog-writer.agentuse", root / "agents" / "sub" / "quiet.agentuse")
+    (root / "agents" / "broken.agentuse").write_text(BROKEN)
+    for skipped in (".git", ".venv", "node_modules"):
+        (root / skipped).mkdir()
+        shutil.copyfile(EXAMPLES / "blog-writer.agentuse", root / skipped / "hidden.agentuse")
+    seed = store.locate(blog).store_path
+    seed.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(EXAMPLES / "seeds" / "overgrown.learnings.md", seed)
+    return root
+
+
+def in_force(agent: Path) -> int:
+    return sum(r.state.value == "active" for r in parse(store.locate(agent).store_path.read_text()).learnings)
+
+
+def test_finds_every_agent_but_not_in_git_venv_or_node_modules(tmp_path):
+    root = seeded_project(tmp_path)
+    assert [p.relative_to(root).as_posix() for p in find_agents(root)] == [
+        "agents/broken.agentuse", "agents/sub/quiet.agentuse", "blog-writer.agentuse"]
+
+
+def test_tidies_every_agent_and_reports_a_broken_one_without_stopping(tmp_path):
+    root = seeded_project(tmp_path)
+    report = project_tidy_flow.fn(root=str(root), concurrency=2)
+    by_name = {a.name: a for a in report.agents}
+    assert by_name["blog-writer"].status == "tidied" and by_name["blog-writer"].written
+    assert "58 →" in by_name["blog-writer"].summary
+    assert in_force(root / "blog-writer.agentuse") < 58
+    assert by_name["quiet"].status == "nothing"
+    assert by_name["broken"].status == "failed" and '"criteria" was removed' in by_name["broken"].summary
+    assert report.line.endswith("1 tidied, 1 nothing, 1 failed")
+
+
+def test_a_dry_run_plans_and_writes_nothing(tmp_path):
+    root = seeded_project(tmp_path)
+    agent = root / "blog-writer.agentuse"
+    before = (agent.read_text(), store.locate(agent).store_path.read_text())
+    report = project_tidy_flow.fn(root=str(root), dry_run=True)
+    assert {a.name: a.status for a in report.agents}["blog-writer"] == "planned"
+    assert (agent.read_text(), store.locate(agent).store_path.read_text()) == before
+
+
+class Gauge:
+    """Counts calls in flight, to check a bound."""
+
+    def __init__(self) -> None:
+        self.active = self.peak = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, item: int) -> int:
+        with self.lock:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+        time.sleep(0.05)
+        with self.lock:
+            self.active -= 1
+        return item * 10
+
+
+def test_bounded_inline_keeps_order_and_the_bound():
+    from prefect import task
+
+    gauge = Gauge()
+    probe = task(gauge, name="probe")
+    assert bounded(probe, list(range(7)), limit=3) == [i * 10 for i in range(7)]
+    assert gauge.peak <= 3
+    assert bounded(probe, [], limit=3) == []
+
+
+def test_names_and_artifact_keys(tmp_path):
+    agent = tmp_path / "agents" / "Blog_Writer.agentuse"
+    agent.parent.mkdir()
+    agent.write_text("---\nmodel: anthropic:x\n---\n")
+    assert agent_name(agent) == "Blog_Writer"  # outside git the agent's own folder is its project
+    assert artifact_key("tidy", "agents/blog/Write_2") == "tidy-agents-blog-write-2"
+    assert artifact_key("rules", "???") == "rules"
+
+
+def test_tidy_markdown_carries_summary_passes_and_the_diff_from_the_snapshot(tmp_path):
+    from agentuse.flows.tidy import tidy_flow
+
+    root = seeded_project(tmp_path)
+    result = tidy_flow.fn(agent_path=str(root / "blog-writer.agentuse"))
+    text = artifacts.tidy_markdown(result, "blog-writer")
+    assert result.summary in text and "| pass | read |" in text
+    assert "## Diff: learnings file" in text and "## Diff: agent file" in text
+    assert "\n+- [" in text  # a rule made permanent, as a line added to the agent file's learned block
+    rows = artifacts.rules_table(str(root / "blog-writer.agentuse"))
+    assert {row["group"] for row in rows} >= {"applied", "quarantined"}
+    assert all(set(row) >= {"state", "title", "id", "why"} for row in rows)
+
+
+# ---------------------------------------------------------------- as real flow runs
+
+
+@pytest.fixture(scope="module")
+def prefect_api(tmp_path_factory):
+    from prefect_harness import harness
+
+    with harness(tmp_path_factory.mktemp("prefect-home")) as url:
+        yield url
+
+
+@pytest.mark.prefect
+def test_orchestrated_project_tidy_names_runs_bounds_submissions_and_publishes_artifacts(tmp_path, prefect_api):
+    from prefect import flow, task
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    gauge = Gauge()
+    probe = task(gauge, name="probe")
+
+    @flow(name="bound-check")
+    def bound_check() -> list[int]:
+        return bounded(probe, list(range(6)), limit=2)
+
+    assert bound_check() == [i * 10 for i in range(6)]
+    assert gauge.peak == 2  # submitted through Prefect, never more than the bound in flight
+
+    root = seeded_project(tmp_path / "proj")
+    state = project_tidy_flow(root=str(root), concurrency=2, return_state=True)
+    assert state.is_completed()
+    report = state.result()
+    assert {a.name: a.status for a in report.agents} == {"blog-writer": "tidied", "quiet": "nothing",
+                                                         "broken": "failed"}
+    with get_client(sync_client=True) as client:
+        names = {r.name for r in client.read_flow_runs()}
+        assert {"project-tidy/proj", "tidy/blog-writer", "tidy/quiet"} <= names
+        keys = ["tidy-blog-writer", "rules-blog-writer", "tidy-quiet", "project-tidy-proj"]
+        found = {a.key: a for a in client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=keys)))}
+    assert set(found) == set(keys)
+    blog = next(a for a in report.agents if a.name == "blog-writer")
+    assert blog.summary in found["tidy-blog-writer"].data
+    assert "1 tidied, 1 nothing, 1 failed" in found["project-tidy-proj"].description
