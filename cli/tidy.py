@@ -9,7 +9,6 @@ maintenance agents. Prefect and the flows are imported inside the commands.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -32,11 +31,10 @@ def tidy(
     prefect: PrefectOpt = False,
 ) -> None:
     """Re-vet, merge, rewrite, retire and graduate an agent's learnings; both files written once."""
-    from agentuse.core.helper.factory import once, resolve_helper
+    from agentuse.core.helper.factory import once
     from agentuse.core.tidy_report import render
     from agentuse.flows.tidy import run_tidy
 
-    helper = resolve_helper(_helper_model(agent_file), announce=once(lambda message: say(message, err=True)))
     shown = []
 
     def progress(event) -> None:
@@ -45,7 +43,8 @@ def tidy(
             say(f"  {event.line}")
 
     try:
-        result = run_tidy(agent_file, dry_run=dry_run, helper=helper, progress=progress, force_prefect=prefect)
+        result = run_tidy(agent_file, dry_run=dry_run, progress=progress, force_prefect=prefect,
+                          announce=once(lambda message: say(message, err=True)))
     except StoreFormatError as broken:  # never overwritten; the user fixes it at file:line
         raise AgentuseError(str(broken)) from None
     if as_json:
@@ -73,9 +72,3 @@ def undo(agent_file: AgentArg) -> None:
     left = len(snapshots.listing(location))
     if left:
         say(f"  {left} earlier tidy-up(s) can still be undone, newest first.")
-
-
-def _helper_model(agent_file: Path) -> str | None:
-    from agentuse.core.agent_file import load_agent
-
-    return load_agent(agent_file).helper_model

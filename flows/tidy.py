@@ -40,9 +40,10 @@ def _quiet(_: Progress) -> None:
 
 @flow(name="tidy", flow_run_name=agent_run_name("tidy"), log_prints=False, on_completion=[tidy_completed])
 def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progress: Any = None,
-              today: date | None = None, seed: int | None = None) -> TidyResult:
-    """`helper` defaults to the agent's helper model (offline evaluator without a key); `today` and `seed`
-    make a run repeatable (the 14-day grace and new ids)."""
+              today: date | None = None, seed: int | None = None, announce: Any = None) -> TidyResult:
+    """`helper` defaults to the agent's helper model (offline evaluator without a key), resolved only when
+    something qualifies, and `announce` hears the offline notice; `today` and `seed` make a run
+    repeatable (the 14-day grace and new ids)."""
     emit: ProgressFn = progress or _quiet
     prepared = tidy_commit.prepare(Path(agent_path))
     state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
@@ -53,7 +54,7 @@ def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progre
     if not qualifies(state, prepared):
         result.nothing = True
         return result
-    helper = helper if helper is not None else _resolve_helper(prepared)
+    helper = helper if helper is not None else _resolve_helper(prepared, announce)
     calls_before = helper.usage.calls
 
     block = list(prepared.block)
@@ -92,10 +93,10 @@ def qualifies(state: TidyState, prepared: tidy_commit.Prepared) -> bool:
                 or _block_needs_rewrite(prepared, prepared.block))
 
 
-def _resolve_helper(prepared: tidy_commit.Prepared) -> Helper:
+def _resolve_helper(prepared: tidy_commit.Prepared, announce: Callable[[str], None] | None) -> Helper:
     from agentuse.core.helper.factory import resolve_helper  # the SDK is imported only when needed
 
-    return resolve_helper(prepared.agent.helper_model)
+    return resolve_helper(prepared.agent.helper_model, announce=announce)
 
 
 def _each(task, items: list, helper: Helper, operation: str) -> list:
@@ -176,9 +177,9 @@ def _finish(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockR
 
 def run_tidy(agent_path: Path, *, dry_run: bool = False, helper: Helper | None = None,
              progress: ProgressFn | None = None, force_prefect: bool = False, today: date | None = None,
-             seed: int | None = None) -> TidyResult:
+             seed: int | None = None, announce: Callable[[str], None] | None = None) -> TidyResult:
     """The entry point surfaces use: a real flow run when Prefect is configured, inline otherwise."""
     from agentuse.flows.runner import run_flow
 
     return run_flow(tidy_flow, force_prefect=force_prefect, agent_path=str(agent_path), dry_run=dry_run,
-                    helper=helper, progress=progress, today=today, seed=seed)
+                    helper=helper, progress=progress, today=today, seed=seed, announce=announce)

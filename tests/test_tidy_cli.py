@@ -1,0 +1,82 @@
+"""`agentuse learnings tidy` and `agentuse learnings undo` through the CLI (spec: Tidying up)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from tidy_scenario import SPEC_SUMMARY, Scenario, install
+from typer.testing import CliRunner
+
+from agentuse.cli.app import app
+from agentuse.core import store
+from agentuse.core.helper.factory import override_helper
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def agent(tmp_path):
+    path = install(tmp_path, store.locate)
+    with override_helper(Scenario().helper()):
+        yield path
+
+
+def test_tidy_prints_the_spec_lines_then_done_and_what_became_permanent(agent):
+    result = invoke("learnings", "tidy", agent)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "  reading 58 learnings to see what repeats…"
+    assert re.fullmatch(r"  rewriting \d+ rules…", lines[1])
+    assert lines[2].startswith("  pass 2: reading ") and re.fullmatch(r"  pass 2: rewriting \d+ rules?…", lines[3])
+    assert lines[4:8] == ["  writing both files…", "", "Done", f"  {SPEC_SUMMARY}"]
+    assert "  Now permanent in the agent file:" in lines
+    assert "    Check every link before saving" in lines
+    assert "  + [tip] Check every link before saving" in lines  # the block edit
+
+
+def test_dry_run_prints_the_plan_and_both_diffs_and_writes_nothing(agent):
+    location = store.locate(agent)
+    before = agent.read_bytes(), location.store_path.read_bytes()
+    result = invoke("learnings", "tidy", agent, "--dry-run")
+    assert result.exit_code == 0
+    assert "Plan (dry run — nothing written)" in result.output and "writing both files" not in result.output
+    assert "--- a/blog-writer.learnings.md" in result.output and "--- a/blog-writer.agentuse" in result.output
+    assert '  pass 1: retire "Keep post titles short" — superseded by "Keep post titles under 60 characters"' \
+        in result.output
+    assert (agent.read_bytes(), location.store_path.read_bytes()) == before
+
+
+def test_json_carries_the_summary_and_every_count(agent):
+    result = invoke("learnings", "tidy", agent, "--json")
+    data = json.loads(result.output)
+    assert data["summary"] == SPEC_SUMMARY
+    assert data["counts"]["after"] == 15 and data["written"] is True
+    assert [p["pass_no"] for p in data["passes"]] == [1, 2]
+
+
+def test_nothing_to_tidy_up(tmp_path):
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nlearning: true\n---\n\n# A\n\nDo things.\n")
+    result = invoke("learnings", "tidy", agent)
+    assert result.output == "Nothing to tidy up\n"
+
+
+def test_undo_restores_and_then_has_nothing_left(agent):
+    location = store.locate(agent)
+    before = agent.read_bytes(), location.store_path.read_bytes()
+    invoke("learnings", "tidy", agent)
+
+    undone = invoke("learnings", "undo", agent)
+    assert undone.exit_code == 0
+    assert undone.output.startswith("Undid the tidy-up of ") and f"({SPEC_SUMMARY})" in undone.output
+    assert (agent.read_bytes(), location.store_path.read_bytes()) == before
+
+    again = invoke("learnings", "undo", agent)
+    assert again.exit_code == 1
+    assert "error: Nothing to undo" in again.output
