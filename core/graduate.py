@@ -153,6 +153,20 @@ def _known(ids: list[str], by_id: dict) -> list[str]:
     return [i for i in dict.fromkeys(ids) if i in by_id]
 
 
+def fold_edits(edits: list[BlockEdit]) -> list[BlockEdit]:
+    """A rule made permanent by this tidy-up and then reworded by the block rewrite is one edit: added,
+    in its final wording."""
+    added = {e.text: i for i, e in enumerate(edits) if e.kind == "added"}
+    folded = list(edits)
+    drop: set[int] = set()
+    for index, edit in enumerate(edits):
+        if edit.kind == "reworded" and len(edit.sources) == 1 and edit.sources[0] in added:
+            first = added[edit.sources[0]]
+            folded[first] = folded[first].model_copy(update={"text": edit.text, "category": edit.category})
+            drop.add(index)
+    return [e for i, e in enumerate(folded) if i not in drop]
+
+
 def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
                   audits: dict[int, AuditAnswer | Failure]) -> tuple[list[BlockRule], list[BlockEdit]]:
     """The new block: each output rule, with inputs the audit says it lost put back untouched beside it."""

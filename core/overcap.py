@@ -33,6 +33,16 @@ TOOL_ERRORS = "are tool-error fixes, one per failure mode, and those are never m
 GRACE = (f"are less than {NEW_RULE_GRACE_DAYS} days old, and a new learning gets that long to prove itself "
          "before it can be retired")
 DIFFERENT = "say different things, so there is nothing left to merge them into"
+# The same reasons for a count of one.
+SINGULAR = {
+    UNVETTED: "is stale and could not be re-vetted this time, so it is held out until the next tidy-up",
+    UNPLANNED: "was in a group of learnings that could not be planned",
+    NOT_WRITABLE: "has proven itself, but the agent file is not writable, so it cannot move into it",
+    TOOL_ERRORS: "is a tool-error fix, one per failure mode, and those are never merged as free text",
+    GRACE: (f"is less than {NEW_RULE_GRACE_DAYS} days old, and a new learning gets that long to prove itself "
+            "before it can be retired"),
+    DIFFERENT: "says something different, so there is nothing left to merge it into",
+}
 
 
 class Reason(BaseModel):
@@ -116,7 +126,8 @@ def render(report: OverCap, indent: str = "  ") -> list[str]:
     width = max(len(str(r.count)) for r in report.reasons)
     for r in report.reasons:
         first = f"{indent}  {r.count:>{width}} "
-        lines += textwrap.wrap(r.text, WIDTH, initial_indent=first, subsequent_indent=" " * len(first))
+        text = SINGULAR.get(r.text, r.text) if r.count == 1 else r.text
+        lines += textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=" " * len(first))
     if report.graduation:
         lines.append("")
         lines += textwrap.wrap(report.graduation, WIDTH, initial_indent=indent, subsequent_indent=indent)

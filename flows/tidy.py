@@ -154,7 +154,7 @@ def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: T
     items = [steps.BlockAudit(agent=agent, index=i, request=r) for i, r in jobs]
     audits = dict(zip([i for i, _ in jobs], _each(steps.audit_block, items, helper, "audit"), strict=True))
     new_block, edits = graduate.apply_rewrite(block, answer, audits)
-    result.block_edits += edits
+    result.block_edits = graduate.fold_edits(result.block_edits + edits)
     return new_block
 
 
