@@ -13,6 +13,7 @@ the in-memory URL is set too so that anything started outside the harness uses m
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,14 +60,23 @@ def harness(home: Path) -> Iterator[str]:
         assert server.server_process.poll() is not None, "the temporary Prefect server outlived its harness"
 
 
-def flow_run_tasks(flow_run_name: str) -> dict[str, list]:
-    """Task runs of the named flow run, grouped by task run name."""
+def flow_run_tasks(flow_run_name: str, *, expect: int, seconds: float = 60) -> dict[str, list]:
+    """Task runs of the named flow run, grouped by task run name. Task run states reach the server as
+    events, written asynchronously: poll (bounded) until `expect` runs are there and all are final."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
 
+    deadline = time.monotonic() + seconds
     with get_client(sync_client=True) as client:
-        [flow_run] = client.read_flow_runs(flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[flow_run_name])))
-        runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [flow_run.id]}))
+        while True:
+            flow_runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[flow_run_name])))
+            runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [r.id for r in flow_runs]})) \
+                if flow_runs else []
+            settled = len(runs) >= expect and all(r.state and r.state.is_final() for r in runs)
+            if settled or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    assert len(flow_runs) == 1, f"expected one flow run named {flow_run_name}, found {len(flow_runs)}"
     grouped: dict[str, list] = {}
     for run in runs:
         grouped.setdefault(run.name, []).append(run)

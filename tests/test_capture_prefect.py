@@ -59,7 +59,7 @@ def test_capture_as_a_real_flow_run_and_its_task_graph(tmp_path, prefect_api):
     assert helper.calls("vet") == 2  # the transient fault was retried by Prefect, once
 
     sid = session.stem
-    tasks = flow_run_tasks(f"capture/blog/{sid}")
+    tasks = flow_run_tasks(f"capture/blog/{sid}", expect=8)
     assert {name: len(runs) for name, runs in tasks.items()} == {
         f"load/{sid}": 1, f"gather/tool-errors/{sid}": 1, f"gather/custom/{sid}": 1, f"vet/{sid}": 1,
         f"stamp/{sid}": 1, "write/blog.agentuse": 1, "revet-plan/blog.agentuse": 1, f"report/{sid}": 1}
@@ -81,7 +81,7 @@ def test_remember_as_a_real_flow_run_retries_a_transient_ground_fault(tmp_path, 
     [saved] = stored(agent)
     assert (saved.title, saved.src, saved.ch) == ("Keep intros factual", Source.manual, Channel.corrections)
     assert result.lines[0] == f'[Learning] Saved "Keep intros factual" (id:{saved.id})'
-    tasks = flow_run_tasks("remember/manual-1")
+    tasks = flow_run_tasks("remember/manual-1", expect=5)
     assert {name: [r.run_count for r in runs] for name, runs in tasks.items()} == {
         "load-note/manual-1": [1], "ground/manual-1": [2], "reconcile/manual-1/note": [1], "vet/manual-1": [1],
         "save-note/manual-1": [1]}
