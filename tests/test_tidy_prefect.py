@@ -1,7 +1,7 @@
 """The tidy flow as a real Prefect flow run: the same composition as inline, visible as named task runs.
 
-One test, against a real `prefect server start` on loopback (stopped SIGINT-first when it ends), with
-heartbeats off in-process as DESIGN.md's harness notes say.
+One test, on the shared temporary-server harness (tests/prefect_harness.py: DESIGN.md's settings,
+heartbeats off in-process, no server left behind).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from prefect_server import prefect_server
+from prefect_harness import harness
 from tidy_scenario import SPEC_SUMMARY, Scenario, install
 
 from agentuse.core import store
@@ -20,15 +20,11 @@ pytestmark = pytest.mark.prefect
 
 
 def test_a_real_flow_run_matches_inline_and_names_its_task_runs(tmp_path):
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
     inline_agent = install(tmp_path / "inline", store.locate)
     inline = run_tidy(inline_agent, helper=Scenario().helper(), today=date(2026, 11, 30), seed=7)
 
     agent = install(tmp_path / "orchestrated", store.locate)
-    with prefect_server(tmp_path / "prefect-server") as url, \
-            temporary_settings(updates={PREFECT_API_URL: url, "flows.heartbeat_frequency": None,
-                                        "logging.to_api.enabled": False}):
+    with harness(tmp_path / "prefect-home"):
         result = run_tidy(agent, helper=Scenario().helper(), today=date(2026, 11, 30), seed=7,
                           force_prefect=True)
         flow_runs, task_runs = _read_back(expected_tasks=result.model_calls)  # one task run per model call
