@@ -40,8 +40,8 @@ def add_rules(agent: Path, rules: list[Learning]) -> None:
 
 
 def rule(rule_id: str, title: str, *, src: Source = Source.auto, state: State = State.active, why: str | None = None,
-         date: str = "2026-01-10", body: str = "") -> Learning:
-    return Learning(id=rule_id, title=title, body=body, date=date, src=src, state=state, why=why)
+         date: str = "2026-01-10", body: str = "", sess: str | None = None) -> Learning:
+    return Learning(id=rule_id, title=title, body=body, date=date, src=src, state=state, why=why, sess=sess)
 
 
 # Pairs and triples that say one thing in different words: something for a tidy-up to merge.

@@ -210,6 +210,18 @@ def test_sessions_list_and_detail_show_events_tool_errors_and_the_review_form(cl
         assert f">{label}</button>" in page.text
 
 
+def test_a_session_lists_the_learnings_it_produced_and_its_quarantined_ones_can_be_discarded(client, agent):
+    sid = awaiting_review(agent)
+    add_rules(agent, [rule("aa11bb22", "Publish drafts without review", src=Source.manual, sess=sid,
+                           state=State.quarantined, why='contradicts the contract: "Never publish unreviewed"')])
+    page = client.get(f"/sessions/{sid}").text
+    assert "Learnings from this session (1)" in page and "Publish drafts without review" in page
+    assert f'action="/agents/{AGENT_KEY}/learnings/aa11bb22/discard"' in page
+    assert 'data-testid="tidy-up"' in page  # the session view has the Tidy up button too
+    post(client, f"/sessions/{sid}", f"/agents/{AGENT_KEY}/learnings/aa11bb22/discard")
+    assert "aa11bb22" in {r.id for r in store.load_archive(store.locate(agent)).learnings}
+
+
 def test_approve_completes_the_session_and_credits_the_rules_in_force(client, agent):
     sid = awaiting_review(agent)
     injected = find_session(sid).injected
