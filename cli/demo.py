@@ -112,7 +112,7 @@ def _walk(examples: Path, project: Path, agent: Path, state: Path) -> None:
           "and graduates the proven rules into the agent file.")
     _append_seed(location, examples / SEED)
     agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
-    _agentuse(["learnings", "tidy", agent])
+    _agentuse(["learnings", "tidy", agent], cut_at="Diff of both files:")
     say(f"\n    The agent file now carries {_block_size(agent)} rule(s) in its learned block.")
 
     _step(5, "Undo", "One tidy-up is one undo: both files go back byte for byte.")
@@ -133,9 +133,9 @@ def _step(number: int, title: str, why: str) -> None:
     say(f"   {why}")
 
 
-def _agentuse(args: list, *, shown: tuple[str, ...] = ()) -> str:
-    """Run one agentuse command in this process, print it as typed and its output (or the lines starting
-    with `shown`), and return the output."""
+def _agentuse(args: list, *, shown: tuple[str, ...] = (), cut_at: str | None = None) -> str:
+    """Run one agentuse command in this process, print it as typed and its output (only the lines starting
+    with `shown`, or up to the line `cut_at`), and return the output."""
     from agentuse.cli.app import app
 
     words = [a.name if isinstance(a, Path) else str(a) for a in args]
@@ -148,6 +148,9 @@ def _agentuse(args: list, *, shown: tuple[str, ...] = ()) -> str:
     if shown:
         kept = [line for line in lines if line.startswith(shown)]
         lines = kept + (["(…)"] if len(kept) < len(lines) else [])
+    if cut_at in lines:
+        rest = len(lines) - lines.index(cut_at)
+        lines = lines[:lines.index(cut_at)] + [f"{cut_at} (… {rest} more lines: both diffs, not shown here)"]
     for line in lines:
         say(f"    {line}" if line else "")
     if code not in (None, 0):

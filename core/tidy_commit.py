@@ -166,6 +166,19 @@ def _by_reason(state: TidyState) -> dict[str, list[Learning]]:
     return groups
 
 
+def written_diffs(prepared: Prepared, snapshot: snapshots.Snapshot) -> dict[str, str]:
+    """Both diffs of a tidy-up that wrote, from its snapshot (the bytes before) to the files as written."""
+    location = prepared.location
+    pairs = {"learnings file": (snapshot.folder / "store.before", location.store_path),
+             "agent file": (snapshot.folder / "agent.before", location.agent_path)}
+    return {title: diff(_text(before), _text(after), after.name) for title, (before, after) in pairs.items()}
+
+
+def _text(path: Path) -> str:
+    data = _read(path)
+    return "" if data is None else data.decode("utf-8-sig")
+
+
 def _parse(data: bytes | None, location: store.AgentLocation) -> StoreDoc:
     if data is None:
         return StoreDoc(name=location.name, agent=location.breadcrumb)

@@ -124,6 +124,8 @@ def render(result: TidyResult) -> list[str]:
         lines += ["", "  Notes:"] + [f"    {n}" for n in dict.fromkeys(result.notes)]
     if result.dry_run:
         lines += ["", "Changes:"] + (_plan_lines(result) or ["  (none)"])
+    if result.diffs:
+        lines += ["", "Diff of both files:" if result.written else "Both files would change like this:"]
         for name, text in result.diffs.items():
-            lines += ["", text.rstrip("\n") if text else f"(no change to {name})"]
+            lines += ["", text.rstrip("\n") if text else f"(no change to the {name})"]
     return lines

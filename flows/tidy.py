@@ -173,6 +173,7 @@ def _finish(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockR
     emit(Progress(kind="writing", pass_no=len(result.passes)))
     snapshot = tidy_commit.commit(prepared, state, block, summary=result.summary)
     result.written, result.snapshot = True, str(snapshot.folder)
+    result.diffs = tidy_commit.written_diffs(prepared, snapshot)
 
 
 def run_tidy(agent_path: Path, *, dry_run: bool = False, helper: Helper | None = None,

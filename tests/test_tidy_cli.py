@@ -38,6 +38,10 @@ def test_tidy_prints_the_spec_lines_then_done_and_what_became_permanent(agent):
     assert "  Now permanent in the agent file:" in lines
     assert "    Check every link before saving" in lines
     assert "  + [tip] Check every link before saving" in lines  # the block edit
+    # ... and the diff of both files, as written.
+    assert "Diff of both files:" in lines
+    assert "+++ b/blog-writer.learnings.md" in lines and "+++ b/blog-writer.agentuse" in lines
+    assert "+- [tip] Check every link before saving" in lines
 
 
 def test_dry_run_prints_the_plan_and_both_diffs_and_writes_nothing(agent):
