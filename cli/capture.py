@@ -70,11 +70,35 @@ def add(
 # ---------------------------------------------------------------- running the flows
 
 
-def _helper(agent_file: Path):
-    from agentuse.core.helper.factory import once
-    from agentuse.flows.capture import resolve_helper
+class LazyHelper:
+    """The agent's helper, built on first use: a capture that needs no model (tool-errors only, nothing
+    to re-vet) never imports a provider SDK nor announces the offline evaluator."""
 
-    return resolve_helper(str(agent_file), announce=once(lambda message: say(message, err=True)))
+    def __init__(self, agent_file: Path) -> None:
+        self._agent_file = agent_file
+        self._helper = None
+
+    def _get(self):
+        if self._helper is None:
+            from agentuse.core.helper.factory import once
+            from agentuse.flows.capture import resolve_helper
+
+            self._helper = resolve_helper(str(self._agent_file),
+                                          announce=once(lambda message: say(message, err=True)))
+        return self._helper
+
+    @property
+    def usage(self):
+        from agentuse.core.helper.protocol import Usage
+
+        return self._helper.usage if self._helper is not None else Usage()
+
+    def __getattr__(self, name: str):  # extract, vet, ground, reconcile, ... and name
+        return getattr(self._get(), name)
+
+
+def _helper(agent_file: Path) -> LazyHelper:
+    return LazyHelper(agent_file)
 
 
 def run_capture(agent_file: Path, session_file: str, *, force_prefect: bool = False) -> "CaptureReport":

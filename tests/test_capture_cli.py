@@ -167,3 +167,18 @@ def test_with_capture_via_prefect_the_run_emits_the_event_instead(tmp_path, cli,
                                  "agentuse.agent-file": str(agent)}]
     assert len(fake_anthropic.requests) == 3 and stored(agent) == []  # not captured inline: never both
     assert f"[Learning] Capture handed to Prefect: agentuse.run.completed for session {sid}" in result.stdout
+
+
+def test_a_capture_that_needs_no_model_builds_no_helper(tmp_path):
+    """tool-errors only, replayed offline with no key: captured, and no helper (nor its offline notice)."""
+    from pathlib import Path
+
+    recording = Path(__file__).resolve().parents[1] / "examples" / "sessions" / "blog-writer-tool-error.jsonl"
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]")
+    (agent.parent / "posts").mkdir()
+    result = CliRunner().invoke(app, ["run", str(agent), "--model", f"replay:{recording}"])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert "Extracted 1 learning(s), 0 quarantined" in result.stdout
+    assert "offline evaluator" not in result.stderr
+    [record] = stored(agent)
+    assert (record.ch, record.tool) == (Channel.tool_errors, "write_file")
