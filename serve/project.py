@@ -92,8 +92,26 @@ class Project:
             cards.append(card)
         return cards
 
-    def session_dir(self) -> Path:
-        return store.data_dir() / "project" / store.project_hash(self.root) / "session"
+    def session_dirs(self) -> list[Path]:
+        """Where this project's runs are logged. In a git repository that is one folder; outside git each
+        agent's folder is its own project (store.project_root), so every agent's folder is searched."""
+        own = store.data_dir() / "project" / store.project_hash(self.root) / "session"
+        found = {own, *(store.locate(path).session_dir for path in self.agent_files())}
+        return sorted(found)
+
+    def key_for(self, agent_path: str | None) -> str | None:
+        """The serve key of the agent a session ran, when it is still one of this project's agent files."""
+        if not agent_path:
+            return None
+        given = Path(agent_path)
+        for candidate in (given, Path(os.path.realpath(given.parent)) / given.name):  # root is resolved
+            try:
+                key = candidate.relative_to(self.root).as_posix()
+                self.resolve(key)
+            except (ValueError, UnknownAgent):
+                continue
+            return key
+        return None
 
 
 def ago(iso: str, now: datetime | None = None) -> str:

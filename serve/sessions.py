@@ -26,20 +26,20 @@ DECISIONS = {"approve", "revise", "reject"}
 
 
 def index(request: Request) -> Response:
+    here = project(request)
     agent = request.query_params.get("agent")
-    sessions = [s for s in map(summarize, list_logs([project(request).session_dir()]))
-                if agent is None or s.agent_key == agent]
-    return render(request, "sessions.html", sessions=sessions, agent=agent)
+    rows = [(s, here.key_for(s.agent_path)) for s in map(summarize, list_logs(here.session_dirs()))]
+    rows = [(s, key) for s, key in rows if agent is None or key == agent]
+    return render(request, "sessions.html", rows=rows, agent=agent)
 
 
 def _session(request: Request):
-    return summarize(find_log(request.path_params["session_id"], [project(request).session_dir()]))
+    return summarize(find_log(request.path_params["session_id"], project(request).session_dirs()))
 
 
 def detail(request: Request) -> Response:
     session = _session(request)
-    known = {project(request).key_of(p) for p in project(request).agent_files()}
-    agent_key = session.agent_key if session.agent_key in known else None
+    agent_key = project(request).key_for(session.agent_path)
     return render(request, "session.html", session=session, event_line=_event_line, agent_key=agent_key,
                   rules=_rules_from(request, agent_key, session.id))
 

@@ -222,6 +222,18 @@ def test_a_session_lists_the_learnings_it_produced_and_its_quarantined_ones_can_
     assert "aa11bb22" in {r.id for r in store.load_archive(store.locate(agent)).learnings}
 
 
+def test_outside_git_every_agent_folder_is_its_own_project_and_its_sessions_are_found(tmp_path):
+    plain = tmp_path / "plain"
+    (plain / "agents").mkdir(parents=True)
+    agent = plain / "agents" / "writer.agentuse"
+    agent.write_text((Path(__file__).parent.parent / "examples" / "blog-writer.agentuse").read_text())
+    sid = awaiting_review(agent)
+    client = TestClient(create_app(plain, token=None), base_url="http://127.0.0.1")
+    listing = client.get("/sessions", params={"agent": "agents/writer.agentuse"}).text
+    assert sid in listing and 'href="/agents/agents/writer.agentuse/learnings"' in listing
+    assert "Learn from this comment" in client.get(f"/sessions/{sid}").text
+
+
 def test_approve_completes_the_session_and_credits_the_rules_in_force(client, agent):
     sid = awaiting_review(agent)
     injected = find_session(sid).injected
