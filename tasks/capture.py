@@ -32,7 +32,7 @@ from agentuse.core.helper.protocol import (
     VetAnswer,
     VetRequest,
 )
-from agentuse.core.learning import DEFAULT_MAX, Channel, Learning
+from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, DEFAULT_MAX, Channel, Learning
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
 from agentuse.core.trace import ToolTrace
@@ -140,13 +140,14 @@ def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
             return ChannelResult(channel=channel, failure=submitted)
         drafts = list(zip(submitted.drafts, submitted.confidences))
     else:
-        return ChannelResult(channel=channel, failure=Failure(operation="gather", message=f"unknown channel {channel}"))
+        unknown = Failure(operation="gather", message=f"unknown channel {channel}")
+        return ChannelResult(channel=channel, failure=unknown)
     evidence = capture.run_evidence(ctx.trace)
     drafts = [(d, c) for d, c in drafts if d.title.strip() or d.body.strip()]  # an empty draft says nothing
     return ChannelResult(channel=channel, candidates=[
         capture.Candidate(key=f"{channel}-{i}", channel=Channel(channel), draft=draft, confidence=confidence,
                           evidence=evidence)
-        for i, (draft, confidence) in enumerate(drafts[:5], start=1)
+        for i, (draft, confidence) in enumerate(drafts[:CAPTURE_AGENT_MAX_CANDIDATES], start=1)
     ])
 
 

@@ -67,7 +67,7 @@ def test_capture_as_a_real_flow_run_and_its_task_graph(tmp_path, prefect_api):
     [vet] = tasks[f"vet/{sid}"]
     assert vet.run_count == 2 and vet.empirical_policy.retries == 3  # one retry of three allowed
     assert MODEL_TAG in vet.tags and MODEL_TAG in tasks[f"gather/custom/{sid}"][0].tags
-    assert MODEL_TAG not in tasks[f"write/blog.agentuse"][0].tags
+    assert MODEL_TAG not in tasks["write/blog.agentuse"][0].tags
     assert [t.run_count for t in tasks[f"gather/custom/{sid}"]] == [1]
 
 
