@@ -4,7 +4,7 @@ Finds every `.agentuse` file under the project root and runs the tidy flow for e
 at a time. Under orchestration each agent is one submitted task (`tidy-agent/<name>`) whose body runs
 the tidy flow as a subflow (`tidy/<name>`, with its own task runs and artifacts), so the fan-out goes
 through the flow's task runner: the default thread pool on one machine, prefect-dask's DaskTaskRunner
-across many (README: Scale-out) — nothing here assumes threads. Inline (no Prefect API) the same task
+across many when AGENTUSE_DASK_ADDRESS is set (README: Scale-out) — nothing here assumes threads. Inline (no Prefect API) the same task
 bodies run through `flows.runner.call` in a small thread pool.
 
 One agent's problem (an agent file that does not parse, a broken store, a model that stayed down past
@@ -30,6 +30,7 @@ from agentuse.flows.names import AGENT_SUFFIX, agent_name, artifact_key, root_ru
 from agentuse.flows.runner import call, orchestrated
 
 SKIP_DIRS = frozenset({".git", ".venv", "node_modules"})
+DASK_ADDRESS = "AGENTUSE_DASK_ADDRESS"  # a Dask scheduler (tcp://host:8786), or "local" for a LocalCluster
 DEFAULT_CONCURRENCY = 4  # tidy-ups at once; each fans its own model calls out under the agentuse-model tag
 
 
@@ -115,7 +116,24 @@ def bounded(task_: Any, items: Sequence[Any], *, limit: int, **kwargs: Any) -> l
     return [future.result() for future in futures]
 
 
-@flow(name="project-tidy", flow_run_name=root_run_name, log_prints=False)
+def task_runner() -> Any:
+    """Prefect's default thread pool, or prefect-dask's DaskTaskRunner when AGENTUSE_DASK_ADDRESS is set.
+
+    An environment variable rather than `with_options`: served and worker-run flow runs re-import the flow
+    from its entrypoint in a fresh process, so a runner chosen in code at deploy time would be lost there,
+    while the variable is read again by every process that imports this module."""
+    address = os.environ.get(DASK_ADDRESS, "").strip()
+    if not address:
+        return None
+    try:
+        from prefect_dask import DaskTaskRunner
+    except ImportError:
+        raise AgentuseError(f"{DASK_ADDRESS} is set but prefect-dask is not installed: pip install prefect-dask "
+                            f"(or unset {DASK_ADDRESS} to tidy on this machine's threads)") from None
+    return DaskTaskRunner() if address == "local" else DaskTaskRunner(address=address)
+
+
+@flow(name="project-tidy", flow_run_name=root_run_name, log_prints=False, task_runner=task_runner())
 def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False) -> ProjectTidyReport:
     """Tidy every agent under `root` (the project's root folder), `concurrency` agents at a time."""
     agents = find_agents(Path(root))

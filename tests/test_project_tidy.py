@@ -165,3 +165,19 @@ def test_orchestrated_project_tidy_names_runs_bounds_submissions_and_publishes_a
     blog = next(a for a in report.agents if a.name == "blog-writer")
     assert blog.summary in found["tidy-blog-writer"].data
     assert "1 tidied, 1 nothing, 1 failed" in found["project-tidy-proj"].description
+
+
+def test_the_task_runner_is_the_thread_pool_unless_a_dask_address_is_set(monkeypatch):
+    from agentuse.core.errors import AgentuseError
+    from agentuse.flows.project_tidy import DASK_ADDRESS, task_runner
+
+    monkeypatch.delenv(DASK_ADDRESS, raising=False)
+    assert task_runner() is None  # Prefect's default ThreadPoolTaskRunner
+    monkeypatch.setenv(DASK_ADDRESS, "tcp://127.0.0.1:8786")
+    try:
+        import prefect_dask  # noqa: F401
+    except ImportError:
+        with pytest.raises(AgentuseError, match="pip install prefect-dask"):
+            task_runner()
+    else:
+        assert type(task_runner()).__name__ == "DaskTaskRunner"
