@@ -76,9 +76,11 @@ class Replacement(BaseModel):
 
 
 def plannable(state: TidyState) -> list[Learning]:
-    """Fresh active rules that may be planned, strongest first. Stale rules wait for the re-vet;
-    tool-errors records supersede structurally and never go through the free-text merge path."""
-    fresh = [r for r in state.in_force() if not state.is_stale(r) and r.ch is not Channel.tool_errors]
+    """Fresh active rules that may be planned, strongest first. Stale rules, and unstamped ones the re-vet
+    could not judge, wait for a re-vet (a merge would stamp them unchecked); tool-errors records supersede
+    structurally and never go through the free-text merge path."""
+    fresh = [r for r in state.in_force()
+             if not state.is_stale(r) and r.id not in state.unvetted and r.ch is not Channel.tool_errors]
     return rank(fresh)
 
 

@@ -178,3 +178,41 @@ def test_groups_keep_near_duplicates_together_and_are_balanced():
     for members in groups:
         kinds = {texts[i].split()[0] for i in members if not texts[i].startswith("Unrelated")}
         assert len(kinds) == 1  # each cluster landed whole in one group
+
+
+def test_re_vet_restamps_what_holds_quarantines_what_does_not_and_leaves_the_unjudged_alone():
+    from agentuse.core import revet
+
+    contract = "# Blog Writer\n\n- Include 3 actionable tips\n"
+    s = tidy.new_state(agent="blog", cap=15, current_ih=IH, today=TODAY, learnings=[
+        rule("stale", "Cite sources", ih="oldoldoldold"), rule("bare", "Five tips per post", ih=None),
+        rule("fresh", "Keep intros short"), rule("mech", "write_file: x", ih="oldoldoldold", ch=Channel.tool_errors),
+    ])
+    revet.restamp_structural(s)
+    assert s.get("mech").ih == IH  # mechanics, not policy: no model vet
+    (request,) = revet.requests(s, contract)
+    assert [c.id for c in request.candidates] == ["stale", "bare"]
+    assert [r.id for r in request.rules_in_force] == ["fresh", "mech"]
+
+    revet.apply(s, request, p.VetAnswer(verdicts=[
+        p.VetVerdict(id="stale", verdict="pass"),
+        p.VetVerdict(id="bare", verdict="contradiction", detail="Include 3 actionable tips"),
+        p.VetVerdict(id="bare", verdict="pass"),  # the first verdict per id wins
+        p.VetVerdict(id="nope", verdict="pass"),  # unknown ids are ignored
+    ]))
+    assert s.get("stale").ih == IH and s.get("stale").state is State.active
+    assert s.get("bare").state is State.quarantined
+    assert s.get("bare").why == 'contradicts the contract: "Include 3 actionable tips"'
+
+
+def test_a_failed_re_vet_keeps_stale_rules_held_out_and_out_of_planning():
+    from agentuse.core import revet
+
+    s = tidy.new_state(agent="blog", cap=1, current_ih=IH, today=TODAY, learnings=[
+        rule("stale", "Cite sources", ih="oldoldoldold"), rule("bare", "Cite sources always", ih=None),
+        rule("a", "Keep intros short"), rule("b", "Keep intros brief")])
+    (request,) = revet.requests(s, "contract")
+    revet.apply(s, request, Failure(operation="vet", message="overloaded"))
+    assert s.get("stale").ih == "oldoldoldold" and s.get("bare").ih is None
+    assert {r.id for r in tidy.plannable(s)} == {"a", "b"}
+    assert "could not be re-vetted" in s.notes[0]
