@@ -77,7 +77,7 @@ class Result(BaseModel):
 
 
 def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: bool, cap: int,
-                 notes: list[str]) -> list[str]:
+                 notes: list[str], outside: list[Learning] | None = None) -> list[str]:
     """The spec's wording for replacements and quarantines; plain statements for the rest."""
     rule = placed.record
     lines = [f"[Learning] {note}" for note in notes]
@@ -97,8 +97,11 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
             lines += [f'[Learning] Retired "{old.title}" to make room (archived, id:{old.id})'
                       for old in placed.replaced]
         elif placed.how is Placement.outside_cap:
-            lines.append(f"[Learning] It sits outside this agent's {cap}-rule limit and does NOT reach it - "
-                         f"{placed.note}. Fold the set down: agentuse learnings tidy {agent_arg}")
+            # Precedence decides which correction falls outside (the newest ranks first), so name them.
+            named = "; ".join(f'"{r.title}" (id:{r.id})' for r in outside or [rule])
+            lines.append(f"[Learning] {len(outside or [rule])} correction(s) sit outside this agent's {cap}-rule "
+                         f"limit and do NOT reach it ({named}) - {placed.note}. "
+                         f"Fold the set down: agentuse learnings tidy {agent_arg}")
     if not applies:
         lines.append("[Learning] It is stored, but reaches future runs only when learning.apply is enabled.")
     return lines

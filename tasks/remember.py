@@ -15,6 +15,7 @@ from agentuse.core.capture import Judged
 from agentuse.core.contract import agent_hash, contract_text
 from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, Helper, ReconcileAnswer
 from agentuse.core.learning import DEFAULT_MAX, Learning
+from agentuse.core.ranking import select
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
 from agentuse.tasks.capture import ask, model_task, plain_task
@@ -72,6 +73,10 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
     report = capping.write(location, [capping.Incoming(record=record, fold=usable)], cap=ctx.cap, room_first=False,
                            drain_excess=False)
     placed = report.placed[0]
+    outside = None
+    if placed.how is capping.Placement.outside_cap:
+        learnings = store.load(location).learnings
+        outside = [r for r in select(learnings, cap=ctx.cap, current_ih=ctx.ih).outside_cap if r.is_human]
     lines = remember.result_lines(placed, judged, agent_arg=agent_arg, applies=ctx.applies, cap=ctx.cap,
-                                  notes=notes)
+                                  notes=notes, outside=outside)
     return remember.Result(lines=lines, placed=placed, judged=judged)

@@ -116,7 +116,8 @@ def test_learnings_add_and_doctor_on_a_correction_outside_the_cap(tmp_path, cli)
     with override_helper(helper):
         result = cli("learnings", "add", agent, "keep intros factual")
     assert result.stdout.splitlines()[0].startswith('[Learning] Saved "Keep intros factual" (id:')
-    assert "sits outside this agent's 1-rule limit" in result.stdout
+    assert '1 correction(s) sit outside this agent\'s 1-rule limit and do NOT reach it ("Cite sources inline"' \
+        in result.stdout
     assert all(r.src is Source.manual and r.state is State.active for r in stored(agent))
     doctor = "\n".join(line.strip() for line in cli("doctor", agent).stdout.splitlines())
     assert ("1 correction(s) sit outside this agent's 1-rule limit and do NOT reach it -\n"

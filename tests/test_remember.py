@@ -169,7 +169,9 @@ def test_a_full_set_folds_trades_or_keeps_the_correction_outside_the_cap(tmp_pat
     helper = ScriptedHelper(ground=[grounded("Cite sources")], reconcile=[NEW], vet=[passing])
     result = run(agent, "cite sources", helper)
     assert len([r for r in stored(agent) if r.state is State.active]) == 3  # kept, outside the cap
-    assert "sits outside this agent's 2-rule limit and does NOT reach it" in result.lines[-1]
+    # the newest correction ranks first, so the oldest one is the one left outside, and it is named
+    assert ("1 correction(s) sit outside this agent's 2-rule limit and do NOT reach it "
+            '("Use numbered lists" (id:aaaa0001))') in result.lines[-1]
     assert "agentuse learnings tidy ./blog.agentuse" in result.lines[-1]
 
 
