@@ -1,5 +1,9 @@
 """What the buttons do. Each action calls the same function the CLI command calls, so a browser and a
-terminal can never mean different things by "approve", "learn from this comment" or "undo"."""
+terminal can never mean different things by "approve", "learn from this comment" or "undo".
+
+The deliberate-learning and post-resume hooks live in `cli/capture.py` (`run_remember`, `after_resume`);
+they are imported from there rather than copied, because a second copy of "what happens after an
+approval" is exactly how two surfaces would drift apart."""
 
 from __future__ import annotations
 

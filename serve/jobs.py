@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentuse.core.errors import AgentuseError
+from agentuse.core.store_format import StoreFormatError
 from agentuse.serve.project import snapshot_diffs
 
 KEEP_FINISHED = 50
@@ -110,10 +111,11 @@ class TidyJobs:
     def _run(self, job: TidyJob) -> None:
         try:
             result = self.runner(job.agent_path, job.on_progress, job.note)
-        except AgentuseError as problem:  # says what to do: show it as written
+        except (AgentuseError, StoreFormatError) as problem:  # says what to do (file:line): show it as written
             job.finish(error=str(problem))
         except Exception as problem:  # noqa: BLE001 - the page must say the job died, not spin forever
-            job.finish(error=f"{type(problem).__name__}: {problem}\n{traceback.format_exc(limit=3)}")
+            traceback.print_exc()  # the whole story goes to the server's terminal, the gist to the page
+            job.finish(error=f"{type(problem).__name__}: {problem}")
         else:
             job.diffs = written_diffs(result)
             job.finish(result=result)

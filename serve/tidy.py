@@ -4,6 +4,8 @@ pass and the rules rewritten so far, then waits with the result, both diffs and 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -75,7 +77,7 @@ def last(request: Request) -> Response:
         return redirect(request, agent_url(key), kind="error", lines=["No tidy-up of this agent has been recorded."])
     job = request.app.state.jobs.for_snapshot(found.folder)
     return render(request, "tidy_last.html", key=key, last=found, job=job,
-                  diffs=snapshot_diffs(snapshots.latest(location).folder, location.agent_path, location.store_path))
+                  diffs=snapshot_diffs(Path(found.folder), location.agent_path, location.store_path))
 
 
 @csrf_protected
