@@ -103,3 +103,29 @@ def test_prefect_yaml_describes_the_same_deployments():
 def test_a_bad_cron_is_refused_before_anything_is_served(cron, tmp_path):
     with pytest.raises(ValueError):
         d.tidy_deployment(tmp_path, cron=cron)
+
+
+def test_deploy_serve_refuses_without_a_prefect_server_and_names_the_fix(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentuse.cli.app import app
+
+    result = CliRunner().invoke(app, ["deploy", "serve", "-C", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "No Prefect server is configured" in result.output and "prefect server start" in result.output
+
+
+def test_deploy_serve_refuses_a_bad_schedule_before_touching_a_server(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentuse.cli.app import app
+
+    result = CliRunner().invoke(app, ["deploy", "serve", "-C", str(tmp_path), "--cron", "every day"])
+    assert result.exit_code == 1
+    assert "invalid schedule 'every day'" in result.output and '--cron "0 3 * * *"' in result.output
+
+
+def test_the_cli_default_schedule_is_the_deployments():
+    from agentuse.cli import deploy
+
+    assert deploy.DEFAULT_CRON == d.DEFAULT_CRON
