@@ -11,6 +11,10 @@ When the set is full a new learning has to be paid for, in order:
 
 A store over the cap from before it was enforced is drained on the first capture: auto rules are retired
 from the bottom of the ranking (the ones that were not reaching the model anyway).
+
+The 14-day grace is the tidy-up's rule for retiring; a trade does not apply it: the spec's trade names
+only "the weakest auto-extracted rule", and the outside-the-cap message ("no auto-extracted rule was left
+to trade away") must be literally true when a correction is kept past the cap.
 """
 
 from __future__ import annotations
