@@ -1,33 +1,19 @@
-"""`agentuse learnings capture <agent-file> --session <id|path>`, `agentuse learnings add <agent-file> "..."`,
-and the post-run hooks `agentuse run` and `agentuse sessions resume` call (spec: How capture works,
-Deliberate Learning from Review Comments).
-
-Every result line goes to the session log as a `learning_result` event (the flows record their own; a
-deployment-run capture does too), so the run output and `sessions show` say the same thing. Capture runs after a run that completed with an automatic channel
-configured; `learning: true` alone makes no post-run model call. With `AGENTUSE_CAPTURE_VIA=prefect` and a
-Prefect API configured, the run emits `agentuse.run.completed` instead and a deployment captures it:
-never both. Prefect and the flows are imported inside the functions that need them.
+"""`agentuse learnings capture <agent-file> --session <id|path>` and `agentuse learnings add <agent-file> "..."`
+(spec: How capture works, Deliberate Learning from Review Comments). The post-run hooks that `run`,
+`sessions resume` and the serve UI share live in flows/post_run.py.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from agentuse.cli.common import friendly_errors, say
 from agentuse.cli.learnings import AgentArg, app
-from agentuse.core.errors import AgentuseError
-from agentuse.core.helper.protocol import HelperError
+from agentuse.flows.post_run import channels_of, run_capture, run_remember
 
-if TYPE_CHECKING:
-    from agentuse.core.capture_report import CaptureReport
-    from agentuse.runtime.runner import RunResult
-
-CAPTURE_VIA = "AGENTUSE_CAPTURE_VIA"  # "inline" (default) or "prefect"
-RUN_COMPLETED = "agentuse.run.completed"
 PrefectOpt = Annotated[bool, typer.Option("--prefect", help="Run as a real Prefect flow run (a temporary server "
                                                           "when no PREFECT_API_URL is configured).")]
 
@@ -65,145 +51,3 @@ def add(
     """Save a rule by hand: grounded, reconciled with the rules in force, vetted, stored as src:manual."""
     for line in run_remember(agent_file, text, agent_arg=str(agent_file), force_prefect=prefect):
         say(line)
-
-
-# ---------------------------------------------------------------- running the flows
-
-
-class LazyHelper:
-    """The agent's helper, built on first use: a capture that needs no model (tool-errors only, nothing
-    to re-vet) never imports a provider SDK nor announces the offline evaluator."""
-
-    def __init__(self, agent_file: Path) -> None:
-        self._agent_file = agent_file
-        self._helper = None
-
-    def _get(self):
-        if self._helper is None:
-            from agentuse.core.helper.factory import once
-            from agentuse.flows.capture import resolve_helper
-
-            self._helper = resolve_helper(str(self._agent_file),
-                                          announce=once(lambda message: say(message, err=True)))
-        return self._helper
-
-    @property
-    def usage(self):
-        from agentuse.core.helper.protocol import Usage
-
-        return self._helper.usage if self._helper is not None else Usage()
-
-    def __getattr__(self, name: str):  # extract, vet, ground, reconcile, ... and name
-        return getattr(self._get(), name)
-
-
-def _helper(agent_file: Path) -> LazyHelper:
-    return LazyHelper(agent_file)
-
-
-def run_capture(agent_file: Path, session_file: str, *, force_prefect: bool = False) -> "CaptureReport":
-    from agentuse.flows.capture import capture_flow
-    from agentuse.flows.runner import run_flow
-
-    return run_flow(capture_flow, force_prefect=force_prefect, agent=str(agent_file), session=session_file,
-                    helper=_helper(agent_file))
-
-
-def run_remember(agent_file: Path, text: str, *, agent_arg: str, session: str | None = None,
-                 label: str = "manual", comment: str | None = None, reviewed_output: str = "",
-                 force_prefect: bool = False) -> list[str]:
-    from agentuse.flows.remember import remember_flow
-    from agentuse.flows.runner import run_flow
-
-    result = run_flow(remember_flow, force_prefect=force_prefect, agent=str(agent_file), text=text, label=label,
-                      session=session, comment=comment, reviewed_output=reviewed_output, agent_arg=agent_arg,
-                      helper=_helper(agent_file))
-    return result.lines
-
-
-def channels_of(agent) -> list[str]:
-    return agent.learning.capture.channels if agent.learning else []
-
-
-def _log_lines(session_file: Path, lines: list[str]) -> None:
-    from agentuse.runtime.review import record_learning_result
-    from agentuse.runtime.session import SessionLog
-
-    log = SessionLog(Path(session_file))
-    for line in lines:
-        record_learning_result(log, line)
-
-
-# ---------------------------------------------------------------- post-run hooks
-
-
-def after_run(agent_file: Path, result: "RunResult") -> None:
-    """Capture a run that completed, when the agent names an automatic channel. A capture that fails says
-    so in the output and the log; it never turns a finished run into a failed one."""
-    if result.status != "completed":
-        return  # a run at its gate is captured when it is approved; rejected and failed runs are not
-    from agentuse.core.agent_file import load_agent
-
-    try:
-        if not channels_of(load_agent(agent_file)):
-            return  # learning: true alone: no post-run model call at all
-        if _via_prefect() and _emit_completed(agent_file, result):
-            lines = [f"[Learning] Capture handed to Prefect: {RUN_COMPLETED} for session {result.session_id}"]
-        else:
-            run_capture(agent_file, result.session_file)  # the flow records its lines in the log
-            return
-    except (AgentuseError, HelperError, OSError, ValueError) as problem:  # reported, never fatal to the run
-        lines = [f"[Learning] Capture failed: {problem}"]
-    _log_lines(Path(result.session_file), lines)
-
-
-def after_resume(result: "RunResult", *, remember: str | None, comment: str | None) -> None:
-    """`sessions resume --remember`: save the note first (the deliberate path), then capture the run if
-    this decision completed it."""
-    agent_path = _agent_path(result)
-    if remember and remember.strip():
-        from agentuse.runtime.approval import find_session
-        from agentuse.runtime.review import remembered_notes
-
-        notes = remembered_notes(find_session(result.session_id))
-        reviewed = notes[-1].reviewed_output if notes else ""
-        try:  # the flow records its lines in the session log
-            run_remember(agent_path, remember, agent_arg=str(agent_path), session=result.session_file,
-                         label=result.session_id, comment=comment, reviewed_output=reviewed)
-        except (AgentuseError, HelperError, OSError, ValueError) as problem:
-            _log_lines(Path(result.session_file), [
-                f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
-                f'save it again with: agentuse learnings add {agent_path} "..."'])
-    after_run(agent_path, result)
-
-
-def _agent_path(result: "RunResult") -> Path:
-    from agentuse.runtime.session import read_events
-    from agentuse.runtime.events import RunStart
-
-    start = next(e for e in read_events(Path(result.session_file))[0] if isinstance(e, RunStart))
-    return Path(start.agent_path)
-
-
-def _via_prefect() -> bool:
-    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect" and bool(os.environ.get("PREFECT_API_URL"))
-
-
-def _emit_completed(agent_file: Path, result: "RunResult") -> bool:
-    """The post-run trigger: resource is the session, related is the agent. False when Prefect did not
-    take the event (events disabled): then capture runs inline, so a run is never left uncaptured."""
-    from prefect.events import emit_event  # lazily: only this mode pays for `import prefect`
-
-    from agentuse.core import store
-
-    location = store.locate(agent_file)
-    event = emit_event(
-        event=RUN_COMPLETED,
-        resource={"prefect.resource.id": f"agentuse.session.{result.session_id}",
-                  "prefect.resource.name": result.session_id, "agentuse.session-file": result.session_file},
-        related=[{"prefect.resource.id": f"agentuse.agent.{location.key}", "prefect.resource.role": "agent",
-                  "prefect.resource.name": location.key, "agentuse.agent-file": str(location.agent_path)}],
-        payload={"session": result.session_id, "session_file": result.session_file,
-                 "agent_file": str(location.agent_path), "status": result.status},
-    )
-    return event is not None

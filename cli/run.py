@@ -43,7 +43,7 @@ def run(
     """Run an agent: its instructions plus relevant learnings, model and tools, recorded as a session."""
     from agentuse.runtime.runner import start_run
 
-    from agentuse.cli.capture import after_run
+    from agentuse.flows.post_run import after_run
 
     result = start_run(agent_file, prompt, model=model)
     after_run(agent_file, result)  # post-run capture: records its lines in the log, shown below

@@ -94,7 +94,7 @@ def resume(
 
     decision = decision_from_flags(approve=approve, reject=reject, comment=comment, remember=remember)
     result = resume_run(session_id, decision=decision, comment=comment, remember=remember, model=model)
-    from agentuse.cli.capture import after_resume
+    from agentuse.flows.post_run import after_resume
 
     after_resume(result, remember=remember, comment=comment)  # save the note, capture if now completed
     show_result(result, as_json=as_json, quiet=quiet, show_output=decision == "revise")

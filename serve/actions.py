@@ -1,7 +1,7 @@
 """What the buttons do. Each action calls the same function the CLI command calls, so a browser and a
 terminal can never mean different things by "approve", "learn from this comment" or "undo".
 
-The deliberate-learning and post-resume hooks live in `cli/capture.py` (`run_remember`, `after_resume`);
+The deliberate-learning and post-resume hooks live in `flows/post_run.py` (`run_remember`, `after_resume`);
 they are imported from there rather than copied, because a second copy of "what happens after an
 approval" is exactly how two surfaces would drift apart."""
 
@@ -34,7 +34,7 @@ def discard_quarantined(location: store.AgentLocation, rule_id: str) -> str:
 
 def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
     """Manual add: the deliberate-learning flow, exactly as `agentuse learnings add` runs it."""
-    from agentuse.cli.capture import run_remember  # the flow (and Prefect) load only when a note is saved
+    from agentuse.flows.post_run import run_remember  # the flow (and Prefect) load only when a note is saved
 
     return run_remember(agent_path, text, agent_arg=agent_arg)
 
@@ -47,7 +47,7 @@ def resume_session(session_id: str, decision: str, comment: str | None, learn: b
     chosen = decision_from_flags(approve=decision == "approve", reject=decision == "reject", comment=comment,
                                  remember=remember)
     result = resume(session_id, decision=chosen, comment=comment, remember=remember)
-    from agentuse.cli.capture import after_resume
+    from agentuse.flows.post_run import after_resume
 
     after_resume(result, remember=remember, comment=comment)  # the CLI's hook: save the note, capture if done
     lines = [f"Session {result.session_id}: {result.status.replace('_', ' ')}."]

@@ -51,7 +51,7 @@ def _emitted_event(monkeypatch, agent: Path):
     """The event exactly as the runtime's post-run hook emits it (emit_event intercepted)."""
     import prefect.events
 
-    from agentuse.cli import capture as post_run
+    from agentuse.flows import post_run
 
     seen = {}
 
