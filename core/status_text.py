@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentuse.core.describe import EntryView, Report, display_path
 
-_GROUP_TITLES = {
+GROUP_TITLES = {
     "stale": "Stale — instructions changed, awaiting re-vet",
     "outside_cap": "Outside the cap — never injected until the set is folded down",
     "held": "Held back — apply: false keeps them out of future prompts",
@@ -23,7 +23,7 @@ def tokens(n: int) -> str:
     return f"~{n / 1000:.1f}k" if n >= 1000 else f"~{n}"
 
 
-def _meta(entry: EntryView) -> str:
+def meta_line(entry: EntryView) -> str:
     r = entry.record
     parts = [f"src:{r['src']}", f"injected:{r['injected']}", f"ch:{r['ch'] or 'legacy'}"]
     if r.get("tool"):
@@ -39,7 +39,7 @@ def _meta(entry: EntryView) -> str:
 
 def _entry_lines(entry: EntryView) -> list[str]:
     r = entry.record
-    lines = [f"  {entry.state}  [{r['category']}] {r['title']}", f"    {_meta(entry)}"]
+    lines = [f"  {entry.state}  [{r['category']}] {r['title']}", f"    {meta_line(entry)}"]
     if r.get("why"):
         lines.append(f"    why: {r['why']}")
     return lines
@@ -57,7 +57,7 @@ def render_learnings(report: Report) -> str:
         for entry in by_group.get("applied", []):
             lines.extend(_entry_lines(entry))
         lines.append("")
-    for group, title in _GROUP_TITLES.items():
+    for group, title in GROUP_TITLES.items():
         entries = by_group.get(group, [])
         if entries:
             lines.append(f"{title} ({len(entries)})")

@@ -28,7 +28,7 @@ def _short(value: Any, limit: int = PREVIEW) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _event_line(event: Event) -> str:
+def event_line(event: Event) -> str:
     if isinstance(event, RunStart):
         injected = f", {len(event.injected)} learning(s) injected" if event.injected else ""
         return f"run_start          {event.model}{injected}"
@@ -73,7 +73,7 @@ def render_session(session: Session) -> str:
     if session.prompt:
         lines.append(f"prompt   {_short(session.prompt)}")
     lines += ["", "events"]
-    lines += [f"  {(e.at or '')[11:23]:<12}  {_event_line(e)}" for e in session.events]
+    lines += [f"  {(e.at or '')[11:23]:<12}  {event_line(e)}" for e in session.events]
     if session.tool_calls:
         lines += ["", f"tool calls ({len(session.tool_calls)}, {session.tool_errors} failed)"]
         for call in session.tool_calls:

@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from agentuse.core.agent_file import read_block
 from agentuse.core.describe import EntryView, Report, describe, display_path
-from agentuse.core.status_text import _GROUP_TITLES, _meta, outside_cap_lines, stranded_lines
+from agentuse.core.status_text import GROUP_TITLES, meta_line, outside_cap_lines, stranded_lines
 from agentuse.serve import actions
 from agentuse.serve.project import last_tidy
 from agentuse.serve.security import csrf_protected
@@ -31,7 +31,7 @@ def groups(report: Report) -> list[dict]:
     if report.active or by_group.get("applied"):
         shown.append({"key": "applied", "title": f"Applied ({report.injected} of {report.active})",
                       "entries": by_group.get("applied", [])})
-    for group, title in _GROUP_TITLES.items():
+    for group, title in GROUP_TITLES.items():
         if by_group.get(group):
             shown.append({"key": group, "title": f"{title} ({len(by_group[group])})", "entries": by_group[group]})
     return shown
@@ -55,7 +55,7 @@ def learnings(request: Request) -> Response:
         report=report,
         groups=groups(report),
         badges=badges,
-        meta=_meta,
+        meta=meta_line,
         block=read_block(agent.text) or [],
         stranded=stranded_lines(report),
         outside_cap=outside_cap_lines(report, key),
