@@ -103,7 +103,8 @@ def check_claims(block: list[BlockRule], answer: BlockAnswer) -> str | None:
         for rule_id in set(rule.covers):
             if rule_id in claims:
                 claims[rule_id] += 1
-    for dropped in {d.id for d in answer.dropped}:
+    # Dropped counts as a claim only with a reason: a rule may leave the block, never silently.
+    for dropped in {d.id for d in answer.dropped if d.reason.strip()}:
         if dropped in claims:
             claims[dropped] += 1
     vanished = [by_id[i] for i, n in claims.items() if n == 0]

@@ -182,3 +182,13 @@ def test_an_unchanged_block_is_not_rewritten_again(agent):
     assert len(h.ops("rewrite_block")) == 1
     second = run_tidy(agent, helper=h, today=TODAY)
     assert second.nothing and len(h.ops("rewrite_block")) == 1
+
+
+def test_a_block_rule_dropped_without_a_reason_counts_as_vanished():
+    block = [BlockRule(category="tip", text="Cite sources"), BlockRule(category="tip", text="Cite every source")]
+    silent = p.BlockAnswer(rules=[p.BlockRule(category="tip", text="Cite every source", covers=["b2"])],
+                           dropped=[p.Dropped(id="b1", reason=" ")])
+    explained = silent.model_copy(update={"dropped": [p.Dropped(id="b1", reason='"Cite every source" states it')]})
+    assert graduate.check_claims(block, silent) == \
+        'The rewrite of the permanent block was discarded: it lost "Cite sources"'
+    assert graduate.check_claims(block, explained) is None
