@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from agentuse.core import grouping
 from agentuse.core.helper.protocol import (
