@@ -64,6 +64,11 @@ def _root(location: store.AgentLocation) -> Path:
     return location.consolidations_dir / location.key.removesuffix(store.AGENT_SUFFIX)
 
 
+def _marker(folder: Path) -> Path:
+    """`store.pending_tidy_marker` of the agent whose snapshot lives in `folder`."""
+    return folder.parent.with_name(folder.parent.name + ".pending")
+
+
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -87,6 +92,9 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
                         block_after=block_digest(block_after), summary=summary, complete=complete)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
     (folder / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
+    if not complete:
+        # Every store reader settles an interrupted commit first when it sees this (store.settle).
+        store.atomic_write(store.pending_tidy_marker(location), manifest.created)
     _prune(location)
     return Snapshot(folder=folder, manifest=manifest)
 
@@ -95,6 +103,7 @@ def mark_complete(snapshot: Snapshot) -> Snapshot:
     """Both files are written: from now on the snapshot is the tidy-up's undo."""
     manifest = snapshot.manifest.model_copy(update={"complete": True})
     store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
+    _marker(snapshot.folder).unlink(missing_ok=True)
     return Snapshot(folder=snapshot.folder, manifest=manifest)
 
 
@@ -125,26 +134,34 @@ def recover(location: store.AgentLocation) -> None:
     missing; otherwise the agent file is put back (the store was not written yet) and the snapshot is
     dropped, so the interrupted tidy-up did not happen and undo reaches the one before it. A file edited
     since (neither version) is left alone, and undo says which one changed."""
-    if all(snapshot.manifest.complete for snapshot in _all(location)):
+    marker = store.pending_tidy_marker(location)
+    if not marker.exists() and all(snapshot.manifest.complete for snapshot in _all(location)):
         return  # the common case: no lock taken
+    # Under the commit's own locks: a commit still in flight finishes first, and only then is judged.
     with store.lock_for(tidy_lock_path(location)), store.lock_for(location.store_path):
         for snapshot in _all(location):
-            if snapshot.manifest.complete:
-                continue
-            manifest, folder = snapshot.manifest, snapshot.folder
-            agent_now, store_now = digest(_read(location.agent_path)), digest(_read(location.store_path))
-            if agent_now == manifest.agent_after and store_now == manifest.store_after:
-                mark_complete(snapshot)
-                continue
-            store_before = _read(folder / "store.before") if manifest.store_existed else None
-            if store_now == manifest.store_after and store_now != digest(store_before):
-                continue  # the store was written and the agent file edited since: not ours to guess
-            agent_before = (folder / "agent.before").read_bytes()
-            if agent_now == manifest.agent_after:
-                _restore(location.agent_path, agent_before)
-            elif agent_now != digest(agent_before):
-                continue  # edited by hand since the crash: leave it for undo to explain
-            shutil.rmtree(folder)
+            if not snapshot.manifest.complete:
+                _roll(location, snapshot)
+        if all(snapshot.manifest.complete for snapshot in _all(location)):
+            marker.unlink(missing_ok=True)
+
+
+def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
+    """Forward when both files were written, back when only the agent file was."""
+    manifest, folder = snapshot.manifest, snapshot.folder
+    agent_now, store_now = digest(_read(location.agent_path)), digest(_read(location.store_path))
+    if agent_now == manifest.agent_after and store_now == manifest.store_after:
+        mark_complete(snapshot)
+        return
+    store_before = _read(folder / "store.before") if manifest.store_existed else None
+    if store_now == manifest.store_after and store_now != digest(store_before):
+        return  # the store was written and the agent file edited since: not ours to guess
+    agent_before = (folder / "agent.before").read_bytes()
+    if agent_now == manifest.agent_after:
+        _restore(location.agent_path, agent_before)
+    elif agent_now != digest(agent_before):
+        return  # edited by hand since the crash: leave it for undo to explain
+    shutil.rmtree(folder)
 
 
 def latest(location: store.AgentLocation) -> Snapshot | None:

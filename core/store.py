@@ -227,8 +227,24 @@ def _render_live(doc: StoreDoc) -> str:
     return render(doc)
 
 
+def pending_tidy_marker(location: AgentLocation) -> Path:
+    """Present while a tidy-up commit is between its two writes (agent file, then store)."""
+    return location.consolidations_dir / f"{location.key.removesuffix(AGENT_SUFFIX)}.pending"
+
+
+def settle(location: AgentLocation) -> None:
+    """Finish or roll back a tidy-up killed between writing the agent file and the store, before anything
+    reads or writes the store: no reader ever sees one file after the tidy-up and the other before it.
+    One stat in the common case; the recovery itself lives with the snapshots it reads."""
+    if pending_tidy_marker(location).exists():
+        from agentuse.core import snapshots  # only after a crash, or while a commit is in flight
+
+        snapshots.recover(location)
+
+
 def load(location: AgentLocation) -> StoreDoc:
     """The agent's store; an empty doc when there is none yet. Raises StoreFormatError (file:line)."""
+    settle(location)
     return _doc(location, location.store_path, _read(location.store_path))
 
 
@@ -247,6 +263,7 @@ def transaction(location: AgentLocation) -> Iterator[StoreDoc]:
     assigns missing ids, so a transaction on such a file saves those changes even if the caller made none.
     """
     path = location.store_path
+    settle(location)
     with lock_for(path):
         original = _read(path)
         doc = _doc(location, path, original)
@@ -260,6 +277,7 @@ def save(location: AgentLocation, doc: StoreDoc) -> None:
     """Write `doc` as the agent's store, locked and atomic; refuses to replace a file that does not parse."""
     text = _render_live(doc)
     path = location.store_path
+    settle(location)
     with lock_for(path):
         existing = _read(path)
         if existing is not None:
