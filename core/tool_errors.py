@@ -12,9 +12,10 @@ failure pairs instead. Within one run the last recovery of a failure mode is kep
 ended up relying on.
 
 Values, not shapes: the spec's example stores the corrected call itself (`{"path":"/Users/me/shot.png"}`),
-and a shape alone (`object(1 field: string)`) would not tell the agent what to do differently. Values
-under keys that name secrets are replaced by `***`, and long strings are clipped, so no credential or
-document body from a run becomes a rule.
+and a shape alone (`object(1 field: string)`) would not tell the agent what to do differently. Only the
+fields the retry changed are kept (a write_file retried with a corrected path keeps `path`, not the whole
+document it wrote), values under keys that name secrets are replaced by `***`, and long strings are
+clipped, so no credential or document body from a run becomes a rule.
 """
 
 from __future__ import annotations
@@ -110,8 +111,23 @@ class StructuralRecord(BaseModel):
     confidence: float = 1.0
 
 
+def changed_fields(failed: Any, succeeded: Any) -> tuple[Any, Any]:
+    """The part of each input that the retry changed: the correction itself. Inputs that are not both
+    objects, or retries that only dropped fields, are kept whole."""
+    if not (isinstance(failed, dict) and isinstance(succeeded, dict)):
+        return failed, succeeded
+    keys = [k for k in {**failed, **succeeded} if failed.get(k, _MISSING) != succeeded.get(k, _MISSING)]
+    if not any(k in succeeded for k in keys):
+        return failed, succeeded  # the fix was dropping fields: only the whole call shows what to send
+    return ({k: failed[k] for k in keys if k in failed}, {k: succeeded[k] for k in keys if k in succeeded})
+
+
+_MISSING = object()
+
+
 def record_for(recovery: Recovery) -> StructuralRecord:
-    corrected = shown(recovery.succeeded.input)
+    failed_part, succeeded_part = changed_fields(recovery.failed.input, recovery.succeeded.input)
+    corrected = shown(succeeded_part)
     body = f'When {recovery.tool} fails with "{recovery.sig}", use the corrected call shape that succeeded: {corrected}'
     if len(body) > RULE_CHAR_LIMIT:
         body = body[: RULE_CHAR_LIMIT - 1] + "…"
@@ -120,7 +136,7 @@ def record_for(recovery: Recovery) -> StructuralRecord:
         body=body,
         tool=recovery.tool,
         sig=recovery.sig,
-        evidence=f"failed: {shown(recovery.failed.input)} → succeeded: {corrected}",
+        evidence=f"failed: {shown(failed_part)} → succeeded: {corrected}",
     )
 
 

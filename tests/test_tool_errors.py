@@ -92,6 +92,17 @@ def test_the_record_follows_the_spec_example_and_redacts_secrets():
     assert "sk-" not in record_for(secret).body and "sk-" not in record_for(secret).evidence
 
 
+def test_the_record_keeps_only_the_fields_the_retry_changed():
+    body = "# A whole post\n" * 40
+    [found] = recoveries(trace(("write_file", {"path": "/abs/post.md", "content": body}, "path is outside the root"),
+                               ("write_file", {"path": "posts/post.md", "content": body}, None)))
+    rec = record_for(found)
+    assert rec.body.endswith('use the corrected call shape that succeeded: {"path":"posts/post.md"}')
+    assert rec.evidence == 'failed: {"path":"/abs/post.md"} → succeeded: {"path":"posts/post.md"}'
+    [dropped] = recoveries(trace(("q", {"a": 1, "b": 2}, "bad b"), ("q", {"a": 1}, None)))
+    assert record_for(dropped).evidence == 'failed: {"a":1,"b":2} → succeeded: {"a":1}'
+
+
 # ---------------------------------------------------------------- through the flow
 
 
