@@ -14,6 +14,24 @@ app = typer.Typer(
     help="agentuse: agents that learn from review — vetted, capped, provenance-stamped rules.",
 )
 
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"agentuse {version('agentuse')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                      help="Print the installed version and exit."),
+) -> None:
+    """agentuse: agents that learn from review — vetted, capped, provenance-stamped rules."""
+
+
 app.add_typer(learnings.app, name="learnings")
 app.command("doctor")(doctor.doctor)
 app.command("run")(run.run)
