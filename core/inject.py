@@ -59,21 +59,19 @@ def select_for_run(agent: AgentFile, doc: StoreDoc, current_ih: str) -> Injectio
 
 def record_injection(location: store.AgentLocation, ids: list[str]) -> None:
     """Count one injection against exactly the rules sent, under the store lock."""
-    if not ids:
-        return
-    wanted = set(ids)
-    with store.transaction(location) as doc:
-        for rule in doc.learnings:
-            if rule.id in wanted:
-                rule.injected += 1
+    _count(location, ids, "injected")
 
 
 def credit_approval(location: store.AgentLocation, ids: list[str]) -> None:
     """An approval with no comment is a vote for every rule that was in force that run (`ok:`)."""
+    _count(location, ids, "ok")
+
+
+def _count(location: store.AgentLocation, ids: list[str], counter: str) -> None:
     if not ids:
         return
     wanted = set(ids)
     with store.transaction(location) as doc:
         for rule in doc.learnings:
             if rule.id in wanted:
-                rule.ok += 1
+                setattr(rule, counter, getattr(rule, counter) + 1)
