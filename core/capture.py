@@ -41,6 +41,7 @@ class Candidate(BaseModel):
     evidence: str | None = None
     tool: str | None = None  # tool-errors only: the dedupe key
     sig: str | None = None
+    repeats: int = 0  # a person's note said again in the same batch (core/screen.py): stored as `re`
 
     @property
     def needs_vet(self) -> bool:
@@ -57,6 +58,7 @@ class Disposition(str, Enum):
     quarantined = "quarantined"
     rejected = "rejected"  # the vet said no: nothing lost (a duplicate already exists; a claim is false)
     dropped = "dropped"  # no vet happened: an observation is not stored on the strength of extraction
+    duplicate = "duplicate"  # the same as another candidate of this batch: that one is vetted and stored
 
 
 class Judged(BaseModel):
@@ -64,6 +66,7 @@ class Judged(BaseModel):
     disposition: Disposition
     verdict: Verdict | None = None
     why: str | None = None  # the quarantine reason, or why it was rejected/dropped
+    screened: bool = False  # settled before the vet (core/screen.py), never sent to it
 
     @property
     def stored(self) -> bool:
@@ -187,6 +190,7 @@ def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, 
         tool=c.tool,
         sig=c.sig,
         sess=session,
+        re=c.repeats,
         state=State.quarantined if quarantined else State.active,
         why=judged.why if quarantined else None,
         evidence=c.evidence,

@@ -55,6 +55,10 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
                      "dropped: free-form capture is never stored unvetted.")
     elif dropped:
         notes.append(f"[Learning] {len(dropped)} observation(s) dropped: the vet gave no verdict for them.")
+    duplicates = [j for j in judged if j.disposition is Disposition.duplicate]
+    if duplicates:
+        notes.append(f"[Learning] {len(duplicates)} duplicate candidate(s) stored once: "
+                     + "; ".join(f'"{j.candidate.draft.title}" is {j.why}' for j in duplicates))
     rejected = [j for j in judged if j.disposition is Disposition.rejected]
     if rejected:
         notes.append(f"[Learning] {len(rejected)} candidate(s) rejected by the vet: "

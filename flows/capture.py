@@ -1,6 +1,7 @@
 """Post-run capture as one flow (spec: How capture works), composed only through `flows.runner`:
 
-    load the run -> gather every channel in parallel -> vet the free-form candidates in ONE call ->
+    load the run -> gather every channel in parallel -> set aside repeats (core/screen.py) ->
+    vet the free-form candidates in ONE call ->
     stamp -> reconcile what does not fit (in parallel) -> write with the cap -> re-vet stale/unhashed
     -> append the result lines to the run's session log
 
@@ -24,6 +25,7 @@ from agentuse.core import capture
 from agentuse.core.capture_report import CaptureReport, RevetSummary, build
 from agentuse.core.helper.protocol import Draft, Helper, HelperError, ReconcileAnswer
 from agentuse.core.learning import Channel, State
+from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
 from agentuse.flows.artifacts import capture_completed
 from agentuse.flows.names import capture_run_name
@@ -61,16 +63,17 @@ def capture_flow(agent: str, session: str, helper: Any = None, today: date | Non
 
     results = _gather(ctx, helper)
     failures = {r.channel: r.failure for r in results if r.failure is not None}
-    candidates = [c for r in results for c in r.candidates]
+    screened = screen([c for r in results for c in r.candidates])
 
     answer: Any = None
-    request = capture.vet_request(candidates, contract=ctx.contract, rules=ctx.rules, trace=ctx.trace.evidence())
+    request = capture.vet_request(screened.candidates, contract=ctx.contract, rules=ctx.rules,
+                                  trace=ctx.trace.evidence())
     if request is not None:
         try:
             answer = call(steps.vet, request, ctx.session, helper=helper)
         except HelperError as error:
             answer = _failure("vet", error)
-    stamped = call(steps.stamp, ctx, candidates, answer, today)
+    stamped = call(steps.stamp, ctx, screened.candidates, answer, today, settled=screened.settled)
 
     incoming = _fold(ctx, stamped.records, helper)
     written = call(steps.write, ctx.agent_path, ctx.agent_key, incoming, ctx.cap)

@@ -174,11 +174,13 @@ class Stamped(BaseModel):
 
 @plain_task("stamp", "stamp/{ctx.session}")
 def stamp(ctx: CaptureInput, candidates: list[capture.Candidate], answer: VetAnswer | Failure | None,
-          today: date) -> Stamped:
+          today: date, settled: list[capture.Judged] = ()) -> Stamped:
+    """`settled`: candidates decided before the vet (core/screen.py), reported and stamped alongside."""
     if isinstance(answer, Failure):
         judged = capture.judge(candidates, None, contract=ctx.contract, rules=ctx.rules, failure=answer.message)
     else:  # None: nothing needed the vet (tool-errors records only)
         judged = capture.judge(candidates, answer or VetAnswer(), contract=ctx.contract, rules=ctx.rules)
+    judged = [*judged, *settled]
     taken = {r.id for r in ctx.learnings}
     records = []
     for j in (j for j in judged if j.stored):

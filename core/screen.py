@@ -1,0 +1,67 @@
+"""Before the vet: candidates of one capture that say the same thing (spec: Every candidate is vetted).
+
+Two candidates of one batch that say the same thing are vetted and stored once; the other is reported as
+a duplicate of it. The one kept is a person's when either is (human corrections are never dropped). Two
+notes a person wrote alike are one note said twice: one is stored and the repeat is counted (`re`), as a
+repeat of a stored rule is.
+
+"The same" is the same normalised text. Where a model wrote either side, it is also what the offline
+evaluator calls a duplicate (core/helper/offline_judge.py: same values, polarity, order and qualifiers,
+so a near-miss stays two rules). Two notes a person wrote are matched on text only: a heuristic never
+folds away a person's wording. tool-errors candidates are not screened: they dedupe by (tool, sig).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from pydantic import BaseModel, Field
+
+from agentuse.core.capture import Candidate, Disposition, Judged
+from agentuse.core.helper.offline_judge import Label, compare
+
+
+def text_key(text: str) -> str:
+    """Identity of a rule's wording: case, punctuation and spacing do not count."""
+    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+
+
+def same_rule(a: Candidate, b: Candidate) -> bool:
+    if text_key(a.text) == text_key(b.text):
+        return True
+    if a.human and b.human:
+        return False
+    return compare(a.text, b.text).label is Label.duplicate
+
+
+class Screened(BaseModel):
+    candidates: list[Candidate]  # what goes on to the vet (and tool-errors records, which skip it)
+    settled: list[Judged] = Field(default_factory=list)  # decided here, never sent to the vet
+
+
+def _max(a: float | None, b: float | None) -> float | None:
+    return max((x for x in (a, b) if x is not None), default=None)
+
+
+def dedupe(candidates: list[Candidate]) -> Screened:
+    kept: list[Candidate] = []
+    settled: list[Judged] = []
+    for c in candidates:
+        i = next((i for i, k in enumerate(kept) if c.needs_vet and k.needs_vet and same_rule(k, c)), None)
+        if i is None:
+            kept.append(c)
+            continue
+        keep, drop = (c, kept[i]) if c.human and not kept[i].human else (kept[i], c)
+        if keep.human and drop.human:
+            kept[i] = keep.model_copy(update={"repeats": keep.repeats + 1 + drop.repeats})
+        else:
+            kept[i] = keep.model_copy(update={"confidence": _max(keep.confidence, drop.confidence)})
+        settled.append(Judged(candidate=drop, disposition=Disposition.duplicate, screened=True,
+                              why=f'the same as "{keep.draft.title}" in this capture'))
+    return Screened(candidates=kept, settled=settled)
+
+
+def screen(candidates: list[Candidate]) -> Screened:
+    """What the vet is asked about, and what was settled without it."""
+    return dedupe(candidates)
