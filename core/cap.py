@@ -27,6 +27,7 @@ from agentuse.core import store, tool_errors
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
 from agentuse.core.learning import Channel, Learning, State
 from agentuse.core.ranking import evictable, rank
+from agentuse.core.screen import quarantined_twin
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import merged_record
 
@@ -102,9 +103,13 @@ def _replace(learnings: list[Learning], sources: list[Learning], product: Learni
 def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: ReconcileAnswer | None = None,
           room_first: bool = True) -> Placed:
     """Place one stamped record into `learnings` (mutated). A quarantined record is set aside outside
-    the count. `room_first`: capture folds only once the set is full; the remember path reconciles
-    always (a correction replaces the rule it corrects whether or not the set is full)."""
+    the count, once: the same text as a rule already quarantined is that rule again (core/screen.py),
+    and a person's refreshes it. `room_first`: capture folds only once the set is full; the remember
+    path reconciles always (a correction replaces the rule it corrects whether or not the set is full)."""
     if record.state is not State.active:
+        twin = quarantined_twin(record.text, learnings)
+        if twin is not None:
+            return _repeat_quarantined(twin, record)
         learnings.append(record)
         return Placed(record=record, how=Placement.added)
     if record.ch is Channel.tool_errors:
@@ -151,6 +156,15 @@ def _repeat(existing: Learning, record: Learning) -> Placed:
         existing.ih = record.ih or existing.ih
     return Placed(record=existing, how=Placement.repeated,
                   note=f'restates "{existing.title}" (id:{existing.id})')
+
+
+def _repeat_quarantined(existing: Learning, record: Learning) -> Placed:
+    """Still set aside with its own reason: the instruction hash stays the one it was vetted against."""
+    if record.is_human:
+        existing.re += 1 + record.re
+        existing.date = record.date
+    return Placed(record=existing, how=Placement.repeated,
+                  note=f'restates the quarantined rule "{existing.title}" (id:{existing.id})')
 
 
 def _structural(learnings: list[Learning], record: Learning) -> Placed | None:

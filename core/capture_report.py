@@ -59,7 +59,11 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
     if duplicates:
         notes.append(f"[Learning] {len(duplicates)} duplicate candidate(s) stored once: "
                      + "; ".join(f'"{j.candidate.draft.title}" is {j.why}' for j in duplicates))
-    rejected = [j for j in judged if j.disposition is Disposition.rejected]
+    held = [j for j in judged if j.disposition is Disposition.rejected and j.screened]
+    if held:
+        notes.append(f"[Learning] {len(held)} candidate(s) already quarantined, not stored again: "
+                     + "; ".join(f'"{j.candidate.draft.title}" ({j.why})' for j in held))
+    rejected = [j for j in judged if j.disposition is Disposition.rejected and not j.screened]
     if rejected:
         notes.append(f"[Learning] {len(rejected)} candidate(s) rejected by the vet: "
                      + "; ".join(f'"{j.candidate.draft.title}" {j.why}' for j in rejected))
@@ -73,6 +77,10 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
                 verb = {Placement.folded: "Folded into a new rule", Placement.traded: "Retired to make room",
                         Placement.superseded: "Superseded by a later recovery"}[placed.how]
                 notes.append(f'[Learning] {verb}: "{old.title}" (archived, id:{old.id})')
+            if placed.how is Placement.repeated and placed.record.state.value == "quarantined":
+                rule = placed.record
+                notes.append(f'[Learning] Repeated a quarantined rule: "{rule.title}" (re:{rule.re}, id:{rule.id}); '
+                             f"it stays set aside: {rule.why}")
         not_worth = [p for p in write.placed if p.how is Placement.not_worth]
         if not_worth:
             notes.append(f"[Learning] {len(not_worth)} learning(s) not stored: {not_worth[0].note}.")

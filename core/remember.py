@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from agentuse.core.cap import Placed, Placement, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
-from agentuse.core.learning import Category, Channel, Learning
+from agentuse.core.learning import Category, Channel, Learning, State
 from agentuse.core.trace import clip
 
 TITLE_CHARS = 80
@@ -81,6 +81,10 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     """The spec's wording for replacements and quarantines; plain statements for the rest."""
     rule = placed.record
     lines = [f"[Learning] {note}" for note in notes]
+    if placed.how is Placement.repeated and rule.state is State.quarantined:
+        lines.append(f'[Learning] Repeated a quarantined rule: "{rule.title}" (re:{rule.re}, id:{rule.id}): '
+                     f"{rule.why}. It will not be injected; resolve the conflict in {agent_arg} or discard the rule.")
+        return lines
     if judged.disposition is Disposition.quarantined:
         lines.append(f'[Learning] Saved but quarantined "{rule.title}": {judged.why}. It will not be injected; '
                      f"resolve the conflict in {agent_arg} or discard the rule.")

@@ -1,14 +1,21 @@
-"""Before the vet: candidates of one capture that say the same thing (spec: Every candidate is vetted).
+"""Before the vet: candidates of one capture that say the same thing, or what a quarantined rule says
+(spec: Every candidate is vetted, Quarantine).
 
 Two candidates of one batch that say the same thing are vetted and stored once; the other is reported as
 a duplicate of it. The one kept is a person's when either is (human corrections are never dropped). Two
 notes a person wrote alike are one note said twice: one is stored and the repeat is counted (`re`), as a
 repeat of a stored rule is.
 
-"The same" is the same normalised text. Where a model wrote either side, it is also what the offline
-evaluator calls a duplicate (core/helper/offline_judge.py: same values, polarity, order and qualifiers,
-so a near-miss stays two rules). Two notes a person wrote are matched on text only: a heuristic never
-folds away a person's wording. tool-errors candidates are not screened: they dedupe by (tool, sig).
+A candidate with the text of a quarantined rule: that rule is already set aside, with its reason. A
+model's is rejected, nothing lost. A person's is stamped quarantined with the rule's reason, without a
+second vet, and the write refreshes the quarantined entry (`re` + 1, new date) instead of adding a copy
+(core/cap.py `admit`).
+
+"The same" is the same normalised text (against a quarantined rule, only that). Within a batch, where a
+model wrote either side, it is also what the offline evaluator calls a duplicate (core/helper/
+offline_judge.py: same values, polarity, order and qualifiers, so a near-miss stays two rules). Two notes
+a person wrote are matched on text only: a heuristic never folds away a person's wording. tool-errors
+candidates are not screened: they dedupe by (tool, sig).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.capture import Candidate, Disposition, Judged
 from agentuse.core.helper.offline_judge import Label, compare
+from agentuse.core.learning import Learning, State
 
 
 def text_key(text: str) -> str:
@@ -62,6 +70,24 @@ def dedupe(candidates: list[Candidate]) -> Screened:
     return Screened(candidates=kept, settled=settled)
 
 
-def screen(candidates: list[Candidate]) -> Screened:
-    """What the vet is asked about, and what was settled without it."""
-    return dedupe(candidates)
+def quarantined_twin(text: str, learnings: list[Learning]) -> Learning | None:
+    key = text_key(text)
+    return next((r for r in learnings if r.state is State.quarantined and text_key(r.text) == key), None)
+
+
+def screen(candidates: list[Candidate], learnings: list[Learning] = ()) -> Screened:
+    """What the vet is asked about, and what was settled without it. `learnings`: the store as read."""
+    screened = dedupe(candidates)
+    ahead: list[Candidate] = []
+    for c in screened.candidates:
+        twin = quarantined_twin(c.text, learnings) if c.needs_vet else None
+        if twin is None:
+            ahead.append(c)
+        elif c.human:
+            screened.settled.append(Judged(candidate=c, disposition=Disposition.quarantined, screened=True,
+                                           why=twin.why or f"the same as the quarantined rule id:{twin.id}"))
+        else:
+            screened.settled.append(Judged(candidate=c, disposition=Disposition.rejected, screened=True,
+                                           why=f"id:{twin.id}: {twin.why or 'no reason recorded'}"))
+    screened.candidates = ahead
+    return screened

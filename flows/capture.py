@@ -1,9 +1,9 @@
 """Post-run capture as one flow (spec: How capture works), composed only through `flows.runner`:
 
-    load the run -> gather every channel in parallel -> set aside repeats (core/screen.py) ->
-    vet the free-form candidates in ONE call ->
-    stamp -> reconcile what does not fit (in parallel) -> write with the cap -> re-vet stale/unhashed
-    -> append the result lines to the run's session log
+    load the run -> gather every channel in parallel -> set aside repeats, of each other or of a
+    quarantined rule (core/screen.py) -> vet the free-form candidates in ONE call -> stamp ->
+    reconcile what does not fit (in parallel) -> write with the cap -> re-vet stale/unhashed ->
+    append the result lines to the run's session log
 
 A real Prefect flow run when an API is configured (or a deployment triggered by the run), plain calls
 otherwise (DESIGN.md: one composition, two ways to run it). Model faults are handled where the spec says:
@@ -63,7 +63,7 @@ def capture_flow(agent: str, session: str, helper: Any = None, today: date | Non
 
     results = _gather(ctx, helper)
     failures = {r.channel: r.failure for r in results if r.failure is not None}
-    screened = screen([c for r in results for c in r.candidates])
+    screened = screen([c for r in results for c in r.candidates], ctx.learnings)
 
     answer: Any = None
     request = capture.vet_request(screened.candidates, contract=ctx.contract, rules=ctx.rules,

@@ -4,7 +4,8 @@
 
 Every model step fails open (core/remember.py): a person's note is saved whatever the helper does.
 A repeat (the note says what a rule already says) is not vetted again: nothing new is stored, the rule it
-repeats counts one more repeat.
+repeats counts one more repeat. The same goes for a note with the text of a quarantined rule
+(core/screen.py): that rule counts the repeat and stays set aside with its reason.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, ve
 from agentuse.core.cap import in_force
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, HelperError, ReconcileAnswer, VetAnswer
+from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
 from agentuse.flows.capture import resolve_helper
 from agentuse.flows.runner import call
@@ -58,8 +60,11 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
         fold = None
 
     candidate = remember.candidate(note, remember.to_vet(note, draft, fold, rules))
+    settled = screen([candidate], ctx.learnings).settled
     if remember.is_repeat(fold, rules):
         judged = Judged(candidate=candidate, disposition=Disposition.active)
+    elif settled:  # the text of a quarantined rule: it is set aside with its reason already, not vetted again
+        [judged] = settled
     else:
         request = vet_request([candidate], contract=ctx.contract, rules=rules, trace=ctx.trace)
         answer = _ask(lambda: call(capture_steps.vet, request, label, helper=helper))

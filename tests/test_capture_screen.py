@@ -1,17 +1,31 @@
 """Before the vet (core/screen.py): candidates of one capture that say the same thing are vetted and
 stored once, the other reported as a duplicate; a person's wording is the one kept, and a person's note
-said twice is stored once with the repeat counted."""
+said twice is stored once with the repeat counted. A candidate with the text of a quarantined rule adds no
+copy: a model's is rejected, a person's refreshes the quarantined entry."""
 
 from __future__ import annotations
 
 import pytest
-from capture_support import ScriptedHelper, TODAY, drafts, make_agent, make_session, passing, stored
+from capture_support import (
+    TODAY,
+    ScriptedHelper,
+    current_ih,
+    drafts,
+    make_agent,
+    make_session,
+    passing,
+    rule,
+    seed,
+    stored,
+)
 
 from agentuse.core import cap, capture, store
+from agentuse.core.capture_report import RevetSummary, build
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Category, Channel, Source, State
 from agentuse.core.screen import screen
 from agentuse.flows.capture import capture_flow
+from agentuse.flows.remember import remember_flow
 
 CUSTOM_ONLY = """learning:
   capture:
@@ -55,23 +69,24 @@ def _candidate(key, text, *, human):
 
 
 def _store(agent, candidates):
-    """screen -> vet (all pass) -> stamp -> write, the capture pipeline's core calls."""
-    screened = screen(candidates)
+    """screen -> vet (all pass) -> stamp -> write -> report: the capture pipeline's core calls."""
+    screened = screen(candidates, store.load(store.locate(agent)).learnings)
     answer = p.VetAnswer(verdicts=[p.VetVerdict(id=c.key, verdict="pass") for c in screened.candidates])
     judged = [*capture.judge(screened.candidates, answer, contract="", rules=[]), *screened.settled]
     records = [capture.stamp(j, rule_id=f"0000000{i}", session="s", ih=None, today=TODAY)
                for i, j in enumerate((j for j in judged if j.stored), start=1)]
-    cap.write(store.locate(agent), [cap.Incoming(record=r) for r in records], cap=15)
-    return judged
+    written = cap.write(store.locate(agent), [cap.Incoming(record=r) for r in records], cap=15)
+    return build(store_path="x.learnings.md", session=None, channels=[], failures={}, judged=judged,
+                 vet_failure=None, write=written, revet=RevetSummary(), cap=15, model_calls=0)
 
 
 def test_a_persons_note_said_twice_in_one_batch_is_stored_once_with_the_repeat_counted(agent):
-    judged = _store(agent, [_candidate("a", "Cite sources before publishing", human=True),
+    report = _store(agent, [_candidate("a", "Cite sources before publishing", human=True),
                             _candidate("b", "cite sources, before publishing.", human=True)])
     [rule] = stored(agent)
     assert (rule.title, rule.src, rule.re, rule.state) == ("Cite sources before publishing", Source.manual, 1,
                                                            State.active)
-    assert [j.disposition for j in judged] == [capture.Disposition.active, capture.Disposition.duplicate]
+    assert [j.disposition for j in report.judged] == [capture.Disposition.active, capture.Disposition.duplicate]
 
 
 def test_a_persons_wording_is_kept_over_a_models_and_two_paraphrased_notes_both_stay(agent):
@@ -80,3 +95,54 @@ def test_a_persons_wording_is_kept_over_a_models_and_two_paraphrased_notes_both_
                    _candidate("h2", "Keep intros brief", human=True)])  # a person's words: text match only
     assert [(r.title, r.src, r.re) for r in stored(agent)] == [("Keep intros short.", Source.manual, 0),
                                                                ("Keep intros brief", Source.manual, 0)]
+
+
+# ---------------------------------------------------------------- a candidate that is a quarantined rule
+
+HELD_WHY = 'contradicts the contract: "Never publish without an approval gate"'
+
+
+def _held(agent, src=Source.auto):
+    seed(agent, [rule("aaaa0001", "Publish drafts without review", src=src, state=State.quarantined,
+                      why=HELD_WHY, ih=current_ih(agent),
+                      ch=Channel.corrections if src is Source.manual else Channel.custom)])
+
+
+def test_a_models_candidate_equal_to_a_quarantined_rule_is_rejected_without_a_vet(agent):
+    _held(agent)
+    helper = ScriptedHelper(extract=[drafts("publish drafts without review.", "Save under posts/")], vet=[passing])
+    report = capture_run(agent, helper)
+    [request] = helper.requests["vet"]
+    assert [c.text for c in request.candidates] == ["Save under posts/"]
+    assert [(r.id, r.state, r.re) for r in stored(agent) if r.title.lower().startswith("publish")] == [
+        ("aaaa0001", State.quarantined, 0)]
+    assert report.line.startswith("Extracted 1 learning(s), 0 quarantined")
+    assert ('[Learning] 1 candidate(s) already quarantined, not stored again: "publish drafts without review." '
+            f"(id:aaaa0001: {HELD_WHY})") in report.notes
+
+
+def test_a_persons_candidate_equal_to_a_quarantined_rule_refreshes_it(agent):
+    _held(agent, src=Source.manual)
+    report = _store(agent, [_candidate("h", "Publish drafts without review", human=True)])
+    [held] = stored(agent)
+    assert (held.id, held.state, held.re, held.date, held.why) == ("aaaa0001", State.quarantined, 1,
+                                                                   TODAY.isoformat(), HELD_WHY)
+    [judged] = report.judged
+    assert judged.screened and judged.disposition is capture.Disposition.quarantined
+    assert report.extracted == 0 and report.notes == [
+        f'[Learning] Repeated a quarantined rule: "Publish drafts without review" (re:1, id:aaaa0001); '
+        f"it stays set aside: {HELD_WHY}"]
+
+
+def test_a_remembered_note_equal_to_a_quarantined_rule_refreshes_it(agent):
+    _held(agent, src=Source.manual)
+    helper = ScriptedHelper(ground=[p.GroundAnswer(rule=p.Draft(title="Publish drafts without review"))],
+                            reconcile=[p.ReconcileAnswer(action=p.ReconcileAction.new)])
+    result = remember_flow.fn(agent=str(agent), text="publish drafts without review", helper=helper,
+                              today=TODAY, agent_arg="./blog.agentuse")
+    [held] = stored(agent)
+    assert (held.id, held.state, held.re, held.date) == ("aaaa0001", State.quarantined, 1, TODAY.isoformat())
+    assert helper.calls("vet") == 0  # already set aside with its reason: not vetted again
+    assert result.lines == [
+        f'[Learning] Repeated a quarantined rule: "Publish drafts without review" (re:1, id:aaaa0001): {HELD_WHY}. '
+        "It will not be injected; resolve the conflict in ./blog.agentuse or discard the rule."]
