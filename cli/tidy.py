@@ -60,7 +60,7 @@ def tidy(
 @app.command("undo")
 @friendly_errors
 def undo(agent_file: AgentArg) -> None:
-    """Undo the last tidy-up: both files restored byte for byte from its snapshot."""
+    """Undo the last tidy-up: both files restored byte for byte from its snapshot, and its archive entries removed."""
     from agentuse.core import snapshots, store
 
     location = store.locate(agent_file)
@@ -69,6 +69,8 @@ def undo(agent_file: AgentArg) -> None:
     say(f"Undid the tidy-up of {manifest.created}" + (f" ({manifest.summary})" if manifest.summary else ""))
     say(f"  restored {agent_file}")
     say(f"  restored {location.store_path}")
+    if manifest.archive_after is not None:
+        say(f"  took the rules it retired back out of {location.archive_path}")
     left = len(snapshots.listing(location))
     if left:
         say(f"  {left} earlier tidy-up(s) can still be undone, newest first.")

@@ -5,8 +5,18 @@ what the tidy-up is about to write. Undo restores the newest snapshot byte for b
 only while both files still hold what the tidy-up wrote: anything written since (a run, a hand edit)
 would be silently lost otherwise, so undo refuses and says which file changed.
 
+The archive is the third file a tidy-up writes: the rules it retired or merged away. Undo puts those
+rules back in the store, so it takes them back out of the archive too (or the archive would say they were
+retired while they are in force, and a later retirement would file them twice). The archive is different
+from the other two in one way: it is only ever appended to, and other things append to it (a capture that
+drains or replaces rules, a discard in serve). An append after the tidy-up does not refuse the undo:
+undo removes exactly the bytes the tidy-up appended and keeps everything after them, which is the file
+those later appends would have written had the tidy-up never run. Anything else (an edited or truncated
+archive) refuses like the other two files.
+
     consolidations/<agent key minus .agentuse>/<YYYYmmddTHHMMSS>-<4 hex>/
         manifest.json   agent.before   store.before (absent when the store did not exist)
+        archive.before  (when the tidy-up appended to an archive that existed)
 """
 
 from __future__ import annotations
@@ -15,6 +25,8 @@ import hashlib
 import json
 import secrets
 import shutil
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -40,6 +52,12 @@ class Manifest(BaseModel):
     agent_after: str  # sha256 of what the tidy-up wrote (or left) in the agent file
     store_after: str
     block_after: str = ""  # digest of the learned block it left: an unchanged block needs no rewrite
+    # The archive, when the tidy-up appended to it; None when it did not (or the snapshot predates this).
+    archive_after: str | None = None  # sha256 of the archive as the tidy-up left it
+    archive_existed: bool = False
+    archive_kept: int = 0  # bytes of that archive before the tidy-up's entries (the old one, right-trimmed)
+    archive_end: int = 0  # bytes up to the end of its entries: where a later append starts writing
+    archive_upto: str = ""  # sha256 of those first archive_end bytes
     summary: str = ""
     # False from the moment the commit snapshots until both files are written. A tidy-up killed in between
     # leaves it False, and `recover` then puts back what it had written (manifests from before this field
@@ -76,20 +94,36 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
+class ArchiveAppend(BaseModel):
+    """What a tidy-up appends to the archive: the file before, and after with `kept` bytes of it unchanged."""
+
+    before: bytes | None
+    after: bytes
+    kept: int
+
+
 def take(location: store.AgentLocation, *, agent_before: bytes, store_before: bytes | None,
          agent_after: bytes, store_after: bytes, block_after: list[BlockRule], summary: str = "",
-         now: datetime | None = None, complete: bool = True) -> Snapshot:
-    """Write a snapshot before the commit; the caller holds the locks of both files."""
+         archive: ArchiveAppend | None = None, now: datetime | None = None, complete: bool = True) -> Snapshot:
+    """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
     folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
     folder.mkdir(parents=True)
     (folder / "agent.before").write_bytes(agent_before)
     if store_before is not None:
         (folder / "store.before").write_bytes(store_before)
+    archived = {}
+    if archive is not None:
+        if archive.before is not None:
+            (folder / "archive.before").write_bytes(archive.before)
+        # A later append trims trailing whitespace (str.rstrip, so Unicode spaces too) and writes from there.
+        end = len(archive.after.decode("utf-8").rstrip().encode("utf-8"))
+        archived = dict(archive_after=digest(archive.after), archive_existed=archive.before is not None,
+                        archive_kept=archive.kept, archive_end=end, archive_upto=digest(archive.after[:end]))
     manifest = Manifest(created=now.isoformat(timespec="seconds"), agent_path=str(location.agent_path),
                         store_path=str(location.store_path), store_existed=store_before is not None,
                         agent_after=digest(agent_after), store_after=digest(store_after),
-                        block_after=block_digest(block_after), summary=summary, complete=complete)
+                        block_after=block_digest(block_after), summary=summary, complete=complete, **archived)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
     (folder / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
     if not complete:
@@ -138,7 +172,7 @@ def recover(location: store.AgentLocation) -> None:
     if not marker.exists() and all(snapshot.manifest.complete for snapshot in _all(location)):
         return  # the common case: no lock taken
     # Under the commit's own locks: a commit still in flight finishes first, and only then is judged.
-    with store.lock_for(tidy_lock_path(location)), store.lock_for(location.store_path):
+    with locks(location):
         for snapshot in _all(location):
             if not snapshot.manifest.complete:
                 _roll(location, snapshot)
@@ -161,6 +195,11 @@ def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
         _restore(location.agent_path, agent_before)
     elif agent_now != digest(agent_before):
         return  # edited by hand since the crash: leave it for undo to explain
+    # The archive was appended to first, so its rules are in both files now; the store keeps them. When it
+    # was not written yet (or was changed since), `_archive_target` says so and it is left as it is.
+    restorable, archive_before = _archive_target(snapshot, _read(location.archive_path))
+    if restorable:
+        _put(location.archive_path, archive_before)
     shutil.rmtree(folder)
 
 
@@ -181,28 +220,71 @@ def undo(location: store.AgentLocation) -> Snapshot:
     if snapshot is None:
         raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path} has been recorded "
                         f"(or its last one was already undone).")
-    tidy_lock = store.lock_for(tidy_lock_path(location))
-    with tidy_lock, store.lock_for(location.store_path):
-        changed = []
-        if digest(_read(location.agent_path)) != snapshot.manifest.agent_after:
-            changed.append(str(location.agent_path))
-        if digest(_read(location.store_path)) != snapshot.manifest.store_after:
-            changed.append(str(location.store_path))
+    with locks(location):
+        changed = blockers(location, snapshot)
         if changed:
             raise UndoError(
                 f"Cannot undo the tidy-up of {snapshot.manifest.created}: {' and '.join(changed)} changed since "
                 f"it ran, and undoing would throw those changes away. Nothing was restored.")
         _restore(location.agent_path, (snapshot.folder / "agent.before").read_bytes())
-        if snapshot.manifest.store_existed:
-            _restore(location.store_path, (snapshot.folder / "store.before").read_bytes())
-        else:
-            location.store_path.unlink(missing_ok=True)
+        store_before = (snapshot.folder / "store.before").read_bytes() if snapshot.manifest.store_existed else None
+        _put(location.store_path, store_before)
+        # After the store: killed in between, the rules are in both files, never in neither.
+        _, archive_before = _archive_target(snapshot, _read(location.archive_path))
+        _put(location.archive_path, archive_before)
         shutil.rmtree(snapshot.folder)
     return snapshot
 
 
+def blockers(location: store.AgentLocation, snapshot: Snapshot) -> list[str]:
+    """The files changed since the tidy-up in a way undo would throw away: it refuses while any are."""
+    manifest = snapshot.manifest
+    changed = []
+    if digest(_read(location.agent_path)) != manifest.agent_after:
+        changed.append(str(location.agent_path))
+    if digest(_read(location.store_path)) != manifest.store_after:
+        changed.append(str(location.store_path))
+    if not _archive_target(snapshot, _read(location.archive_path))[0]:
+        changed.append(str(location.archive_path))
+    return changed
+
+
+def _archive_target(snapshot: Snapshot, now: bytes | None) -> tuple[bool, bytes | None]:
+    """(undoable, the archive undo leaves) given the archive as it is `now`.
+
+    Unchanged since the tidy-up: the bytes before it, exactly (None: there was no archive). Appended to
+    since: the tidy-up's entries cut out, the later ones kept (`store.archive_base` keeps each append's
+    bytes in place). Anything else is not undoable. A tidy-up that appended nothing leaves it alone."""
+    manifest = snapshot.manifest
+    if manifest.archive_after is None:
+        return True, now
+    if digest(now) == manifest.archive_after:
+        before = snapshot.folder / "archive.before"
+        return True, before.read_bytes() if manifest.archive_existed else None
+    end = manifest.archive_end
+    if now is not None and len(now) > end and digest(now[:end]) == manifest.archive_upto:
+        return True, now[:manifest.archive_kept] + now[end:]
+    return False, now
+
+
+@contextmanager
+def locks(location: store.AgentLocation) -> Iterator[None]:
+    """The locks of everything a tidy-up commit writes, taken in the commit's order (none waits on another)."""
+    with ExitStack() as stack:
+        for path in (tidy_lock_path(location), location.store_path, location.archive_path):
+            stack.enter_context(store.lock_for(path))
+        yield
+
+
+def _put(path: Path, data: bytes | None) -> None:
+    if data is None:
+        path.unlink(missing_ok=True)
+    else:
+        _restore(path, data)
+
+
 def _restore(path: Path, data: bytes) -> None:
-    # Both files were read as UTF-8 before the tidy-up (a BOM survives the round trip as U+FEFF), so
+    # The files were read as UTF-8 before the tidy-up (a BOM survives the round trip as U+FEFF), so
     # decoding and re-encoding gives back the same bytes. A file the tidy-up left alone is not rewritten,
     # so undo works even when graduation was skipped because the agent file is read-only.
     if _read(path) != data:

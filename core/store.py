@@ -201,6 +201,10 @@ def _read(path: Path) -> str | None:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
+    return _decode(path, data)
+
+
+def _decode(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")  # tolerate a BOM left by an editor
     except UnicodeDecodeError as bad:
@@ -290,14 +294,25 @@ def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) 
     """Append retired rules to the agent's archive file. The archive is only ever appended to."""
     if not learnings:
         return
-    retired = [Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
-               for rule in learnings]
     path = location.archive_path
     with lock_for(path):
-        existing = _read(path)
-        if existing is None or not existing.strip():
-            existing = render(StoreDoc(name=location.name, agent=location.breadcrumb))
-        else:
-            parse(existing, filename=str(path), include_retired=True)  # never append to a file we cannot read
-        entries = "\n\n".join(render_entry(rule) for rule in retired)
-        atomic_write(path, f"{existing.rstrip()}\n\n{entries}\n")
+        existing = path.read_bytes() if path.exists() else None
+        atomic_write(path, archive_base(location, existing) + archive_entries(learnings, reason=reason))
+
+
+def archive_base(location: AgentLocation, existing: bytes | None) -> str:
+    """What new archive entries are appended to: the archive as it is, right-trimmed, or a fresh header.
+    So the archive before an append, right-trimmed, is always an exact prefix of the file after it, and one
+    append's bytes stay where they were however many come after (undo takes a tidy-up's back out)."""
+    text = None if existing is None else _decode(location.archive_path, existing)
+    if text is None or not text.strip():
+        return render(StoreDoc(name=location.name, agent=location.breadcrumb)).rstrip()
+    parse(text, filename=str(location.archive_path), include_retired=True)  # never append to what we cannot read
+    return text.rstrip()
+
+
+def archive_entries(learnings: list[Learning], *, reason: str) -> str:
+    """The text one append adds after `archive_base`: the rules, retired with the reason."""
+    retired = [Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
+               for rule in learnings]
+    return "".join(f"\n\n{render_entry(rule)}" for rule in retired) + "\n"

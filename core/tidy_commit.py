@@ -4,7 +4,7 @@ The tidy-up works in memory for as long as its passes take. At the end it takes 
 files and merges its result onto what is there now: runs that finished meanwhile bumped counters, and a
 capture may have added rules; neither conflicts. A concurrent edit to a rule the tidy-up changed, or any
 edit to the agent file, does conflict: the tidy-up then writes nothing and says to run it again. Then it
-snapshots both files (for undo) and writes the agent file, then the store, each once.
+snapshots the files (for undo) and writes the archive, the agent file, then the store, each once.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def merge_onto(start: list[Learning], result: list[Learning], now: list[Learning
 
 def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summary: str) -> snapshots.Snapshot:
     location = prepared.location
-    with store.lock_for(snapshots.tidy_lock_path(location)), store.lock_for(location.store_path):
+    with snapshots.locks(location):
         agent_now = _read(location.agent_path)
         if agent_now != prepared.agent_bytes:
             raise ConcurrentEditError(f"{location.agent_path} changed while tidying up, so nothing was written. "
@@ -145,12 +145,13 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         doc.learnings = merge_onto(prepared.doc.learnings, state.learnings, now_doc.learnings)
         new_agent = agent_text(prepared, block)
         new_store = render(doc)
+        archive = _archive_append(location, state)
         snapshot = snapshots.take(location, agent_before=agent_now, store_before=store_now,
                                   agent_after=new_agent.encode("utf-8"), store_after=new_store.encode("utf-8"),
-                                  block_after=block, summary=summary, complete=False)
+                                  block_after=block, summary=summary, archive=archive, complete=False)
         # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
-        for reason, learnings in _by_reason(state).items():
-            store.archive(location, learnings, reason=reason)
+        if archive is not None:
+            store.atomic_write(location.archive_path, archive.after.decode("utf-8"))
         # Agent file first: if the store write never happens, `snapshots.recover` puts it back.
         if new_agent != prepared.agent.text:
             store.atomic_write(location.agent_path, new_agent)
@@ -158,12 +159,19 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         return snapshots.mark_complete(snapshot)
 
 
-def _by_reason(state: TidyState) -> dict[str, list[Learning]]:
-    # One archive write per reason rather than per rule: each write re-reads and rewrites the archive.
+def _archive_append(location: store.AgentLocation, state: TidyState) -> snapshots.ArchiveAppend | None:
+    """Everything the tidy-up retires, appended to the archive in one write (the caller holds its lock), and
+    where the old archive ends in the new one: the snapshot needs both for undo to take them back out."""
+    if not state.archived:
+        return None
+    before = _read(location.archive_path)
+    base = store.archive_base(location, before)
     groups: dict[str, list[Learning]] = {}
     for item in state.archived:
         groups.setdefault(item.reason, []).append(item.learning)
-    return groups
+    entries = "".join(store.archive_entries(rules, reason=reason).removesuffix("\n") for reason, rules in groups.items())
+    return snapshots.ArchiveAppend(before=before, after=f"{base}{entries}\n".encode("utf-8"),
+                                   kept=len(base.encode("utf-8")))
 
 
 def written_diffs(prepared: Prepared, snapshot: snapshots.Snapshot) -> dict[str, str]:

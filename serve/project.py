@@ -132,20 +132,14 @@ def ago(iso: str, now: datetime | None = None) -> str:
 
 
 def last_tidy(location: store.AgentLocation) -> LastTidy | None:
-    """The newest tidy-up snapshot, and whether undo would still accept it (both files unchanged since)."""
+    """The newest tidy-up snapshot, and whether undo would still accept it (nothing changed since that it
+    would throw away: the check undo itself makes)."""
     snapshot = snapshots.latest(location)
     if snapshot is None:
         return None
     manifest = snapshot.manifest
-    undoable = _digest(location.agent_path) == manifest.agent_after and _digest(location.store_path) == manifest.store_after
+    undoable = not snapshots.blockers(location, snapshot)
     return LastTidy(folder=str(snapshot.folder), when=manifest.created, ago=ago(manifest.created), summary=manifest.summary, undoable=undoable)
-
-
-def _digest(path: Path) -> str:
-    try:
-        return snapshots.digest(path.read_bytes())
-    except FileNotFoundError:
-        return snapshots.digest(None)
 
 
 def snapshot_diffs(folder: Path, agent_path: Path, store_path: Path) -> dict[str, str]:

@@ -121,3 +121,90 @@ def test_a_dry_run_writes_nothing_and_shows_both_diffs(agent):
     assert "-### [tip] Keep post titles short\n" in learnings_diff
     assert "+- [tip] Check every link before saving\r\n" in agent_diff
     assert result.summary.endswith("58 → 15 in force")
+
+
+# --- the archive: a tidy-up's retired rules go back out of it on undo --------------------------------------
+
+
+def _archived_ids(location) -> set[str]:
+    return {r.id for r in store.load_archive(location).learnings} if location.archive_path.exists() else set()
+
+
+def test_undo_takes_the_tidys_retired_rules_back_out_of_the_archive(agent):
+    location = store.locate(agent)
+    earlier = store.load(location).learnings[-1]
+    store.archive(location, [earlier], reason="an earlier retirement")  # the archive already has history
+    archive_before = location.archive_path.read_bytes()
+    store_ids = {r.id for r in store.load(location).learnings}
+
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    assert _archived_ids(location) > {earlier.id}  # the tidy-up retired and merged rules away
+
+    snapshots.undo(location)
+    # Back in the store means out of the archive: the archive says exactly what it said before the tidy-up.
+    assert location.archive_path.read_bytes() == archive_before
+    assert {r.id for r in store.load(location).learnings} == store_ids
+
+
+def test_undo_removes_an_archive_the_tidy_created(agent):
+    location = store.locate(agent)
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    assert location.archive_path.exists()
+    snapshots.undo(location)
+    assert not location.archive_path.exists()
+
+
+def test_undo_keeps_what_was_archived_after_the_tidy(agent):
+    """Something archived after the tidy-up (a discard, a capture) is kept; only the tidy-up's entries go."""
+    location = store.locate(agent)
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    tidy_archived = _archived_ids(location)
+    later = store.load(location).learnings[0].model_copy(update={"id": "0badcafe", "title": "Archived later"})
+    store.archive(location, [later], reason="discarded later")
+
+    snapshots.undo(location)
+    assert _archived_ids(location) == {"0badcafe"}
+    assert tidy_archived.isdisjoint(_archived_ids(location))
+    # Byte for byte what archiving that rule would have written had the tidy-up never run.
+    expected = location.archive_path.read_bytes()
+    location.archive_path.unlink()
+    store.archive(location, [later], reason="discarded later")
+    assert location.archive_path.read_bytes() == expected
+
+
+def test_undo_refuses_when_the_archive_was_rewritten_since(agent):
+    location = store.locate(agent)
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    agent_after, store_after = agent.read_bytes(), location.store_path.read_bytes()
+    edited = location.archive_path.read_bytes().replace(b"### [", b"### [", 1).replace(b"\n", b"\n\n", 3)
+    location.archive_path.write_bytes(edited)  # a hand edit, not an append
+
+    with pytest.raises(UndoError) as refused:
+        snapshots.undo(location)
+    assert str(location.archive_path) in str(refused.value) and "Nothing was restored" in str(refused.value)
+    assert (agent.read_bytes(), location.store_path.read_bytes()) == (agent_after, store_after)
+    assert location.archive_path.read_bytes() == edited
+    assert len(snapshots.listing(location)) == 1
+
+
+def test_a_commit_killed_before_the_store_write_also_takes_its_archive_entries_back(agent, monkeypatch):
+    """The commit archives, writes the agent file, then the store: rolled back, none of it happened."""
+    location = store.locate(agent)
+    agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
+    real_write = store.atomic_write
+
+    def dies_at_the_store(path, text):
+        if path == location.store_path:
+            raise KeyboardInterrupt("killed")
+        real_write(path, text)
+
+    monkeypatch.setattr(store, "atomic_write", dies_at_the_store)
+    with pytest.raises(KeyboardInterrupt):
+        run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    monkeypatch.setattr(store, "atomic_write", real_write)
+    assert agent.read_bytes() != agent_before and location.archive_path.exists()
+
+    store.load(location)  # any store read settles the interrupted commit
+    assert agent.read_bytes() == agent_before and location.store_path.read_bytes() == store_before
+    assert not location.archive_path.exists()
+    assert snapshots.listing(location) == []

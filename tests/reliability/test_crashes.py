@@ -231,6 +231,8 @@ def test_killed_tidy_leaves_both_files_before_or_both_after_and_undo_works(fork_
         if pair[0] != pair[1] or "neither" in pair:
             problems.append(f"{trial}: agent file {pair[0]}, store {pair[1]} (a tidy-up must leave both before "
                             "or both after)")
+        if pair == ("before", "before") and now.archive != baseline.archive:
+            problems.append(f"{trial}: rolled back, but the archive still holds what the tidy-up retired")
         load_agent(agent)
         missing = before_ids - _ids(now.store) - _ids(now.archive, archive=True)
         if missing:
@@ -242,6 +244,8 @@ def test_killed_tidy_leaves_both_files_before_or_both_after_and_undo_works(fork_
             if (undone.agent, undone.store) != (target.agent, target.store):
                 problems.append(f"{trial}: undo did not restore "
                                 f"{'the earlier tidy-up' if target is earlier else 'the files before the tidy-up'}")
+            if undone.archive != baseline.archive:  # the earlier tidy-up archived nothing
+                problems.append(f"{trial}: after undo the archive still holds what the killed tidy-up retired")
         except snapshots.UndoError as error:
             problems.append(f"{trial}: undo failed: {error}")
         baseline.restore(location, keep)
