@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import HelperError
@@ -27,8 +27,19 @@ CAPTURE_VIA = "AGENTUSE_CAPTURE_VIA"  # "inline" (default) or "prefect"
 RUN_COMPLETED = "agentuse.run.completed"
 
 
+Announce = Callable[[str], None]
+
+
 def _announce(message: str) -> None:
     sys.stderr.write(message + "\n")
+
+
+def announcer() -> Announce:
+    """One per command: a command that resolves several helpers (`sessions resume --remember` saves the
+    note, then captures the run) passes the same announcer to each, so the offline notice prints once."""
+    from agentuse.core.helper.factory import once
+
+    return once(_announce)
 
 
 # ---------------------------------------------------------------- running the flows
@@ -38,17 +49,16 @@ class LazyHelper:
     """The agent's helper, built on first use: a capture that needs no model (tool-errors only, nothing
     to re-vet) never imports a provider SDK nor announces the offline evaluator."""
 
-    def __init__(self, agent_file: Path) -> None:
+    def __init__(self, agent_file: Path, announce: Announce | None = None) -> None:
         self._agent_file = agent_file
+        self._announce = announce
         self._helper = None
 
     def _get(self):
         if self._helper is None:
-            from agentuse.core.helper.factory import once
             from agentuse.flows.capture import resolve_helper
 
-            self._helper = resolve_helper(str(self._agent_file),
-                                          announce=once(_announce))
+            self._helper = resolve_helper(str(self._agent_file), announce=self._announce or announcer())
         return self._helper
 
     @property
@@ -61,27 +71,24 @@ class LazyHelper:
         return getattr(self._get(), name)
 
 
-def _helper(agent_file: Path) -> LazyHelper:
-    return LazyHelper(agent_file)
-
-
-def run_capture(agent_file: Path, session_file: str, *, force_prefect: bool = False) -> "CaptureReport":
+def run_capture(agent_file: Path, session_file: str, *, force_prefect: bool = False,
+                announce: Announce | None = None) -> "CaptureReport":
     from agentuse.flows.capture import capture_flow
     from agentuse.flows.runner import run_flow
 
     return run_flow(capture_flow, force_prefect=force_prefect, agent=str(agent_file), session=session_file,
-                    helper=_helper(agent_file))
+                    helper=LazyHelper(agent_file, announce))
 
 
 def run_remember(agent_file: Path, text: str, *, agent_arg: str, session: str | None = None,
                  label: str = "manual", comment: str | None = None, reviewed_output: str = "",
-                 force_prefect: bool = False) -> list[str]:
+                 force_prefect: bool = False, announce: Announce | None = None) -> list[str]:
     from agentuse.flows.remember import remember_flow
     from agentuse.flows.runner import run_flow
 
     result = run_flow(remember_flow, force_prefect=force_prefect, agent=str(agent_file), text=text, label=label,
                       session=session, comment=comment, reviewed_output=reviewed_output, agent_arg=agent_arg,
-                      helper=_helper(agent_file))
+                      helper=LazyHelper(agent_file, announce))
     return result.lines
 
 
@@ -101,7 +108,7 @@ def _log_lines(session_file: Path, lines: list[str]) -> None:
 # ---------------------------------------------------------------- post-run hooks
 
 
-def after_run(agent_file: Path, result: "RunResult") -> None:
+def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | None = None) -> None:
     """Capture a run that completed, when the agent names an automatic channel. A capture that fails says
     so in the output and the log; it never turns a finished run into a failed one."""
     if result.status != "completed":
@@ -114,7 +121,7 @@ def after_run(agent_file: Path, result: "RunResult") -> None:
         if _via_prefect() and _emit_completed(agent_file, result):
             lines = [f"[Learning] Capture handed to Prefect: {RUN_COMPLETED} for session {result.session_id}"]
         else:
-            run_capture(agent_file, result.session_file)  # the flow records its lines in the log
+            run_capture(agent_file, result.session_file, announce=announce)  # the flow logs its lines
             return
     except (AgentuseError, HelperError, OSError, ValueError) as problem:  # reported, never fatal to the run
         lines = [f"[Learning] Capture failed: {problem}"]
@@ -123,8 +130,9 @@ def after_run(agent_file: Path, result: "RunResult") -> None:
 
 def after_resume(result: "RunResult", *, remember: str | None, comment: str | None) -> None:
     """`sessions resume --remember`: save the note first (the deliberate path), then capture the run if
-    this decision completed it."""
+    this decision completed it. Both may need the helper: they share one announcer."""
     agent_path = _agent_path(result)
+    announce = announcer()
     if remember and remember.strip():
         from agentuse.runtime.approval import find_session
         from agentuse.runtime.review import remembered_notes
@@ -133,12 +141,12 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
         reviewed = notes[-1].reviewed_output if notes else ""
         try:  # the flow records its lines in the session log
             run_remember(agent_path, remember, agent_arg=str(agent_path), session=result.session_file,
-                         label=result.session_id, comment=comment, reviewed_output=reviewed)
+                         label=result.session_id, comment=comment, reviewed_output=reviewed, announce=announce)
         except (AgentuseError, HelperError, OSError, ValueError) as problem:
             _log_lines(Path(result.session_file), [
                 f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
                 f'save it again with: agentuse learnings add {agent_path} "..."'])
-    after_run(agent_path, result)
+    after_run(agent_path, result, announce=announce)
 
 
 def _agent_path(result: "RunResult") -> Path:

@@ -183,3 +183,20 @@ def test_a_capture_that_needs_no_model_builds_no_helper(tmp_path):
     assert "offline evaluator" not in result.stderr
     [record] = stored(agent)
     assert (record.ch, record.tool) == (Channel.tool_errors, "write_file")
+
+
+def test_resume_with_remember_announces_the_offline_evaluator_once(tmp_path):
+    """The note and the capture after the approval each need a helper: one command, one notice."""
+    from pathlib import Path
+
+    recording = Path(__file__).resolve().parents[1] / "examples" / "sessions" / "blog-writer-tool-error.jsonl"
+    agent = make_agent(tmp_path / "p", "approval: true\n" + TOOLS_AND_CUSTOM)
+    (agent.parent / "posts").mkdir()
+    runner = CliRunner()
+    run = runner.invoke(app, ["run", str(agent), "Write a post", "--model", f"replay:{recording}"])
+    assert run.exit_code == 0 and "awaiting review" in run.stdout, (run.stdout, run.stderr)
+    result = runner.invoke(app, ["sessions", "resume", sid_of(run.stdout), "--approve",
+                                 "--remember", "Always include source links before publishing."])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert '[Learning] Saved "' in result.stdout and "Extracted " in result.stdout  # both used the helper
+    assert result.output.count("Helper calls run on the embedded offline evaluator") == 1, result.output
