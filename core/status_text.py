@@ -68,14 +68,18 @@ def render_learnings(report: Report) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def stranded_lines(report: Report) -> list[str]:
-    if not report.stranded:
-        return []
+def stranded_notice(agent_key: str, legacy_path: str) -> list[str]:
+    """The spec's notice for learnings at the pre-v0.17 location (`legacy_path`: relative to the project
+    root). The run's warn-once text, doctor, the learnings list and the serve panel all render it here."""
     return [
-        f"learnings found at the old location for {report.agent}",
-        f"  {report.stranded}",
+        f"learnings found at the old location for {agent_key}",
+        f"  {legacy_path}",
         "  No longer read. Move them:  agentuse learnings migrate --all",
     ]
+
+
+def stranded_lines(report: Report) -> list[str]:
+    return stranded_notice(report.agent, report.stranded) if report.stranded else []
 
 
 def outside_cap_lines(report: Report, agent_arg: str) -> list[str]:

@@ -18,6 +18,7 @@ from agentuse.core.agent_file import AgentFile, load_agent
 from agentuse.core.contract import agent_hash
 from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
+from agentuse.core.status_text import stranded_notice
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.events import ApprovalRequest, RunEnd, RunStart, RunStatus
 from agentuse.runtime.ids import new_session_id
@@ -68,11 +69,7 @@ def _notices(agent: AgentFile, location: store.AgentLocation) -> list[str]:
     texts = list(agent.notices)
     if location.legacy_path.exists():
         # Existence only, never content (spec: Moving learnings from before v0.17.0).
-        texts.append(
-            f"learnings found at the old location for {location.key}\n"
-            f"  {_shown_path(location.legacy_path, location.root)}\n"
-            "  No longer read. Move them:  agentuse learnings migrate --all"
-        )
+        texts.append("\n".join(stranded_notice(location.key, _shown_path(location.legacy_path, location.root))))
     return notices.announce(location, texts)
 
 

@@ -262,6 +262,28 @@ def test_warn_once_notices_are_shown_on_the_first_run_only(project, cli, fake_an
     assert second.stdout == "hi again\n" and second.stderr == ""
 
 
+def test_the_runs_stranded_notice_is_the_one_doctor_renders(project, cli, fake_anthropic):
+    """One renderer for the run's warn-once text, doctor and the learnings list: the wording cannot drift."""
+    import subprocess
+
+    from agentuse.core.status_text import stranded_notice
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)  # the project root: paths below it
+    (project / "agents").mkdir()
+    agent = project / "agents" / "sugar.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-test\n---\n\n# Sugar\n\nSay hi.\n")
+    (project / "agents" / "sugar.agentuse.learnings.md").write_text("# Learnings for sugar\n")
+    fake_anthropic.script(text("hi"))
+    notice = stranded_notice("agents/sugar.agentuse", "agents/sugar.agentuse.learnings.md")
+    assert notice == ["learnings found at the old location for agents/sugar.agentuse",
+                      "  agents/sugar.agentuse.learnings.md",
+                      "  No longer read. Move them:  agentuse learnings migrate --all"]
+    assert "\n".join(notice) + "\n" in cli("run", str(agent), "-q").stderr
+    doctor = cli("doctor", str(agent)).stdout.splitlines()
+    start = doctor.index(f"  {notice[0]}")
+    assert doctor[start:start + 3] == [f"  {line}" for line in notice]  # doctor indents its section
+
+
 def test_model_override_and_quiet_gate_hint(project, cli, fake_anthropic):
     agent, _ = make_agent(project, approval=True)
     fake_anthropic.script(text("Post"))
