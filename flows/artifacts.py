@@ -1,10 +1,12 @@
-"""Dashboard artifacts for a capture and a tidy-up: a markdown summary and a table of the agent's rules.
+"""Dashboard artifacts for a capture, a remembered note and a tidy-up: a markdown summary and a table of
+the agent's rules.
 
-Published from flow `on_completion` hooks (`capture_completed`, `tidy_completed`), so the pipelines stay
-free of monitoring code and artifacts exist only for real flow runs (a hook never runs for `flow.fn`, the
-inline path). Keys are per agent (`capture-blog-writer`, `tidy-blog-writer`, `rules-blog-writer`), so
-the dashboard's Artifacts page keeps each agent's history under one name. Every line comes from the
-reports the CLI prints (CaptureReport, TidyResult, core/describe's Report), so the surfaces agree.
+Published from flow `on_completion` hooks (`capture_completed`, `remember_completed`, `tidy_completed`), so
+the pipelines stay free of monitoring code and artifacts exist only for real flow runs (a hook never runs
+for `flow.fn`, the inline path). Keys are per agent (`capture-blog-writer`, `remember-blog-writer`,
+`tidy-blog-writer`, `rules-blog-writer`), so the dashboard's Artifacts page keeps each agent's history
+under one name. Every line comes from the reports the CLI prints (CaptureReport, remember's Result,
+TidyResult, core/describe's Report), so the surfaces agree.
 
 Prefect logs a hook's exception and carries on: a monitoring hiccup never fails the capture it reports.
 """
@@ -14,7 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentuse.core.cap import Placement
 from agentuse.core.capture_report import CaptureReport
+from agentuse.core.remember import Result as RememberResult
 from agentuse.core.tidy_report import TidyResult, render
 from agentuse.flows.log import logger
 from agentuse.flows.names import agent_name, artifact_key
@@ -42,6 +46,40 @@ def capture_markdown(report: CaptureReport, name: str) -> str:
                          f" `id:{placed.record.id}`{replaced}")
     if report.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report.notes]
+    return "\n".join(lines) + "\n"
+
+
+REMEMBER_OUTCOMES = {Placement.added: "saved", Placement.folded: "saved, replacing an earlier rule",
+                     Placement.traded: "saved, retiring an auto-extracted rule to make room",
+                     Placement.outside_cap: "saved outside the cap", Placement.repeated: "repeated"}
+
+
+def remember_outcome(result: RememberResult) -> str:
+    """One line for the artifact's description: what became of the note."""
+    if result.placed is None:
+        return "nothing saved"
+    rule = result.placed.record
+    how = "quarantined" if rule.state.value == "quarantined" else \
+        REMEMBER_OUTCOMES.get(result.placed.how, result.placed.how.value)
+    return f'{how}: "{rule.title}" (id:{rule.id})'
+
+
+def remember_markdown(result: RememberResult, name: str, note: str = "", label: str = "") -> str:
+    lines = [f"# Remember: {name}", "", f"**{remember_outcome(result)}**", ""]
+    if label:
+        lines.append(f"- from: `{label}`")
+    if note:
+        lines.append(f"- note: {_cell(note)}")
+    placed = result.placed
+    if placed is not None:
+        rule = placed.record
+        lines += ["", "## Stored", "", f"- [{rule.category.value}] {rule.title} `id:{rule.id}` "
+                  f"(state {rule.state.value}, src {rule.src.value}, re {rule.re})"]
+        if rule.state.value == "quarantined":
+            lines.append(f"- quarantined: {rule.why or '(no reason recorded)'}")
+        lines += [f"- replaced: [{old.category.value}] {old.title} `id:{old.id}` (archived)" for old in placed.replaced]
+    if result.lines:
+        lines += ["", "## Output", ""] + [f"- {line}" for line in result.lines]
     return "\n".join(lines) + "\n"
 
 
@@ -120,6 +158,19 @@ def capture_completed(flow: Any, flow_run: Any, state: Any) -> None:
     for line in report.lines:
         log.info("%s: %s", name, line)
     keys = publish("capture", agent_path, capture_markdown(report, name), report.line)
+    log.info("artifacts: %s", ", ".join(keys))
+
+
+def remember_completed(flow: Any, flow_run: Any, state: Any) -> None:
+    result: RememberResult = state.result()
+    params = flow_run.parameters
+    agent_path = str(params["agent"])
+    name = agent_name(agent_path)
+    log = logger()
+    for line in result.lines:
+        log.info("%s: %s", name, line)
+    markdown = remember_markdown(result, name, note=str(params.get("text") or ""), label=str(params.get("label") or ""))
+    keys = publish("remember", agent_path, markdown, remember_outcome(result))
     log.info("artifacts: %s", ", ".join(keys))
 
 

@@ -22,13 +22,14 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, HelperError, ReconcileAnswer, VetAnswer
 from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
+from agentuse.flows.artifacts import remember_completed
 from agentuse.flows.capture import resolve_helper
 from agentuse.flows.runner import call
 from agentuse.tasks import capture as capture_steps
 from agentuse.tasks import remember as steps
 
 
-@flow(name="remember", flow_run_name="remember/{label}", log_prints=False)
+@flow(name="remember", flow_run_name="remember/{label}", log_prints=False, on_completion=[remember_completed])
 def remember_flow(agent: str, text: str, label: str = "manual", session: str | None = None,
                   comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
                   helper: Any = None, today: date | None = None) -> remember.Result:

@@ -183,3 +183,39 @@ def test_a_transient_reconcile_fault_is_retried_then_replaces(agent):
     result = run(agent, "Always include source links", helper)
     assert helper.calls("reconcile") == 2
     assert result.lines[0].startswith('[Learning] Replaced an earlier rule: "Cite the source inline"')
+
+
+# ---------------------------------------------------------------- the dashboard artifact
+
+
+def test_remember_publishes_a_markdown_artifact_of_what_was_saved_replaced_or_quarantined(agent, monkeypatch):
+    from types import SimpleNamespace
+
+    from agentuse.flows import artifacts
+
+    seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    merged = p.Draft(title="Always include source links before publishing")
+    helper = ScriptedHelper(ground=[grounded("Always include source links")], vet=[passing, lambda r: verdicts(
+        r, ("Publish", "contradiction", "Never publish without an approval gate"))], reconcile=[
+        p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged), NEW])
+    replaced = run(agent, "Always include source links", helper, label="01KSESSION")
+    helper.script("ground", grounded("Publish drafts without review"))
+    held = run(agent, "just publish drafts", helper)
+
+    published = []
+    monkeypatch.setattr(artifacts, "publish", lambda *args: published.append(args) or ["k"])
+    assert artifacts.remember_completed in remember_flow.on_completion_hooks  # only real flow runs publish
+    for result, text, label in ((replaced, "Always include source links", "01KSESSION"),
+                                (held, "just publish drafts", "manual")):
+        run_ = SimpleNamespace(parameters={"agent": str(agent), "text": text, "label": label})
+        artifacts.remember_completed(remember_flow, run_, SimpleNamespace(result=lambda r=result: r))
+    (kind, agent_path, first, description), (_, _, second, held_description) = published
+    assert (kind, agent_path) == ("remember", str(agent))
+    saved = replaced.placed.record
+    assert description == f'saved, replacing an earlier rule: "{saved.title}" (id:{saved.id})'
+    assert first.startswith(f"# Remember: blog\n\n**{description}**\n\n- from: `01KSESSION`\n"
+                            "- note: Always include source links\n")
+    assert "- replaced: [tip] Cite the source inline `id:a1b2c3d4` (archived)" in first
+    assert f"- {replaced.lines[0]}" in first  # the output lines, as the CLI printed them
+    assert held_description.startswith('quarantined: "Publish drafts without review"')
+    assert '- quarantined: contradicts the contract: "Never publish without an approval gate"' in second
