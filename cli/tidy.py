@@ -38,7 +38,7 @@ def tidy(
     shown = []
 
     def progress(event) -> None:
-        if not as_json:
+        if not as_json and not event.per_rule:  # the spec's lines only; per-rule counts are for the web page
             shown.append(event)
             say(f"  {event.line}")
 

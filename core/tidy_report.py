@@ -19,11 +19,20 @@ NOTHING = "Nothing to tidy up"
 
 
 class Progress(BaseModel):
-    """One progress line; the web page counts rules and names the pass from the same events."""
+    """One progress event; the web page counts rules and names the pass from the same events.
 
-    kind: Literal["reading", "rewriting", "writing"]
+    Every kind but "written" is one of the spec's progress lines. "written" is one stage-2 rule finished
+    (`count` of the stage's `of` so far): the web page counts "the rules as it writes them" from it, and
+    the terminal prints nothing for it, because the spec's terminal output has no per-rule line."""
+
+    kind: Literal["reading", "rewriting", "written", "writing"]
     pass_no: int = 1
     count: int = 0
+    of: int = 0  # "written": how many rules the stage writes
+
+    @property
+    def per_rule(self) -> bool:
+        return self.kind == "written"
 
     @property
     def line(self) -> str:
@@ -32,6 +41,8 @@ class Progress(BaseModel):
             return f"{prefix}reading {self.count} learnings to see what repeats…"
         if self.kind == "rewriting":
             return f"{prefix}rewriting {self.count} {'rule' if self.count == 1 else 'rules'}…"
+        if self.kind == "written":
+            return f"{prefix}{self.count} of {self.of} written"
         return "writing both files…"
 
 

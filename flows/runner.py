@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from prefect.context import FlowRunContext
+from prefect.futures import as_completed
 
 from agentuse.tasks.retry import is_transient
 
@@ -43,18 +44,37 @@ def call(task: Any, *args: Any, **kwargs: Any) -> Any:
     return _inline_with_retries(task, lambda: task.fn(*args, **kwargs))
 
 
-def fan_out(task: Any, items: Sequence[Any], **kwargs: Any) -> list[Any]:
+def fan_out(task: Any, items: Sequence[Any], *, on_result: Callable[[Any, Any], None] | None = None,
+            **kwargs: Any) -> list[Any]:
     """Run `task(item, **kwargs)` for every item in parallel; results in input order.
 
+    `on_result(item, result)` hears each call as it finishes, in the order they finish, from whichever
+    thread saw it finish (a pool worker inline; this one, as futures complete, under orchestration): a
+    caller that counts must lock. A call that failed is not reported; its error is raised as before.
     Every future is resolved: a failed `.submit()` that is never resolved leaves the flow Completed."""
     if not items:
         return []
     if orchestrated():
         futures = [task.submit(item, **kwargs) for item in items]
+        if on_result is not None:
+            item_of = {id(future): item for future, item in zip(futures, items, strict=True)}
+            for future in as_completed(futures):
+                try:
+                    result = future.result()
+                except Exception:  # noqa: BLE001 - raised below, in input order, exactly as without a callback
+                    continue
+                on_result(item_of[id(future)], result)
         return [future.result() for future in futures]
+
+    def one(item: Any) -> Any:
+        result = call(task, item, **kwargs)
+        if on_result is not None:
+            on_result(item, result)
+        return result
+
     workers = min(INLINE_WORKERS, len(items))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}") as pool:
-        return list(pool.map(lambda item: call(task, item, **kwargs), items))
+        return list(pool.map(one, items))
 
 
 def _inline_with_retries(task: Any, attempt: Callable[[], Any]) -> Any:

@@ -10,6 +10,7 @@ happens in memory; the files are written once, at the end, unless it is a dry ru
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -99,11 +100,12 @@ def _resolve_helper(prepared: tidy_commit.Prepared, announce: Callable[[str], No
     return resolve_helper(prepared.agent.helper_model, announce=announce)
 
 
-def _each(task, items: list, helper: Helper, operation: str) -> list:
+def _each(task, items: list, helper: Helper, operation: str,
+          on_result: Callable[[Any, Any], None] | None = None) -> list:
     """fan_out, where a fault that outlived its retries fails that stage's calls, not the tidy-up: the
     core treats a `Failure` as "could not be planned/written/audited" and keeps the originals."""
     try:
-        return fan_out(task, items, helper=helper)
+        return fan_out(task, items, helper=helper, on_result=on_result)
     except HelperError as error:
         return [Failure(operation=operation, message=f"{error} (retries exhausted)")] * len(items)
 
@@ -126,11 +128,27 @@ def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, 
     info.groups, info.moves, info.rewrites = len(groups), len(moves), len(jobs)
     if jobs:
         emit(Progress(kind="rewriting", pass_no=pass_no, count=len(jobs)))
-    answers = _each(steps.rewrite, jobs, helper, "rewrite_group")
+    answers = _each(steps.rewrite, jobs, helper, "rewrite_group", on_result=_rule_counter(emit, pass_no, len(jobs)))
     replacements = [r for r in (tidy.accept_replacement(state, j, a) for j, a in zip(jobs, answers, strict=True)) if r]
     audits = _each(steps.audit, replacements, helper, "audit")
     tidy.apply_pass(state, pass_no, moves, replacements, audits)
     return info
+
+
+def _rule_counter(emit: ProgressFn, pass_no: int, total: int) -> Callable[[Any, Any], None]:
+    """One "written" event per stage-2 rewrite as its call finishes (a `Failure` too: that rule is done
+    with, and the stage's count must reach its total). Calls finish on several threads at once; the lock
+    keeps the count and the events in step, so a page counting them only ever counts up."""
+    lock = threading.Lock()
+    done = 0
+
+    def written(_job: Any, _answer: Any) -> None:
+        nonlocal done
+        with lock:
+            done += 1
+            emit(Progress(kind="written", pass_no=pass_no, count=done, of=total))
+
+    return written
 
 
 def _block_needs_rewrite(prepared: tidy_commit.Prepared, block: list[BlockRule]) -> bool:

@@ -47,8 +47,8 @@ class TidyJob:
     status: str = "running"  # running | done | failed
     pass_no: int = 0
     lines: list[str] = field(default_factory=list)  # the progress lines, worded as the CLI prints them
-    rewritten: int = 0  # rules written by finished rewrite stages
-    rewriting: int = 0  # rules being written right now
+    rewritten: int = 0  # rules written so far (each counted as the flow reports it written)
+    rewriting: int = 0  # rules of the running stage still being written
     result: Any = None  # TidyResult
     diffs: dict[str, str] = field(default_factory=dict)
     error: str | None = None
@@ -61,7 +61,13 @@ class TidyJob:
     def on_progress(self, event: Any) -> None:
         """The flow's progress callback (may be called from worker threads)."""
         with self._lock:
-            self.rewritten += self.rewriting  # the previous rewrite stage is over once anything else happens
+            if event.kind == "written":  # one rule of the running stage: no line, the count moves now
+                self.rewritten += 1
+                self.rewriting = max(0, self.rewriting - 1)
+                return
+            # The previous stage is over once anything else happens: a rule it never reported (a runner
+            # without per-rule events) is counted with it.
+            self.rewritten += self.rewriting
             self.rewriting = event.count if event.kind == "rewriting" else 0
             self.pass_no = max(self.pass_no, event.pass_no)
             self.lines.append(event.line)

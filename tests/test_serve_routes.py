@@ -400,3 +400,48 @@ def test_a_tidy_up_that_fails_says_why_on_its_page(app, client):
     page = client.get(job_url).text
     assert "The tidy-up stopped" in page and "run it again" in page
     assert client.get("/tidy/nope").status_code == 404
+
+
+def test_the_tidy_page_counts_the_rules_as_the_flow_writes_them(app, client, agent):
+    """Spec: the page counts "the rules as it writes them": one written rule shows before its stage ends."""
+    import shutil
+    from datetime import date
+
+    from tidy_scenario import SEED, Scenario
+
+    from agentuse.flows.tidy import run_tidy
+
+    shutil.copyfile(SEED, store.locate(agent).store_path)
+    scenario, release, lock, started = Scenario(), threading.Event(), threading.Lock(), []
+
+    def first_rewrite_only(request):
+        with lock:
+            started.append(request)
+            first = len(started) == 1
+        if not first:
+            release.wait(10)  # the rest of the stage is still being written
+        return scenario.rewrite(request)
+
+    helper = scenario.helper(rewrite_group=first_rewrite_only)
+    app.state.jobs = TidyJobs(runner=lambda path, progress, note: run_tidy(
+        path, helper=helper, progress=progress, today=date(2026, 11, 30), seed=7))
+    job_url = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy").headers["location"]
+    try:
+        for _ in range(500):
+            state = client.get(job_url + ".json").json()
+            if state["rewritten"]:
+                break
+            threading.Event().wait(0.02)
+        stage = int(re.fullmatch(r"rewriting (\d+) rules…", state["lines"][-1]).group(1))
+        assert state["status"] == "running" and stage > 1
+        assert (state["pass"], state["rewritten"], state["rewriting"]) == (1, 1, stage - 1)
+        page = text_of(client.get(job_url).text)
+        assert f"pass 1 · 1 rule(s) rewritten so far (writing {stage - 1} now)" in page
+    finally:
+        release.set()
+    _wait(app.state.jobs.get(job_url.rsplit("/", 1)[1]))
+    state = client.get(job_url + ".json").json()
+    result = app.state.jobs.get(job_url.rsplit("/", 1)[1]).result
+    assert state["status"] == "done" and state["rewritten"] == sum(p.rewrites for p in result.passes)
+    assert state["rewriting"] == 0
+    assert all(not line.startswith(("wrote", "written")) for line in state["lines"])  # the CLI's lines only

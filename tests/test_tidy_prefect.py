@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 from prefect_harness import harness
-from tidy_scenario import SPEC_SUMMARY, Scenario, install
+from tidy_scenario import SPEC_SUMMARY, Scenario, check_rule_events, install
 
 from agentuse.core import store
 from agentuse.flows.tidy import run_tidy
@@ -24,12 +24,14 @@ def test_a_real_flow_run_matches_inline_and_names_its_task_runs(tmp_path):
     inline = run_tidy(inline_agent, helper=Scenario().helper(), today=date(2026, 11, 30), seed=7)
 
     agent = install(tmp_path / "orchestrated", store.locate)
+    events = []
     with harness(tmp_path / "prefect-home"):
         result = run_tidy(agent, helper=Scenario().helper(), today=date(2026, 11, 30), seed=7,
-                          force_prefect=True)
+                          force_prefect=True, progress=events.append)
         flow_runs, task_runs = _read_back(expected_tasks=result.model_calls)  # one task run per model call
 
     assert result.summary == inline.summary == SPEC_SUMMARY
+    check_rule_events(events, result.passes)  # each rewrite task run reports as it completes, here too
     assert [p.model_dump() for p in result.passes] == [p.model_dump() for p in inline.passes]
     assert [r.name for r in flow_runs] == ["tidy/blog-writer"]
     assert flow_runs[0].state.is_completed() and len(task_runs) == result.model_calls

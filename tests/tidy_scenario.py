@@ -117,3 +117,20 @@ class Scenario:
                 self.product_cluster[f"{draft.title}\n{draft.body}"] = cluster
             return p.RewriteAnswer(rule=draft, covers=ids)
         return p.RewriteAnswer(rule=SHARPENED, covers=ids)
+
+
+def check_rule_events(events, passes) -> None:
+    """Each "rewriting N rules…" is followed by N per-rule events counting 1..N, before anything else."""
+    stages = [(info.pass_no, info.rewrites) for info in passes if info.rewrites]
+    seen = []
+    for i, event in enumerate(events):
+        if event.kind != "rewriting":
+            continue
+        ticks = events[i + 1: i + 1 + event.count]
+        assert [(t.kind, t.pass_no, t.count, t.of) for t in ticks] == [
+            ("written", event.pass_no, n, event.count) for n in range(1, event.count + 1)]
+        after = events[i + 1 + event.count:]
+        assert not after or after[0].kind != "written"
+        seen.append((event.pass_no, event.count))
+    assert seen == stages
+    assert sum(e.kind == "written" for e in events) == sum(n for _, n in stages)
