@@ -189,17 +189,92 @@ def test_plan_never_retires_a_repeated_rule(helper):
     assert [(m.kind, m.ids) for m in moves] == [(p.MoveKind.rewrite, ["r1"])]
 
 
-def test_merge_keeps_every_sentence_and_passes_its_audit(helper):
+def test_merge_writes_each_instruction_once_and_passes_its_audit(helper):
     originals = [rule("r1", "Always include source links before publishing. Prefer primary sources."),
                  rule("r2", "Before a post is published, make sure it links to every source it used.\n"
                             "Always include source links before publishing.", human=True)]
     answer = helper.rewrite_group(p.RewriteRequest(kind=p.MoveKind.merge, originals=originals))
     body = answer.rule.body
     assert sorted(answer.covers) == ["r1", "r2"] and answer.dropped == []
-    assert body.count("Always include source links before publishing.") == 1  # identical: written once
-    for sentence in ("Prefer primary sources.", "make sure it links to every source it used."):
-        assert sentence in body
+    # The two source-link sentences say one thing (a duplicate, test_compare above): one wording is kept.
+    assert ("Always include source links before publishing." in body) != ("links to every source it used." in body)
+    assert "Prefer primary sources." in body
     assert helper.audit(p.AuditRequest(originals=originals, rewritten=answer.rule)).missing == []
+
+
+def test_rules_that_differ_only_in_each_and_every_merge_into_one_wording_the_audit_accepts(helper):
+    originals = [rule("r1", "Include a time estimate in each actionable tip\n"
+                            "Every actionable tip should include a time estimate so it feels achievable."),
+                 rule("r2", "Include a time estimate in every actionable tip\n"
+                            "Add a time estimate to each actionable tip so it feels achievable.")]
+    answer = helper.rewrite_group(p.RewriteRequest(kind=p.MoveKind.merge, originals=originals))
+    assert sorted(answer.covers) == ["r1", "r2"] and answer.dropped == []
+    assert answer.rule.body == "Every actionable tip should include a time estimate so it feels achievable."
+    assert helper.audit(p.AuditRequest(originals=originals, rewritten=answer.rule)).missing == []
+
+
+def test_merged_rules_merge_again_instead_of_outgrowing_the_limit(helper):
+    """The demo's case: a cluster merged in two halves, then the halves merged. Keeping every reworded
+    sentence made each half several hundred characters, so the last merge could carry only one of them."""
+    from tidy_scenario import SEED
+
+    from agentuse.core.store_format import parse
+
+    cluster = [rule(r.id, f"{r.title}\n{r.body}") for r in parse(SEED.read_text()).learnings
+               if "time estimate" in r.title and "minutes" not in r.body]
+    assert len(cluster) >= 8
+
+    def merge(originals):
+        answer = helper.rewrite_group(p.RewriteRequest(kind=p.MoveKind.merge, originals=originals))
+        assert answer.covers == [r.id for r in originals] and answer.dropped == []
+        assert helper.audit(p.AuditRequest(originals=originals, rewritten=answer.rule)).missing == []
+        return rule(f"m{len(originals)}", f"{answer.rule.title}\n{answer.rule.body}")
+
+    halves = merge(cluster[:5]), merge(cluster[5:])
+    final = merge(list(halves))
+    assert len(final.text) <= max(len(r.text) for r in cluster) * 2
+
+
+def test_a_merge_keeps_the_sentence_that_adds_a_qualifier(helper):
+    originals = [rule("r1", "Link to primary sources."), rule("r2", "Link only to primary sources.")]
+    answer = helper.rewrite_group(p.RewriteRequest(kind=p.MoveKind.merge, originals=originals))
+    assert "Link only to primary sources." in answer.rule.body and sorted(answer.covers) == ["r1", "r2"]
+    assert helper.audit(p.AuditRequest(originals=originals, rewritten=answer.rule)).missing == []
+
+
+def test_the_block_rewrite_keeps_a_qualifier_that_one_rule_adds(helper):
+    rules = [rule("b1", "Link to primary sources."), rule("b2", "Link only to primary sources.")]
+    answer = helper.rewrite_block(p.BlockRequest(rules=rules))
+    assert "Link only to primary sources." in " ".join(r.text for r in answer.rules)
+    for out in answer.rules:
+        covered = [r for r in rules if r.id in out.covers]
+        draft = p.Draft(title="Block rule", body=out.text)
+        assert helper.audit(p.AuditRequest(originals=covered, rewritten=draft)).missing == []
+
+
+@pytest.mark.parametrize("original, rewritten, reported", [
+    # the same content words, worded differently: carried
+    ("Include a time estimate in each actionable tip.", "Include a time estimate in every actionable tip.", None),
+    ("Every actionable tip should include a time estimate so it feels achievable.",
+     "Add a time estimate to each actionable tip so it feels achievable.", None),
+    # every content word kept, but a qualifier, a bound, a position, a number or an exception dropped
+    ("Link only to primary sources.", "Link to primary sources.", 'the qualifier "only"'),
+    ("Rarely use exclamation marks.", "Use exclamation marks.", 'the qualifier "rarely"'),
+    ("Add a worked example to some tips.", "Add a worked example to tips.", 'the qualifier "some"'),
+    ("Use at most three tips per post.", "Use three tips per post.", 'the bound "at most 3"'),
+    ("Put the main takeaway in the first two sentences.", "Put the main takeaway in two sentences.",
+     'the qualifier "the first"'),
+    ("Keep posts under 200 words.", "Keep posts under 300 words.", "the value 200"),
+    ("Always cite sources, except in opinion pieces.", "Always cite sources.", 'the exception "opinion"'),
+    ("Include a time estimate in each actionable tip.", "Include a time estimate in each tip.", '"actionable"'),
+])
+def test_audit_accepts_the_same_words_and_reports_a_dropped_qualifier(helper, original, rewritten, reported):
+    missing = helper.audit(p.AuditRequest(originals=[rule("r1", original)],
+                                          rewritten=p.Draft(title="Rule", body=rewritten))).missing
+    if reported is None:
+        assert missing == []
+    else:
+        assert [m.id for m in missing] == ["r1"] and reported in missing[0].what
 
 
 def test_merge_that_would_pass_the_limit_leaves_the_rest_out(helper):

@@ -27,6 +27,22 @@ requires required produce produces produced code
 follow follows handle handles take takes taking apply applies applied want wants try tries set run runs
 """.split())
 
+# Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most
+# are stopwords). A rewrite that drops one says something else: "link only to primary sources" is not
+# "link to primary sources". Each word maps to its family, so "solely" carries "only". ("each", "every",
+# "all" are not here: a rule read without them still applies to every case, which is what they say.)
+QUALIFIERS = {
+    "only": "only", "solely": "only", "exclusively": "only",
+    "some": "some", "several": "some", "few": "some", "certain": "some",
+    "most": "most", "mostly": "usually", "usually": "usually", "often": "usually", "generally": "usually",
+    "typically": "usually", "normally": "usually",
+    "sometimes": "sometimes", "occasionally": "sometimes",
+    "rarely": "rarely", "seldom": "rarely",
+}
+# "the first two sentences", "the last paragraph": a position that narrows the rule. Only after "the",
+# because a bare "first" orders two steps ("check links first"), which the analysis reads as an order.
+POSITIONS = frozenset({"first", "last"})
+
 # Words that turn the clause they stand in into its opposite.
 NEGATORS = frozenset({"not", "no", "never", "avoid", "avoids", "without", "nor", "refrain", "stop", "none"})
 

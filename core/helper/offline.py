@@ -6,7 +6,8 @@ values, alternatives and event order, and claims whose terms a trace never menti
 understand paraphrase beyond its word lists, so it is conservative where a model would be bold:
   - it calls a pair a duplicate only when nothing specific differs (a number, a date, a qualifier or
     an exception makes a near-miss, never a duplicate);
-  - its merges keep every sentence of every original (identical sentences are written once);
+  - its merges keep every sentence of every original that the kept ones do not already carry, by the
+    audit's own test (so a reworded copy is written once, and a case, number or qualifier never lost);
   - it extracts only instructions stated outright in a run, and turns a reviewer's comment into an
     order only where the shape is unmistakable, keeping the reviewer's words;
   - "pass" from it means "no restatement or conflict found by a lexical comparison", and says so.
@@ -20,7 +21,8 @@ from agentuse.core.helper import protocol as p
 from agentuse.core.helper.offline_judge import Label, compare
 from agentuse.core.helper.offline_plan import plan_moves, rewrite_block
 from agentuse.core.helper.offline_text import (
-    as_order, merge_texts, missing_from, sentences, tighten, title_of, trace_vocabulary, unsupported_terms,
+    as_order, merge_carried, merge_texts, missing_from, sentences, tighten, title_of, trace_vocabulary,
+    unsupported_terms,
 )
 from agentuse.core.helper.similarity import analyze
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Verdict
@@ -165,14 +167,14 @@ class OfflineHelper:
             return p.RewriteAnswer(rule=_draft(text, lead.category), covers=[r.id for r in request.originals])
         texts, covers, dropped = [], [], []
         for rule in originals:
-            candidate = merge_texts(texts + [rule.text])
+            candidate = merge_carried(texts + [rule.text])
             if texts and len(candidate) > RULE_CHAR_LIMIT:
                 dropped.append(p.Dropped(id=rule.id, reason=f"merging it would pass {RULE_CHAR_LIMIT} characters; "
                                                             "it stays as it is"))
                 continue
             texts.append(rule.text)
             covers.append(rule.id)
-        return p.RewriteAnswer(rule=_draft(merge_texts(texts), originals[0].category), covers=covers,
+        return p.RewriteAnswer(rule=_draft(merge_carried(texts), originals[0].category), covers=covers,
                                dropped=dropped)
 
     def audit(self, request: p.AuditRequest) -> p.AuditAnswer:

@@ -1,9 +1,9 @@
 """Sentence-level work for the offline evaluator: what a text carries, merges that drop nothing,
 grounding against a trace, and turning a reviewer's words into an order.
 
-The rule throughout: when in doubt, keep the words. A merge keeps every sentence of every original
-(only identical sentences are written once); the audit reports any sentence whose terms, values,
-polarity or exceptions the rewrite no longer carries.
+The rule throughout: when in doubt, keep the words. A merge keeps every sentence of every original that
+the sentences already kept do not carry; the audit reports any sentence whose terms, values, polarity,
+exceptions or qualifiers the rewrite no longer carries. Both use one test of "carried" (`missing_from`).
 """
 
 from __future__ import annotations
@@ -44,17 +44,22 @@ def with_period(sentence: str) -> str:
 
 def missing_from(original: str, carrier: str) -> list[str]:
     """What of `original` (one sentence) the `carrier` text no longer says: empty when it is carried.
-    Carried means a carrier sentence is the same sentence or a duplicate of it, or the carrier as a whole
-    holds every term of it with the same polarity, every value, and every exception."""
+
+    Carried means a carrier sentence is the same sentence, or says the same thing in other words (a
+    duplicate: "each" or "every", "add" or "include"), or the carrier as a whole holds every content term
+    of it with the same polarity, every value and every exception; and in the last two cases, every
+    qualifier ("only", "some", "usually", "the first", an "at most" bound) too, because those are what a
+    paraphrase most easily drops while every content word survives. The audit reports what this returns,
+    and the offline merge leaves out only sentences this says are carried, so the two always agree."""
     key = sentence_key(original)
     carrier_sentences = sentences(carrier)
     if any(sentence_key(s) == key for s in carrier_sentences):
         return []
     a = analyze(original)
-    if any(judge(a, analyze(s)).label is Label.duplicate for s in carrier_sentences):
-        return []
     whole = analyze(carrier)
-    missing: list[str] = []
+    missing: list[str] = _lost_qualifiers(original, a, carrier, whole)
+    if any(judge(a, analyze(s)).label is Label.duplicate for s in carrier_sentences):
+        return missing
     values = list(whole.values) + [t.word for t in whole.terms]
     for value in a.values:
         if value not in values and value.lstrip("<>=") not in {v.lstrip("<>=") for v in values}:
@@ -72,6 +77,35 @@ def missing_from(original: str, carrier: str) -> list[str]:
     return missing
 
 
+def carries(carrier: str, sentence: str) -> bool:
+    return not missing_from(sentence, carrier)
+
+
+def qualifiers(text: str) -> dict[str, str]:
+    """The qualifier families a text uses, each with the word it used for it (lexicon.QUALIFIERS)."""
+    tokens = lx.WORD_RE.findall(normalize(text))
+    found: dict[str, str] = {}
+    for i, token in enumerate(tokens):
+        if token in lx.QUALIFIERS:
+            found.setdefault(lx.QUALIFIERS[token], token)
+        elif token in lx.POSITIONS and i > 0 and tokens[i - 1] == "the":
+            found.setdefault(token, f"the {token}")
+    return found
+
+
+def _lost_qualifiers(original: str, a: Analysis, carrier: str, whole: Analysis) -> list[str]:
+    theirs = qualifiers(carrier)
+    lost = [f'the qualifier "{word}"' for family, word in qualifiers(original).items() if family not in theirs]
+    # "at most 3" carried as a bare "3": the number survives, the bound does not. (A carrier with no 3 at
+    # all is reported as a missing value instead.)
+    numbers = {v.lstrip("<>=") for v in whole.values}
+    for value in a.values:
+        bound = value[:2] if value[:2] in ("<=", ">=") else ""
+        if bound and value not in whole.values and value[2:] in numbers:
+            lost.append(f'the bound "{"at most" if bound == "<=" else "at least"} {value[2:]}"')
+    return lost
+
+
 def _surface(text: str, term: str) -> str:
     """The word as the author wrote it, for messages ("publishing", not the stem "publish")."""
     for token in lx.WORD_RE.findall(normalize(text)):
@@ -81,6 +115,37 @@ def _surface(text: str, term: str) -> str:
 
 
 # --- merging -------------------------------------------------------------------------------------------
+
+
+def merge_carried(texts: list[str]) -> str:
+    """For a merge: the sentences of every text, in order, leaving out one that a single sentence kept
+    already carries (`missing_from`, the audit's own test), then any kept sentence the others make
+    redundant. Two rules that say one thing in different words keep one wording; whatever one of them
+    adds (a case, a number, an exception, a qualifier) is still written, and the audit accepts the result
+    by construction. Keeping every reworded copy instead made merged rules grow with each merge until two
+    of them no longer fitted in one rule, so near-identical rules could never finish merging."""
+    originals = [s for text in texts for s in sentences(text)]
+    kept: list[str] = []
+    for s in originals:
+        if not _carried_by_one(kept, s):
+            kept.append(with_period(s))
+    i = 0
+    while i < len(kept):
+        # "Carries" is not transitive (a paraphrase may word its verb differently), so a kept sentence
+        # goes only when every original is still carried by one of the sentences left.
+        rest = kept[:i] + kept[i + 1:]
+        if rest and all(_carried_by_one(rest, s) for s in originals):
+            kept = rest
+        else:
+            i += 1
+    text = " ".join(kept)
+    # The audit reads the merged text as a whole; should that ever judge differently, keep the words.
+    kept += [with_period(s) for s in originals if not carries(text, s)]
+    return " ".join(kept)
+
+
+def _carried_by_one(kept: list[str], sentence: str) -> bool:
+    return any(carries(k, sentence) for k in kept)
 
 
 def merge_texts(texts: list[str]) -> str:
@@ -97,16 +162,13 @@ def merge_texts(texts: list[str]) -> str:
 
 
 def combine_duplicates(texts: list[str]) -> str:
-    """For the permanent block: sentences in order, leaving out one that an earlier kept sentence
-    duplicates (same meaning by the strict duplicate test) or repeats word for word."""
+    """For the permanent block: sentences in order, leaving out one that an earlier kept sentence carries
+    (the audit's test, so a sentence that adds a qualifier is kept rather than restored by the audit)."""
     kept: list[str] = []
     for text in texts:
         for s in sentences(text):
-            a = analyze(s)
-            if any(sentence_key(k) == sentence_key(s) or judge(a, analyze(k)).label is Label.duplicate
-                   for k in kept):
-                continue
-            kept.append(with_period(s))
+            if not _carried_by_one(kept, s):
+                kept.append(with_period(s))
     return " ".join(kept)
 
 
