@@ -169,7 +169,8 @@ def _archive_append(location: store.AgentLocation, state: TidyState) -> snapshot
     groups: dict[str, list[Learning]] = {}
     for item in state.archived:
         groups.setdefault(item.reason, []).append(item.learning)
-    entries = "".join(store.archive_entries(rules, reason=reason).removesuffix("\n") for reason, rules in groups.items())
+    entries = "".join(store.archive_entries(rules, reason=reason).removesuffix("\n")
+                      for reason, rules in groups.items())
     return snapshots.ArchiveAppend(before=before, after=f"{base}{entries}\n".encode("utf-8"),
                                    kept=len(base.encode("utf-8")))
 
