@@ -96,6 +96,48 @@ def test_vet_without_trace_does_not_claim_ungrounded(helper):
     assert answer.verdicts[0].verdict is Verdict.pass_ and "no trace" in answer.verdicts[0].detail
 
 
+CTA_CONTRACT = CONTRACT + "- End with a clear call-to-action\n- Cite sources before publishing\n"
+
+
+@pytest.mark.parametrize("text", [
+    "Do not end with a call-to-action.",
+    "Skip the call-to-action.",
+    "Omit the call-to-action on short posts.",  # narrowed, but the contract's "End with" has no case left out
+    "Leave out the call-to-action.",
+    "Never include a call-to-action.",
+])
+def test_vet_an_instruction_against_what_the_contract_asks_for_is_a_contradiction(helper, text):
+    candidate = p.VetCandidate(id="c1", text=text, human=True)
+    answer = helper.vet(p.VetRequest(contract=CTA_CONTRACT, candidates=[candidate]))
+    [verdict] = answer.verdicts
+    assert verdict.verdict is Verdict.contradiction, verdict
+    assert (verdict.detail, verdict.against) == ("End with a clear call-to-action", "contract")
+
+
+@pytest.mark.parametrize("a, b, label", [
+    # against the object the other puts in, whatever verb each uses
+    ("Skip the call-to-action.", "End every post with a clear call-to-action.", Label.contradiction),
+    ("Remove the table of contents.", "Add a table of contents to long guides.", Label.contradiction),
+    ("Exclude emojis from replies.", "Use emojis in every reply.", Label.contradiction),
+    ("Do not start with a question.", "Start each post with a question.", Label.contradiction),
+    # each for its own case, place or kind: both can hold
+    ("Omit the call-to-action on short posts.", "End long posts with a call-to-action.", Label.near_miss),
+    ("Never include code samples in the intro.", "Include code samples.", Label.near_miss),
+    ("Do not end with a call-to-action.", "Include a call-to-action.", Label.near_miss),
+    ("Do not start replies with a hook.", "Start every post with a hook.", Label.near_miss),
+    ("Do not use clickbait titles.", "Use a clear title.", Label.near_miss),
+    ("Avoid emojis in headlines.", "Use emojis sparingly.", Label.near_miss),
+    ("Omit the call-to-action on short posts.", "End with a clear call-to-action unless the post is short.",
+     Label.near_miss),
+    # a different object after the same verbs
+    ("Skip the summary.", "End every post with a clear call-to-action.", Label.unrelated),
+    ("Omit the date on short posts.", "End every post with a call-to-action.", Label.unrelated),
+])
+def test_compare_an_instruction_against_its_object(a, b, label):
+    assert compare(a, b).label is label
+    assert compare(b, a).label is label
+
+
 def test_contract_units_skip_frontmatter_headings_and_markers():
     units = contract_units(CONTRACT + "\n<!-- agentuse:learned -->\n## Learned Guidance\n- [tip] Cite sources\n"
                                       "<!-- /agentuse:learned -->\n")

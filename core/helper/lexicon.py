@@ -60,12 +60,32 @@ CONTRAST_MARKERS = frozenset({"rather", "instead"})
 
 # Verbs whose meaning is the negation of another verb: "omit X" says "do not include X".
 NEGATED_VERBS = {
-    "omit": "include", "exclude": "include", "skip": "include", "leave-out": "include",
-    "disable": "enable", "deactivate": "enable", "turn-off": "enable",
+    "omit": "include", "exclude": "include", "skip": "include", "leaveout": "include",
+    "disable": "enable", "deactivate": "enable", "turnoff": "enable",
     "reject": "accept", "decline": "accept", "refuse": "accept",
     "hide": "show", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep",
 }
+
+# Verbs that put something into the work ("include a summary", "end with a call-to-action", "use emojis"):
+# a rule against the thing they put in ("skip the summary", "never use emojis") is against the rule, whatever
+# verb each side uses. "start"/"end" also say where it goes: "do not end with X" still lets X stand elsewhere.
+# ("keep" is not one: "keep intros short" sets a property. Its antonyms drop/remove/delete/discard are read
+# as "do not include" here.)
+PRESENCE_VERBS = frozenset({"include", "use", "put", "start", "end"})
+POSITIONAL_VERBS = frozenset({"start", "end"})
+REMOVAL_VERBS = frozenset({"drop", "remove", "delete", "discard", "strip"})
+# Parts of a piece of work: "never include code samples in the intro" says where they may not go, not that
+# there are none, so it does not contradict "include code samples".
+PLACES = frozenset("""
+intro introduction conclusion outro heading headline title subject header footer body signature caption
+sidebar paragraph sentence top bottom middle beginning start end opening closing margin footnote
+""".split())
+# Words that end the thing a presence verb puts in and open its scope ("emojis | in replies").
+SCOPE_OPENERS = frozenset("""
+in on at for to from into onto inside across under over during per by about with after before within
+when if whenever while unless except once until atmost atleast
+""".split())
 
 # Phrases read as one word before tokenising (multiword terms, comparators, idioms).
 PHRASES: list[tuple[str, str]] = [
@@ -83,7 +103,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bpull requests?\b|\bmerge requests?\b", " pr "), (r"\bcall[- ]to[- ]action\b", " cta "),
     (r"\bback(?:ed|ing)? up\b|\bbackups?\b", " backup "), (r"\bplain[- ]?text\b", " plaintext "),
     (r"\be-?mails?\b", " email "), (r"\bweb ?sites?\b", " site "), (r"\blook(?:ing|ed|s)? up\b", " lookup "),
-    (r"\bleave out\b", " leave-out "), (r"\bturn off\b", " turn-off "), (r"\bcheck(?:ed|ing|s)? in(?:to)?\b", " commit "),
+    (r"\bleav(?:e|es|ing) out\b|\bleft out\b", " leaveout "), (r"\bturn(?:s|ed|ing)? off\b", " turnoff "),
+    (r"\bcheck(?:ed|ing|s)? in(?:to)?\b", " commit "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
     (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
     (r"\bfirst person\b", " firstperson "), (r"\bthird person\b", " thirdperson "),

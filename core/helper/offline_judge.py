@@ -5,7 +5,9 @@ when they differ in exactly the part that matters: a number, a date, a qualifier
 duplicate here needs more than similar wording: the same values, the same polarity, the same order of
 events, no exception on one side only, and nothing specific left over on either side. What fails those
 checks is a contradiction (same subject, the two cannot both be followed) or a near-miss (same words,
-different case). The thresholds were set on two thirds of tests/data/rule_pairs.jsonl and checked on the
+different case). What one rule puts into the work and the other keeps out ("skip the call-to-action" /
+"end with a call-to-action") is read first, by `presence.py`, since such pairs may share only one word.
+The thresholds were set on two thirds of tests/data/rule_pairs.jsonl and checked on the
 held-out third (benchmarks/offline_eval.py prints both).
 """
 
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from agentuse.core.helper.overlap import Overlap, overlap
+from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, alternative_group, analyze
 
 
@@ -74,6 +77,11 @@ def _polarity_conflict(o: Overlap) -> list[str]:
             and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
 
 
+def _opposed(o: Overlap) -> bool:
+    """Any shared term asked for on one side and against on the other: never a duplicate, whatever else."""
+    return any(x.negative != y.negative and x.role == y.role and max(x.weight, y.weight) >= 1 for x, y in o.shared)
+
+
 def _alternative_conflict(o: Overlap) -> tuple[str, str] | None:
     for x in o.left_a:
         gx = alternative_group(x.word)
@@ -96,13 +104,18 @@ def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = overlap(a, b)
     sim = o.dice
+    # Checked before relatedness: "Skip the call-to-action" shares one word with "End every post with a
+    # clear call-to-action", and still forbids what it asks for.
+    stance = presence(a.text, b.text)
+    if stance.clash:
+        return Relation(Label.contradiction, sim, f"one puts in what the other leaves out: {stance.clash}")
     if sim < RELATED:
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     values = _values_relation(a, b)
 
-    conflict = _polarity_conflict(o)
+    conflict = [] if stance.apart else _polarity_conflict(o)
     if conflict and not exception_only:
         return Relation(Label.contradiction, sim, f"one asks for and the other against: {', '.join(conflict)}")
     order = _order_conflict(a, b)
@@ -123,6 +136,6 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
     if values == "one-sided":
         return Relation(Label.near_miss, sim, "a number or date on one side only")
-    if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER:
+    if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not _opposed(o):
         return Relation(Label.duplicate, sim, "they say the same thing")
     return Relation(Label.near_miss, sim, "close wording, but each says something the other does not")

@@ -25,7 +25,8 @@ def stem(word: str) -> str:
     if len(w) <= 3 or not w.isalpha():
         return w
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("ly", "")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+        # "-ly" only off a stem of four letters or more: "clearly" -> "clear", but "reply", "apply" stay.
+        if w.endswith(suffix) and len(w) - len(suffix) >= (4 if suffix == "ly" else 3):
             w = w[: len(w) - len(suffix)] + repl
             break
     else:
@@ -138,6 +139,16 @@ _CLAUSE_BREAK = re.compile(r"[,;:()]|\s-\s|\u2014")
 _DATE_VALUES = {i for i, g in enumerate(lx.ALTERNATIVES) if g.split()[0] in ("monday", "january")}
 
 
+def split_sentences(norm: str) -> list[str]:
+    """A normalized text's sentences (`normalize` first)."""
+    return _SENTENCE_BREAK.split(norm)
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """A sentence's clauses: commas, semicolons, colons, brackets and dashes end one."""
+    return _CLAUSE_BREAK.split(sentence)
+
+
 @lru_cache(maxsize=8192)
 def analyze(text: str) -> Analysis:
     norm = normalize(text)
@@ -157,10 +168,10 @@ def analyze(text: str) -> Analysis:
     norm = re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r" \1 dollar ", norm)
     terms: list[Term] = []
     order: set[tuple[str, str]] = set()
-    for sentence in _SENTENCE_BREAK.split(norm):
+    for sentence in split_sentences(norm):
         sentence_terms: list[tuple[int, Term]] = []  # (clause index, term)
         marks: list[tuple[int, int, str, bool]] = []  # (clause, position, marker, at clause start)
-        for ci, clause in enumerate(_CLAUSE_BREAK.split(sentence)):
+        for ci, clause in enumerate(split_clauses(sentence)):
             for term, mark in _clause_terms(clause, values):
                 if mark:
                     marks.append((ci, len(sentence_terms), mark[0], mark[1]))
