@@ -138,6 +138,31 @@ def test_compare_an_instruction_against_its_object(a, b, label):
     assert compare(b, a).label is label
 
 
+@pytest.mark.parametrize("a, b, label", [
+    # against a manner of doing it, not the doing: the candidate still cites
+    ("Never cite the source inline; put sources at the end.", "Cite sources before publishing.", Label.near_miss),
+    ("Never cite sources inline.", "Cite sources before publishing.", Label.near_miss),
+    ("Do not use tabs for indentation.", "Use spaces for indentation.", Label.near_miss),
+    # against the doing itself
+    ("Never cite sources.", "Cite sources before publishing.", Label.contradiction),
+    ("Never cite the source inline; put sources at the end.", "Cite the source inline.", Label.contradiction),
+    ("Do not include source links in published posts.", "Always include source links before publishing.",
+     Label.contradiction),
+])
+def test_compare_tells_a_negated_manner_from_a_negated_action(a, b, label):
+    assert compare(a, b).label is label
+    assert compare(b, a).label is label
+
+
+def test_vet_passes_a_rule_against_a_manner_the_contract_leaves_open(helper):
+    answer = helper.vet(p.VetRequest(contract=CTA_CONTRACT, candidates=[
+        p.VetCandidate(id="c1", text="Never cite the source inline; put sources at the end", human=True),
+        p.VetCandidate(id="c2", text="Never cite sources.", human=True)]))
+    by_id = {v.id: v for v in answer.verdicts}
+    assert by_id["c1"].verdict is Verdict.pass_, by_id["c1"]
+    assert by_id["c2"].verdict is Verdict.contradiction and by_id["c2"].detail == "Cite sources before publishing"
+
+
 def test_contract_units_skip_frontmatter_headings_and_markers():
     units = contract_units(CONTRACT + "\n<!-- agentuse:learned -->\n## Learned Guidance\n- [tip] Cite sources\n"
                                       "<!-- /agentuse:learned -->\n")

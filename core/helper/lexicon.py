@@ -87,6 +87,13 @@ in on at for to from into onto inside across under over during per by about with
 when if whenever while unless except once until atmost atleast
 """.split())
 
+# How or where an action is done, not what is done: "never cite sources inline" is against citing inline,
+# not against citing, so it does not contradict "cite sources". Every word of an ALTERNATIVES group is one
+# too (a choice among ways: tabs or spaces, inline or footnotes).
+MANNER = frozenset("""
+inline bold italic italics verbatim manually automatically separately parenthetically abbreviated
+""".split())
+
 # Phrases read as one word before tokenising (multiword terms, comparators, idioms).
 PHRASES: list[tuple[str, str]] = [
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),

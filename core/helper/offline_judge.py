@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import Analysis, alternative_group, analyze
+from agentuse.core.helper.similarity import Analysis, alternative_group, analyze, canon
 
 
 class Label(str, Enum):
@@ -71,10 +72,30 @@ def _values_relation(a: Analysis, b: Analysis) -> str:
     return "same"
 
 
+_MANNER = frozenset(canon(w) for w in lx.MANNER | lx.PLACES)
+
+
+def _is_manner(word: str) -> bool:
+    """How or where it is done: a manner, a part of the work, or one of a set of alternatives."""
+    return word in _MANNER or alternative_group(word) is not None
+
+
 def _polarity_conflict(o: Overlap) -> list[str]:
-    return [x.word for x, y in o.shared
-            if x.negative != y.negative and x.role in ("main", "contrast") and y.role in ("main", "contrast")
-            and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
+    conflict = [(x, y) for x, y in o.shared
+                if x.negative != y.negative and x.role in ("main", "contrast") and y.role in ("main", "contrast")
+                and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
+    if conflict and _negates_a_manner(o, conflict):
+        return []
+    return [x.word for x, _ in conflict]
+
+
+def _negates_a_manner(o: Overlap, conflict: list[tuple]) -> bool:
+    """"Never cite sources inline" against "cite sources": the negation falls on how ("inline"), a way the
+    other rule never asked for, so the action itself is still done. Scope words ("in published posts")
+    are not manners: a rule against the action in some case still contradicts one that asks for it always."""
+    a_negative = sum(x.negative for x, _ in conflict) >= sum(y.negative for _, y in conflict)
+    leftover = o.left_a if a_negative else o.left_b
+    return any(t.negative and t.role == "main" and _is_manner(t.word) for t in leftover)
 
 
 def _opposed(o: Overlap) -> bool:
