@@ -55,6 +55,16 @@ def to_vet(note: Note, draft: Draft, fold: ReconcileAnswer | None, rules: list[L
     return draft
 
 
+def vetted_against(fold: ReconcileAnswer | None, rules: list[Learning]) -> list[Learning]:
+    """The rules in force the stored wording is vetted against: all but those the fold replaces. A
+    correction contradicts the rule it corrects by definition; vetting it against that rule would
+    quarantine every correction instead of letting it replace the rule (which leaves force as it is saved)."""
+    if fold is None or fold.action is not ReconcileAction.fold or not fold.merged:
+        return rules
+    replaced = {r.id for r in valid_fold(fold, rules)}
+    return [r for r in rules if r.id not in replaced]
+
+
 def candidate(note: Note, draft: Draft) -> Candidate:
     return Candidate(key=NOTE_KEY, channel=Channel.corrections, draft=draft, human=True, confidence=1.0,
                      evidence=f'reviewer: "{clip(" ".join(note.text.split()), 300)}"')

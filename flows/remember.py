@@ -67,12 +67,13 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     elif settled:  # the text of a quarantined rule: it is set aside with its reason already, not vetted again
         [judged] = settled
     else:
-        request = vet_request([candidate], contract=ctx.contract, rules=rules, trace=ctx.trace)
+        others = remember.vetted_against(fold, rules)  # not the rules it replaces: they leave force with it
+        request = vet_request([candidate], contract=ctx.contract, rules=others, trace=ctx.trace)
         answer = _ask(lambda: call(capture_steps.vet, request, label, helper=helper))
         if isinstance(answer, VetAnswer):
-            [judged] = judge([candidate], answer, contract=ctx.contract, rules=rules)
+            [judged] = judge([candidate], answer, contract=ctx.contract, rules=others)
         else:
-            [judged] = judge([candidate], None, contract=ctx.contract, rules=rules, failure=answer.message)
+            [judged] = judge([candidate], None, contract=ctx.contract, rules=others, failure=answer.message)
             notes.append(remember.failure_note("vet", answer.message))
     result = call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today)
     if ctx.session_file:

@@ -383,3 +383,61 @@ def test_rewrite_block_claims_every_rule_exactly_once(helper):
     assert covers[("r7", "r8")] == "Keep intros factual. Keep each tip under 20 words."
     assert ("r3",) in covers and ("r4",) in covers and ("r6",) in covers  # not duplicates: kept apart
     assert len(answer.rules) < 8
+
+
+# --- the deliberate path end to end: reconcile against the rules in force, then vet against the contract --
+
+
+@pytest.fixture
+def blog(tmp_path):
+    from capture_support import make_agent, seed
+    from capture_support import rule as stored_rule
+
+    from agentuse.core.learning import Channel, Source
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture: true\n  apply: true\n  max: 15")
+    agent.write_text(agent.read_text().replace("## Guidelines\n", "## Guidelines\n- Cite sources before publishing\n"))
+    seed(agent, [stored_rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    return agent
+
+
+def remember(agent, text: str):
+    from capture_support import TODAY
+
+    from agentuse.flows.remember import remember_flow
+
+    return remember_flow.fn(agent=str(agent), text=text, helper=OfflineHelper(), today=TODAY,
+                            agent_arg="./blog.agentuse")
+
+
+def test_remember_offline_replaces_the_rule_its_note_corrects(blog):
+    from capture_support import archived, stored
+
+    from agentuse.core.learning import State
+
+    result = remember(blog, "Never cite the source inline; put sources at the end")
+    assert result.lines[0] == '[Learning] Replaced an earlier rule: "Cite the source inline" (archived, id:a1b2c3d4)'
+    [now] = stored(blog)
+    assert now.state is State.active and now.title == "Never cite the source inline; put sources at the end"
+    [old] = archived(blog)
+    assert (old.id, old.state) == ("a1b2c3d4", State.retired)
+
+
+def test_remember_offline_counts_a_restatement_on_the_rule_it_repeats(blog):
+    from capture_support import stored
+
+    result = remember(blog, "Always cite the source inline.")
+    assert result.lines == ['[Learning] Repeated an earlier rule: "Cite the source inline" (re:1, id:a1b2c3d4)']
+    assert [(r.id, r.re) for r in stored(blog)] == [("a1b2c3d4", 1)]
+
+
+def test_remember_offline_quarantines_a_note_against_the_contract_and_replaces_nothing(blog):
+    from capture_support import archived, stored
+
+    from agentuse.core.learning import State
+
+    result = remember(blog, "Never cite sources.")
+    assert result.lines == ['[Learning] Saved but quarantined "Never cite sources": contradicts the contract: '
+                            '"Cite sources before publishing". It will not be injected; resolve the conflict in '
+                            './blog.agentuse or discard the rule.']
+    assert {r.id: r.state for r in stored(blog)}["a1b2c3d4"] is State.active and archived(blog) == []
