@@ -58,6 +58,47 @@ def test_compare(a, b, label):
     assert compare(b, a).label is label  # symmetric
 
 
+
+@pytest.mark.parametrize("a, b", [
+    ("Send the weekly report every Friday.", "The weekly report goes out every Friday."),
+    ("Never commit credentials to the repository.", "Do not check your credentials into the repo."),
+    ("Summarize the meeting notes in three bullets.", "Give a summary of the meeting notes in three bullets."),
+    ("Notify the on-call engineer when a deploy fails.", "When a deployment fails, alert the on-call engineer."),
+    ("Reviewers must approve every merge request.", "Every pull request needs approval from a reviewer."),
+    ("Deduplicate the contact list before each import.",
+     "Before each import, remove duplicate contacts from the list."),
+    ("Give each section of the report a heading.", "Use headings for every report section."),
+])
+def test_compare_reads_common_paraphrases_as_duplicates(a, b):
+    assert compare(a, b).label is Label.duplicate
+    assert compare(b, a).label is Label.duplicate
+
+
+@pytest.mark.parametrize("a, b, label", [
+    ("Send the weekly report every Friday.", "Send the weekly report every Friday to the whole team.", Label.near_miss),
+    ("Notify the on-call engineer when a deploy fails.",
+     "Notify the on-call engineer when a production deploy fails.", Label.near_miss),
+    ("Check the logs into the archive.", "Commit the logs to the repository.", Label.unrelated),
+])
+def test_paraphrase_knowledge_keeps_cases_apart(a, b, label):
+    assert compare(a, b).label is label
+
+
+@pytest.mark.parametrize("words", [("headings", "heading", "head"), ("relatable", "relate"), ("variables", "variable"),
+                                   ("replies", "reply"), ("deployment", "deploy"), ("approval", "approve"),
+                                   ("wrote", "write", "written")])
+def test_stem_joins_forms_of_one_word(words):
+    from agentuse.core.helper.similarity import stem
+
+    assert len({stem(w) for w in words}) == 1
+
+
+@pytest.mark.parametrize("a, b", [("statement", "state"), ("table", "tab"), ("comment", "come"), ("apply", "app")])
+def test_stem_keeps_different_words_apart(a, b):
+    from agentuse.core.helper.similarity import stem
+
+    assert stem(a) != stem(b)
+
 # --- vet ------------------------------------------------------------------------------------------------
 
 

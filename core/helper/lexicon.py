@@ -18,6 +18,7 @@ nor so than too also just should must may might can could would will shall have 
 doing need needs needed always every each all any some both either whole entire full sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between
+other another
 """.split())
 
 # Verbs that say "do it" without saying what: left over in a paraphrase, they are not a difference.
@@ -94,6 +95,20 @@ MANNER = frozenset("""
 inline bold italic italics verbatim manually automatically separately parenthetically abbreviated
 """.split())
 
+# Irregular forms of verbs common in instructions, read as their base form before stemming ("wrote" is
+# "write", "sent" is "send"). Only forms that are not also a different common word ("left", "read", "saw"
+# and "found" are not here).
+IRREGULAR = {
+    "wrote": "write", "written": "write", "sent": "send", "went": "go", "gone": "go", "ran": "run",
+    "gave": "give", "given": "give", "took": "take", "taken": "take", "made": "make", "chose": "choose",
+    "chosen": "choose", "began": "begin", "begun": "begin", "broke": "break", "broken": "break", "kept": "keep",
+    "got": "get", "gotten": "get", "built": "build", "paid": "pay", "said": "say", "told": "tell",
+    "thought": "think", "brought": "bring", "bought": "buy", "caught": "catch", "taught": "teach", "meant": "mean",
+    "shown": "show", "hidden": "hide", "hid": "hide", "forgot": "forget", "forgotten": "forget", "spent": "spend",
+    "understood": "understand", "drew": "draw", "drawn": "draw", "froze": "freeze", "frozen": "freeze",
+    "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
+}
+
 # Phrases read as one word before tokenising (multiword terms, comparators, idioms).
 PHRASES: list[tuple[str, str]] = [
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
@@ -112,6 +127,14 @@ PHRASES: list[tuple[str, str]] = [
     (r"\be-?mails?\b", " email "), (r"\bweb ?sites?\b", " site "), (r"\blook(?:ing|ed|s)? up\b", " lookup "),
     (r"\bleav(?:e|es|ing) out\b|\bleft out\b", " leaveout "), (r"\bturn(?:s|ed|ing)? off\b", " turnoff "),
     (r"\bcheck(?:ed|ing|s)? in(?:to)?\b", " commit "),
+    # "check API keys into the repo": the object may sit between "check" and "into" (a few words at most).
+    (r"\bcheck(?:ed|ing|s)?\b((?: [\w'-]+){1,6}?) into\b(?= (?:the |a |your |our |any )?"
+     r"(?:repo|repository|repositories|git|version control|source control|codebase|main|branch)\b)", r" commit\1 into"),
+    # "the report goes out on Friday" is "send the report on Friday".
+    (r"\b(?:go|goes|going|went|gone) out\b", " send "),
+    # "remove duplicate records" is "deduplicate records".
+    (r"\b(?:remove|removing|removed|drop|dropping|dropped|delete|deleting|deleted|eliminate|eliminating|discard)"
+     r"(?: any| all| the)? duplicat(?:e|es|ed)\b", " dedupe "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
     (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
     (r"\bfirst person\b", " firstperson "), (r"\bthird person\b", " thirdperson "),
@@ -155,6 +178,8 @@ SYNONYMS: list[str] = [
     "lint linter",
     "error failure fail",
     "dedupe deduplicate",
+    "summary summarize summarise recap",
+    "notify alert inform",
     "send deliver",
     "wait pause",
     "retry reattempt",

@@ -37,6 +37,8 @@ DUPLICATE = 0.62
 # words differently. A qualifier left over ("urgent tickets", "public functions") is a different case.
 DUPLICATE_LEFTOVER = 0.5
 # A clause-initial leftover is usually the imperative verb ("write", "add"): paraphrases differ there.
+# Only in the instruction itself: a condition's first word is its subject ("when a production deploy
+# fails"), a case of its own.
 LEAD_DISCOUNT = 0.5
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
 CONTRADICTION_RESIDUE = 1.0
@@ -54,7 +56,7 @@ def compare(a: str, b: str) -> Relation:
 
 
 def _leftover_weight(terms) -> float:
-    return sum(t.weight * (LEAD_DISCOUNT if t.lead else 1.0) for t in terms if t.weight >= 1)
+    return sum(t.weight * (LEAD_DISCOUNT if t.lead and t.role == "main" else 1.0) for t in terms if t.weight >= 1)
 
 
 def _values_relation(a: Analysis, b: Analysis) -> str:

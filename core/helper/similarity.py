@@ -16,17 +16,26 @@ from functools import lru_cache
 from agentuse.core.helper import lexicon as lx
 
 
+# (suffix, replacement, letters the stem must keep). "-ly" needs four ("clearly" -> "clear"; "reply" and
+# "apply" stay); "-ment" six ("deployment" -> "deploy"; "statement", "document" stay); "-able" four
+# ("relatable" -> "relat", as "relate"; "table", "capable" stay); "-val"/"-wal" nouns of their verbs
+# ("approval" -> "approv", as "approve"; "renewal" -> "renew"). "-ings" before "-ing": "headings" is
+# "heading" is "head", and "settings" is "setting".
+_SUFFIXES = (("ies", "y", 3), ("sses", "ss", 3), ("ings", "", 3), ("ing", "", 3), ("ed", "", 3), ("ables", "", 4),
+             ("able", "", 4), ("es", "e", 3), ("ly", "", 4), ("ments", "", 6), ("ment", "", 6),
+             ("vals", "v", 3), ("val", "v", 3), ("wals", "w", 3), ("wal", "w", 3))
+
+
 def stem(word: str) -> str:
     """A light suffix stripper (Porter-like, far simpler): enough to make "publishing", "published" and
     "publish" one term, without the aggressive conflations that would merge different words."""
-    w = word
+    w = lx.IRREGULAR.get(word, word)
     if len(w) == 3 and w.endswith("s") and w[1] not in "aeiousy":  # "ids" -> "id"
         return w[:2]
     if len(w) <= 3 or not w.isalpha():
         return w
-    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("ly", "")):
-        # "-ly" only off a stem of four letters or more: "clearly" -> "clear", but "reply", "apply" stay.
-        if w.endswith(suffix) and len(w) - len(suffix) >= (4 if suffix == "ly" else 3):
+    for suffix, repl, keep in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= keep:
             w = w[: len(w) - len(suffix)] + repl
             break
     else:
