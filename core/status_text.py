@@ -47,7 +47,10 @@ def _entry_lines(entry: EntryView) -> list[str]:
 
 def render_learnings(report: Report) -> str:
     if not report.entries:
-        return f"No learnings yet for {report.agent}.\nlearnings file: {display_path(report.file)}\n"
+        # The stranded notice matters most here: an agent whose learnings all sit at the old location is
+        # exactly the one that lists nothing.
+        empty = [f"No learnings yet for {report.agent}.", f"learnings file: {display_path(report.file)}"]
+        return "\n".join(empty + (["", *stranded_lines(report)] if report.stranded else [])) + "\n"
     lines: list[str] = []
     by_group: dict[str, list[EntryView]] = {}
     for entry in report.entries:

@@ -174,3 +174,16 @@ def test_seed_store_round_trips(seeded):
 def test_missing_agent_file_is_one_clear_error(tmp_path):
     result = runner.invoke(app, ["doctor", str(tmp_path / "nope.agentuse")])
     assert result.exit_code == 1 and "no such agent file" in result.stderr
+
+
+def test_empty_list_still_names_learnings_stranded_at_the_old_location(project):
+    # Spec, Moving learnings from before v0.17.0: an agent whose learnings are all at the old location is
+    # exactly the one that lists nothing; the listing must not look healthy while they sit there unread.
+    agent = project / "blog-writer.agentuse"
+    agent.with_name("blog-writer.agentuse.learnings.md").write_text("# old\n")
+    out = invoke("learnings", agent).stdout
+    assert out.startswith("No learnings yet for blog-writer.agentuse.\n")
+    assert "learnings found at the old location for blog-writer.agentuse\n" in out
+    assert "  blog-writer.agentuse.learnings.md\n" in out
+    assert "No longer read. Move them:  agentuse learnings migrate --all" in out
+
