@@ -65,7 +65,7 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc)
     ]
     entries = [_entry(rule, group) for group, rules in groups for rule in rules]
     channels = Counter(rule.ch.value if rule.ch else "legacy" for rule in doc.learnings)
-    block = read_block(agent.text) or []
+    block = read_block(agent.text, filename=str(agent.path)) or []
     return Report(
         agent=location.key,
         agent_file=str(agent.path),

@@ -56,7 +56,7 @@ def learnings(request: Request) -> Response:
         groups=groups(report),
         badges=badges,
         meta=meta_line,
-        block=read_block(agent.text) or [],
+        block=read_block(agent.text, filename=str(agent.path)) or [],
         stranded=stranded_lines(report),
         outside_cap=outside_cap_lines(report, key),
         file=display_path(report.file),

@@ -187,3 +187,13 @@ def test_empty_list_still_names_learnings_stranded_at_the_old_location(project):
     assert "  blog-writer.agentuse.learnings.md\n" in out
     assert "No longer read. Move them:  agentuse learnings migrate --all" in out
 
+
+def test_unbalanced_learned_block_markers_name_the_agent_file(project):
+    agent = project / "marker.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-sonnet-5\nlearning: true\n---\n# X\n<!-- agentuse:learned -->\n- [tip] a\n")
+    for command in (["learnings", str(agent)], ["doctor", str(agent)]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 1
+        assert f"{agent}:6: learned block markers are unbalanced" in result.stderr
+        assert "<agent file>" not in result.stderr
+
