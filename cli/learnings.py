@@ -48,6 +48,12 @@ def show(
     """Every rule of an agent grouped by status."""
     from agentuse.core import store
 
+    if (path or edit) and not agent_file.is_file():
+        # Without the agent file these would print, or with --edit create, a store nothing will ever read:
+        # a typo must say so. (Only existence: --path must still work on an agent that does not parse.)
+        from agentuse.core.agent_file import load_agent
+
+        load_agent(agent_file)  # raises the same one-line error every other command gives
     if path:
         say(str(store.locate(agent_file).store_path))
         return

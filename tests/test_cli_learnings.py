@@ -197,3 +197,14 @@ def test_unbalanced_learned_block_markers_name_the_agent_file(project):
         assert f"{agent}:6: learned block markers are unbalanced" in result.stderr
         assert "<agent file>" not in result.stderr
 
+
+
+@pytest.mark.parametrize("flag", ["--path", "--edit"])
+def test_path_and_edit_refuse_an_agent_file_that_does_not_exist(project, data_dir, monkeypatch, flag):
+    # A typo must not print (or, with --edit, create) a learnings file for an agent that is not there.
+    monkeypatch.setenv("EDITOR", "true")
+    result = runner.invoke(app, ["learnings", str(project / "blog-writr.agentuse"), flag])
+    assert result.exit_code == 1
+    assert "blog-writr.agentuse: no such agent file" in result.stderr
+    assert result.stdout == ""
+    assert not list(data_dir.rglob("*.learnings.md"))
