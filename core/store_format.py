@@ -21,7 +21,9 @@ run that already holds backslashes just gains one more, which makes every escape
 from __future__ import annotations
 
 import datetime
+import hashlib
 import math
+import random
 import re
 import secrets
 from collections.abc import Callable
@@ -231,8 +233,8 @@ def _parse_entry(lines: list[str], start: int, end: int, error) -> Learning:
 def parse(text: str, *, filename: str = "<learnings>", include_retired: bool = False, rng=None) -> StoreDoc:
     """Read a learnings file. `state:retired` entries are skipped unless `include_retired` (archives).
 
-    Entries without an id, or repeating an earlier id in a live store, get a fresh one (`rng` makes
-    that repeatable); it becomes stable once the file is saved.
+    Entries without an id, or repeating an earlier id in a live store, get a fresh one, the same on every
+    read of the same text (or drawn from `rng`); it is written to the file on the next save.
     """
     def error(index: int, message: str) -> StoreFormatError:
         return StoreFormatError(filename, index + 1, message)
@@ -248,6 +250,10 @@ def parse(text: str, *, filename: str = "<learnings>", include_retired: bool = F
         if include_retired or entry.state is not State.retired:
             learnings.append(entry)
     taken = {entry.id for entry in learnings if entry.id}
+    if rng is None:
+        # Drawn from the file's own text: until the next save, every read (the list, --json, the serve tab)
+        # gives an id-less entry the same id, so what one view shows another can act on.
+        rng = random.Random(hashlib.sha256(text.encode("utf-8")).digest())
     seen: set[str] = set()
     for entry in learnings:
         # Archives may hold one rule retired twice; a live store's ids must be unique to be addressable.

@@ -92,6 +92,15 @@ def test_minimal_older_file_loads_and_gets_a_stable_id():
     assert render(parse(saved)) == saved
 
 
+def test_an_entry_without_an_id_gets_the_same_id_on_every_read_of_the_same_file():
+    # Read-only views (the list, --json, the serve tab) never save, so an id drawn afresh per read would
+    # address nothing: `--json` must be agent-operable, and the serve tab discards by id.
+    text = "# Learnings for old\n\n### [warning] Avoid vague intros\n<!-- 2025-03-01 -->\nOpen with a fact.\n"
+    twice = "### [tip] T\n<!-- id:abcd1234 | 2026-01-01 -->\n"
+    for sample in (text, twice + "\n" + twice):
+        assert [r.id for r in parse(sample).learnings] == [r.id for r in parse(sample).learnings]
+
+
 def test_file_without_header_loads_with_an_empty_name():
     doc = parse("### [tip] T\n<!-- id:abcd1234 | 2026-01-01 -->\nB\n")
     assert doc.name == "" and doc.agent is None and doc.learnings[0].body == "B"
