@@ -88,6 +88,8 @@ def show_result(result: "RunResult", *, as_json: bool, quiet: bool, show_output:
             raise typer.Exit(1)
         return
     if result.status == "failed":
+        for line in learning:  # a --remember note is saved even when the round fails: say what became of it
+            say(line)
         raise RunFailed(f"the run failed: {result.error} (session {result.session_id})")
     shown = [result.output] if show_output and result.output else []
     for line in [*shown, *learning]:

@@ -337,3 +337,19 @@ def test_learning_result_lines_show_in_the_output_and_the_log(project, cli, fake
     assert capsys.readouterr().out == f"Post\n{line}\n\nsession {sid} · completed · 18 tokens\n"
     assert find_session(sid).status == "completed" and find_session(sid).learning == [line]
     assert f"learning: {line}" in cli("sessions", "show", sid).stdout
+
+
+def test_a_revision_that_fails_still_reports_the_note_it_saved(project, cli, fake_anthropic):
+    # Spec (Deliberate Learning): the run names what a --remember note became. The note is saved even when
+    # the revision round fails; the reviewer must be told so, or they will save it again.
+    from fakes import bad_request
+
+    agent, location = make_agent(project, approval=True)
+    fake_anthropic.script(text("Post"), bad_request("prompt is too long"))
+    sid = session_id_in(cli("run", str(agent)).stdout)
+    failed = cli("sessions", "resume", sid, "--comment", "Add citations", "--remember", "Name the tool in every tip.",
+                 code=1)
+    assert "the API answered 400: prompt is too long" in failed.stderr
+    assert '[Learning] Saved "Name the tool in every tip"' in failed.stdout
+    assert any(r.title == "Name the tool in every tip" for r in store.load(location).learnings)
+
