@@ -96,6 +96,13 @@ def _resume_locked(
             credit_approval(store.locate(Path(start.agent_path), env=env), start.injected)
         except StoreFormatError as problem:
             raise SessionError(f"{problem} — fix the learnings file, then approve again") from None
+    if chosen.remember:
+        # The note is saved into the store after the decision: a store that cannot be read would leave it
+        # stranded in the log with the gate already answered. Stop first, as an uncommented approval does.
+        try:
+            store.load(store.locate(Path(start.agent_path), env=env))
+        except StoreFormatError as problem:
+            raise SessionError(f"{problem} — fix the learnings file, then answer again with the note") from None
     log = SessionLog(path, clock=clock)
     log.append(chosen)
     if decision == "revise":

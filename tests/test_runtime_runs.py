@@ -353,3 +353,19 @@ def test_a_revision_that_fails_still_reports_the_note_it_saved(project, cli, fak
     assert '[Learning] Saved "Name the tool in every tip"' in failed.stdout
     assert any(r.title == "Name the tool in every tip" for r in store.load(location).learnings)
 
+
+
+@pytest.mark.parametrize("decision", [["--approve"], ["--reject"], ["--comment", "Add citations"]])
+def test_a_note_for_an_unreadable_store_leaves_the_gate_unanswered(project, cli, fake_anthropic, decision):
+    # A --remember note cannot be saved into a file that does not parse: stop before answering the gate, as
+    # an uncommented approval does, so the reviewer fixes the file and answers again with the note.
+    agent, location = make_agent(project, approval=True)
+    fake_anthropic.script(text("Post"))
+    sid = session_id_in(cli("run", str(agent)).stdout)
+    broken = location.store_path.read_text().replace("### [tip]", "### [bogus]", 1)
+    location.store_path.write_text(broken)
+    refused = cli("sessions", "resume", sid, *decision, "--remember", "Name the tool in every tip.", code=1)
+    assert "unknown category 'bogus'" in refused.stderr and "fix the learnings file" in refused.stderr
+    assert refused.stderr.count("\n") == 1
+    assert find_session(sid).status == "awaiting_review"
+    assert location.store_path.read_text() == broken
