@@ -27,6 +27,7 @@ from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contra
     parse_learning,
 )
 from agentuse.core.agent_errors import AgentFileError, BlockMarkerError  # noqa: F401
+from agentuse.core.learning import DEFAULT_MAX
 from agentuse.core.learned_block import (  # noqa: F401
     END,
     GUIDANCE,
@@ -50,6 +51,16 @@ class AgentFile(BaseModel):
     notices: list[str] = Field(default_factory=list)
     # Every key as YAML read it, for features agentuse does not own (YAML 1.1 may make a key like `on` a bool).
     frontmatter: dict[Any, Any] = Field(default_factory=dict)
+
+    @property
+    def cap(self) -> int:
+        """How many rules this agent keeps (`learning.max`), 15 when learning is not configured."""
+        return self.learning.max if self.learning is not None else DEFAULT_MAX
+
+    @property
+    def applies(self) -> bool:
+        """Whether stored rules reach runs: only with a learning config whose `apply` is on."""
+        return bool(self.learning is not None and self.learning.apply)
 
     @property
     def helper_model(self) -> str | None:

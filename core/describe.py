@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core import store
 from agentuse.core.agent_file import AgentFile, load_agent, read_block
-from agentuse.core.contract import instruction_hash
+from agentuse.core.contract import agent_hash
 from agentuse.core.inject import render_section, selection_for
 from agentuse.core.learning import Learning
 from agentuse.core.ranking import graduation_eligible
@@ -54,7 +54,7 @@ def estimate_tokens(text: str) -> int:
 
 
 def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc) -> Report:
-    selection = selection_for(agent, doc, instruction_hash(agent.body))
+    selection = selection_for(agent, doc, agent_hash(agent))
     groups: list[tuple[str, list[Learning]]] = [
         ("applied", selection.applied),
         ("stale", selection.stale),
@@ -70,8 +70,8 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc)
         agent=location.key,
         agent_file=str(agent.path),
         file=str(location.store_path),
-        cap=agent.learning.max if agent.learning else 15,
-        apply=bool(agent.learning and agent.learning.apply),
+        cap=agent.cap,
+        apply=agent.applies,
         active=selection.active,
         injected=len(selection.applied),
         dormant=len(selection.dormant),

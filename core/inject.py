@@ -31,10 +31,7 @@ class Injection(BaseModel):
 
 def selection_for(agent: AgentFile, doc: StoreDoc, current_ih: str) -> Selection:
     """The one place that turns an agent's config and store into groups (CLI, runtime, serve share it)."""
-    config = agent.learning
-    cap = config.max if config else 15
-    apply = bool(config and config.apply)
-    return select(doc.learnings, cap=cap, current_ih=current_ih, apply=apply)
+    return select(doc.learnings, cap=agent.cap, current_ih=current_ih, apply=agent.applies)
 
 
 def render_rule(rule: Learning) -> str:

@@ -20,7 +20,7 @@ from agentuse.core.contract import agent_hash
 from agentuse.core.errors import AgentuseError
 from agentuse.core.graduate import writable
 from agentuse.core.learned_block import BlockRule, read_block, write_block
-from agentuse.core.learning import DEFAULT_MAX, Learning
+from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, parse, render
 from agentuse.core.tidy_state import TidyState
 
@@ -59,7 +59,7 @@ def prepare(agent_path: Path) -> Prepared:
     store_bytes = _read(location.store_path)
     doc = store.load(location)
     block = read_block(agent.text, filename=str(agent_path)) or []  # unbalanced markers raise here
-    cap = agent.learning.max if agent.learning is not None else DEFAULT_MAX
+    cap = agent.cap
     return Prepared(location=location, agent=agent, agent_bytes=agent.text.encode("utf-8"), store_bytes=store_bytes,
                     doc=doc, block=block, current_ih=agent_hash(agent), cap=cap,
                     writable=writable(Path(agent_path)))

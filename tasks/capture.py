@@ -109,7 +109,7 @@ def load_run(agent: str, session: str) -> CaptureInput:
         agent_path=str(location.agent_path), agent_key=location.key, store_path=str(location.store_path),
         session=trace.session or session, session_file=str(session_file), contract=contract_text(agent_file),
         ih=agent_hash(agent_file),
-        cap=config.max if config else DEFAULT_MAX, apply=bool(config and config.apply),
+        cap=agent_file.cap, apply=agent_file.applies,
         channels=capture_config.channels if capture_config else [],
         guidance=capture_config.custom if capture_config else None,
         capture_agent=str(capture_config.agent) if capture_config and capture_config.agent else None,

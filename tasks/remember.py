@@ -47,11 +47,10 @@ def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
         run = trace_from_session(session_file)
         trace = run.evidence()
         note = note.model_copy(update={"session": run.session or note.session})  # stamp the id, not a path
-    config = agent_file.learning
     return RememberInput(
         agent_path=str(location.agent_path), agent_key=location.key, label=label,
-        contract=contract_text(agent_file), ih=agent_hash(agent_file), cap=config.max if config else DEFAULT_MAX,
-        applies=bool(config and config.apply), learnings=store.load(location).learnings, trace=trace, note=note,
+        contract=contract_text(agent_file), ih=agent_hash(agent_file), cap=agent_file.cap,
+        applies=agent_file.applies, learnings=store.load(location).learnings, trace=trace, note=note,
         session_file=str(session_file) if session_file else None,
     )
 

@@ -208,3 +208,29 @@ def test_path_and_edit_refuse_an_agent_file_that_does_not_exist(project, data_di
     assert "blog-writr.agentuse: no such agent file" in result.stderr
     assert result.stdout == ""
     assert not list(data_dir.rglob("*.learnings.md"))
+
+
+def test_status_uses_the_same_instruction_hash_as_runs(project):
+    # A body may itself open with a markdown `---` block; the status must not strip it a second time.
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.contract import agent_hash
+
+    agent = project / "ruled.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-sonnet-5\nlearning: {capture: true, apply: true}\n---\n"
+                     "---\nNote: be careful\n---\n# Ruled\n")
+    ih = agent_hash(load_agent(agent))
+    store.save(store.locate(agent), StoreDoc(name="ruled", agent="ruled.agentuse", learnings=[
+        Learning(id="0a0b0c0d", title="A vetted rule", date="2026-01-01", src="manual", ih=ih)]))
+    report = json.loads(invoke("learnings", agent, "--json").stdout)
+    assert report["stale"] == 0 and report["injected"] == 1
+
+
+def test_usage_counts_every_call_from_parallel_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentuse.core.helper.protocol import Usage
+
+    usage = Usage()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda _: usage.add(1, 2), range(4000)))
+    assert (usage.calls, usage.input_tokens, usage.output_tokens) == (4000, 4000, 8000)

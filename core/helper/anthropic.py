@@ -13,7 +13,6 @@ for `import anthropic` (~1.3 s here).
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -54,7 +53,6 @@ class AnthropicHelper:
         self.model = model.split(":", 1)[1] if model.startswith(f"{PROVIDER}:") else model
         self.name = f"{PROVIDER}:{self.model}"
         self.usage = p.Usage()
-        self._usage_lock = threading.Lock()  # operations run in parallel threads during tidy
         self._sdk = anthropic
         # max_retries defaults to 0: retrying is the caller's decision (Prefect task retries), made once.
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout,
@@ -111,9 +109,8 @@ class AnthropicHelper:
                 raise
             raise fault from exc
         usage = getattr(message, "usage", None)
-        with self._usage_lock:
-            # Tokens are spent whether or not the answer validates, so count before judging it.
-            self.usage.add(getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0)
+        # Tokens are spent whether or not the answer validates, so count before judging it.
+        self.usage.add(getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0)
         return self._answer(operation, message, answer_type)
 
     def _answer(self, operation: str, message: Any, answer_type: type[A]) -> A:

@@ -7,6 +7,7 @@ field descriptions precise: the model reads them.
 
 from __future__ import annotations
 
+import threading
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
@@ -188,15 +189,20 @@ class BlockAnswer(BaseModel):
 # --- accounting and faults -------------------------------------------------------------------------
 
 
+# Parallel groups call one helper from several threads: `+=` on shared counters would lose updates. One
+# lock for every counter keeps Usage a plain value (equal when its numbers are); contention is negligible.
+_USAGE_LOCK = threading.Lock()
+
+
 class Usage(BaseModel):
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-
     def add(self, input_tokens: int, output_tokens: int) -> None:
-        self.calls += 1
-        self.input_tokens += input_tokens
-        self.output_tokens += output_tokens
+        with _USAGE_LOCK:
+            self.calls += 1
+            self.input_tokens += input_tokens
+            self.output_tokens += output_tokens
 
 
 class HelperError(Exception):
