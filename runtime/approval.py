@@ -73,7 +73,11 @@ def _resume_locked(
 ) -> RunResult:
     session = summarize(path)
     start = session.run_start
-    if session.status != "awaiting_review" or start is None:
+    if start is None:
+        # Without run_start the agent, model and injected rules are unknown: nothing can be resumed. Say why.
+        raise SessionError(f"session {session.id} cannot be resumed: {'; '.join(session.notes)} "
+                           f"(repair that line of {path}, or start a new run)")
+    if session.status != "awaiting_review":
         raise SessionError(
             f"session {session.id} is {session.status.replace('_', ' ')}: only a session awaiting review can be resumed"
         )

@@ -369,3 +369,17 @@ def test_a_note_for_an_unreadable_store_leaves_the_gate_unanswered(project, cli,
     assert refused.stderr.count("\n") == 1
     assert find_session(sid).status == "awaiting_review"
     assert location.store_path.read_text() == broken
+
+
+def test_a_log_whose_run_start_is_unreadable_says_why_it_cannot_be_resumed(project, cli, fake_anthropic):
+    agent, _ = make_agent(project, approval=True)
+    fake_anthropic.script(text("Post"))
+    sid = session_id_in(cli("run", str(agent)).stdout)
+    path = Path(find_session(sid).path)
+    broken = "{" + path.read_text()  # the first line, run_start, no longer parses
+    path.write_text(broken)
+    refused = cli("sessions", "resume", sid, "--approve", code=1)
+    assert "only a session awaiting review" not in refused.stderr  # it *is* awaiting review
+    assert f"{path.name}:1: unreadable line" in refused.stderr and "no run_start" in refused.stderr
+    assert refused.stderr.count("\n") == 1
+    assert path.read_text() == broken
