@@ -123,8 +123,13 @@ def render(result: TidyResult) -> list[str]:
     lines = ["Plan (dry run — nothing written)" if result.dry_run else "Done", f"  {result.summary}"]
     if result.permanent:
         lines += ["", "  Now permanent in the agent file:"] + [f"    {t}" for t in result.permanent]
-    if result.counts.restamped:
-        lines += ["", f"  {result.counts.restamped} stale learning(s) re-vetted and re-stamped: they inject again."]
+    stale = result.counts.restamped - result.counts.backfilled
+    if stale:
+        lines += ["", f"  {stale} stale learning(s) re-vetted and re-stamped: they inject again."]
+    if result.counts.backfilled:  # spec: rules with no hash are not stale; they were injecting all along
+        lines += [] if stale else [""]
+        lines.append(f"  {result.counts.backfilled} learning(s) with no instruction hash vetted and stamped "
+                     "against the current instructions.")
     if result.block_edits:
         lines += ["", "  Learned Guidance block:"] + _edit_lines(result.block_edits)
     for message in filter(None, [result.block_discarded, result.graduation_skipped]):

@@ -42,6 +42,8 @@ class Archived(BaseModel):
     learning: Learning
     reason: str
 
+BACKFILLED = "backfilled"  # a re-stamp of a rule that had no hash (pre-v0.19.0): it was never stale
+
 
 class Counts(BaseModel):
     """The summary line: X merged, Y rewritten, Z retired, Q quarantined, N now permanent — A → B in force."""
@@ -52,6 +54,7 @@ class Counts(BaseModel):
     quarantined: int = 0
     permanent: int = 0
     restamped: int = 0
+    backfilled: int = 0  # of `restamped`: rules that had no hash at all (never stale, only never stamped)
     before: int = 0
     after: int = 0
 
@@ -155,7 +158,8 @@ class TidyState(BaseModel):
     def restamp(self, rule: Learning) -> None:
         self._put(rule.model_copy(update={"ih": self.current_ih}))
         self.unvetted.discard(rule.id)
-        self.changes.append(Change(kind="restamped", ids=[rule.id], title=rule.title))
+        self.changes.append(Change(kind="restamped", ids=[rule.id], title=rule.title,
+                                   reason=BACKFILLED if rule.ih is None else ""))
 
     def graduate(self, rule: Learning, *, pass_no: int) -> None:
         self._put(rule.model_copy(update={"state": State.graduated}))
@@ -174,4 +178,6 @@ class TidyState(BaseModel):
                  ("retired", "quarantined", "graduated", "restamped")}
         return Counts(merged=produced.count("merged"), rewritten=produced.count("rewritten"),
                       retired=tally["retired"], quarantined=tally["quarantined"], permanent=tally["graduated"],
-                      restamped=tally["restamped"], before=self.before, after=len(self.in_force()))
+                      restamped=tally["restamped"],
+                      backfilled=sum(1 for c in self.changes if c.kind == "restamped" and c.reason == BACKFILLED),
+                      before=self.before, after=len(self.in_force()))

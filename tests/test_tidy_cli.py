@@ -84,3 +84,25 @@ def test_undo_restores_and_then_has_nothing_left(agent):
     again = invoke("learnings", "undo", agent)
     assert again.exit_code == 1
     assert "error: Nothing to undo" in again.output
+
+
+def test_rules_with_no_hash_are_reported_as_backfilled_not_as_stale(tmp_path):
+    # Spec (Rules are stamped): rules with no hash at all are not stale; they stay injectable until the first
+    # capture or tidy backfills them. Only rules whose hash no longer matches were held out and "inject again".
+    from agentuse.core.contract import agent_hash
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.helper.offline import OfflineHelper
+
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nlearning: true\n---\n\n# A\n\nWrite short posts.\n")
+    location = store.locate(agent)
+    location.store_path.parent.mkdir(parents=True)
+    location.store_path.write_text(
+        "# Learnings for a\n\n"
+        "### [tip] Name the tool in every tip\n<!-- id:11111111 | 2025-01-02 -->\nName the tool in every tip.\n\n"
+        "### [tip] Open with a question\n<!-- id:22222222 | ih:0c1d2e3f4a5b | 2025-01-03 -->\nOpen with a question.\n")
+    assert agent_hash(load_agent(agent)) != "0c1d2e3f4a5b"
+    with override_helper(OfflineHelper()):
+        out = invoke("learnings", "tidy", agent).output
+    assert "  1 stale learning(s) re-vetted and re-stamped: they inject again.\n" in out
+    assert "  1 learning(s) with no instruction hash vetted and stamped against the current instructions.\n" in out
