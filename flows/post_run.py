@@ -30,6 +30,15 @@ RUN_COMPLETED = "agentuse.run.completed"
 Announce = Callable[[str], None]
 
 
+def as_typed(path: Path) -> str:
+    """The agent file as a person would type it here (`./blog-writer.agentuse`, as the spec's messages
+    show it); sessions record absolute paths."""
+    try:
+        return "./" + Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _announce(message: str) -> None:
     sys.stderr.write(message + "\n")
 
@@ -140,7 +149,7 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
         notes = remembered_notes(find_session(result.session_id))
         reviewed = notes[-1].reviewed_output if notes else ""
         try:  # the flow records its lines in the session log
-            run_remember(agent_path, remember, agent_arg=str(agent_path), session=result.session_file,
+            run_remember(agent_path, remember, agent_arg=as_typed(agent_path), session=result.session_file,
                          label=result.session_id, comment=comment, reviewed_output=reviewed, announce=announce)
         except (AgentuseError, HelperError, OSError, ValueError) as problem:
             _log_lines(Path(result.session_file), [

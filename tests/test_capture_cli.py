@@ -200,3 +200,15 @@ def test_resume_with_remember_announces_the_offline_evaluator_once(tmp_path):
     assert result.exit_code == 0, (result.stdout, result.stderr)
     assert '[Learning] Saved "' in result.stdout and "Extracted " in result.stdout  # both used the helper
     assert result.output.count("Helper calls run on the embedded offline evaluator") == 1, result.output
+
+
+def test_resume_messages_name_the_agent_file_as_typed_here(tmp_path, monkeypatch):
+    # Sessions record absolute paths; the spec's messages read "resolve the conflict in ./blog-writer.agentuse".
+    from agentuse.flows.post_run import as_typed
+
+    (tmp_path / "agents").mkdir()
+    agent = tmp_path / "agents" / "blog.agentuse"
+    monkeypatch.chdir(tmp_path)
+    assert as_typed(agent) == "./agents/blog.agentuse"
+    monkeypatch.chdir(tmp_path / "agents")
+    assert as_typed(tmp_path / "elsewhere.agentuse") == str(tmp_path / "elsewhere.agentuse")
