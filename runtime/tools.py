@@ -72,6 +72,13 @@ class ToolFailure(Exception):
     """Raised inside a tool; becomes an error outcome with this message."""
 
 
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:  # the whole group had exited already
+        pass
+
+
 def _clip(text: str) -> str:
     if len(text) <= MAX_OUTPUT_CHARS:
         return text
@@ -158,9 +165,15 @@ class ToolBox:
         try:
             output, _ = process.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            _kill_group(process)
             output, _ = process.communicate()
             raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{_clip(output or '')}".rstrip())
+        except BaseException:
+            # Ctrl-C or any other way out: the command has its own session, so the terminal's signal did not
+            # reach it; left alone it would outlive us.
+            _kill_group(process)
+            process.wait()
+            raise
         if process.returncode != 0:
             raise ToolFailure(f"command exited with status {process.returncode}: {command}\n{_clip(output)}".rstrip())
         return output

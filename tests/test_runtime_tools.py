@@ -72,3 +72,36 @@ def test_shell_timeout_kills_the_command_and_its_children(box):
 def test_huge_output_is_clipped(box):
     outcome = box.run("run_shell", {"command": "head -c 50000 /dev/zero | tr '\\0' a"})
     assert len(outcome.output) < 21_000 and "more characters cut" in outcome.output
+
+
+def _group_alive(pgid: int) -> list[int]:
+    """Live (not zombie) processes of a process group, read from /proc."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{entry}/stat").read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # state, ppid, pgrp, ...
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(entry))
+    return alive
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+def test_an_interrupted_command_leaves_no_process_behind(box, monkeypatch):
+    import subprocess
+
+    started: list[int] = []
+
+    def interrupted(self, *args, **kwargs):
+        started.append(self.pid)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(subprocess.Popen, "communicate", interrupted)
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C reaches the user as before
+        box.run("run_shell", {"command": "sleep 30 & sleep 30"})
+    [pgid] = started
+    assert _group_alive(pgid) == []  # the shell and its background child were killed with it
