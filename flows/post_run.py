@@ -54,6 +54,10 @@ def announcer() -> Announce:
 # ---------------------------------------------------------------- running the flows
 
 
+HELPER_ATTRIBUTES = frozenset({"extract", "vet", "ground", "reconcile", "plan_groups", "rewrite_group", "audit",
+                               "rewrite_block", "name"})
+
+
 class LazyHelper:
     """The agent's helper, built on first use: a capture that needs no model (tool-errors only, nothing
     to re-vet) never imports a provider SDK nor announces the offline evaluator."""
@@ -76,7 +80,12 @@ class LazyHelper:
 
         return self._helper.usage if self._helper is not None else Usage()
 
-    def __getattr__(self, name: str):  # extract, vet, ground, reconcile, ... and name
+    def __getattr__(self, name: str):
+        # Only the Helper protocol's names: Prefect's parameter serialisation probes others (`keys`,
+        # `__post_root_validators__`, ...), and answering them by building the helper would import the
+        # SDK or announce the offline evaluator for a capture that never calls the model.
+        if name not in HELPER_ATTRIBUTES:
+            raise AttributeError(name)
         return getattr(self._get(), name)
 
 

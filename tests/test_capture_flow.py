@@ -185,3 +185,32 @@ def test_a_transient_re_vet_fault_is_retried_then_succeeds(agent):
     helper = ScriptedHelper(extract=[drafts()], vet=[transient(), passing])
     capture(agent, make_session(agent), helper)
     assert helper.calls("vet") == 2 and stored(agent)[0].ih == current_ih(agent)
+
+
+def test_the_lazy_helper_is_built_only_for_a_helper_operation(tmp_path, monkeypatch):
+    """Prefect's parameter serialisation probes attributes (`keys`, `__post_root_validators__`, ...): a
+    probe must not build the helper (import the SDK, announce the offline evaluator) for a capture that
+    never calls the model."""
+    from agentuse.flows import capture as capture_module
+    from agentuse.flows.post_run import HELPER_ATTRIBUTES, LazyHelper
+
+    built: list[str] = []
+
+    class Built:
+        name = "fake"
+
+        def vet(self, request):
+            return "vetted"
+
+    def resolve(agent_path, announce=None):
+        built.append(agent_path)
+        return Built()
+
+    monkeypatch.setattr(capture_module, "resolve_helper", resolve)
+    lazy = LazyHelper(tmp_path / "a.agentuse")
+    for probe in ("keys", "__post_root_validators__", "model_dump", "__iter__"):
+        assert not hasattr(lazy, probe)
+    assert lazy.usage.calls == 0 and built == []
+    assert lazy.vet(None) == "vetted" and lazy.name == "fake" and len(built) == 1
+    operations = {n for n, v in vars(p.Helper).items() if callable(v) and not n.startswith("_")}
+    assert operations and operations | {"name"} == HELPER_ATTRIBUTES  # in step with the protocol
