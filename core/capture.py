@@ -66,6 +66,7 @@ class Judged(BaseModel):
     disposition: Disposition
     verdict: Verdict | None = None
     why: str | None = None  # the quarantine reason, or why it was rejected/dropped
+    detail: str | None = None  # the text the vet quoted for a duplicate or contradiction
     screened: bool = False  # settled before the vet (core/screen.py), never sent to it
 
     @property
@@ -166,7 +167,7 @@ def judge(candidates: list[Candidate], answer: VetAnswer | None, *, contract: st
                                     against=getattr(v, "against", None))
             keep = v.verdict is Verdict.contradiction or c.human
             judged.append(Judged(candidate=c, disposition=Disposition.quarantined if keep else Disposition.rejected,
-                                 verdict=v.verdict, why=why))
+                                 verdict=v.verdict, why=why, detail=v.detail))
     return judged
 
 

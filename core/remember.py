@@ -12,6 +12,7 @@ it is stored active. It works with no learning configuration at all; it reaches 
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from pydantic import BaseModel
@@ -19,7 +20,8 @@ from pydantic import BaseModel
 from agentuse.core.cap import Placed, Placement, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
-from agentuse.core.learning import Category, Channel, Learning, State
+from agentuse.core.learned_block import BlockRule, read_block, write_block
+from agentuse.core.learning import Category, Channel, Learning, State, Verdict
 from agentuse.core.trace import clip
 
 TITLE_CHARS = 80
@@ -76,6 +78,49 @@ def record(judged: Judged, *, rule_id: str, note: Note, ih: str | None, today: d
 
 def is_repeat(fold: ReconcileAnswer | None, rules: list[Learning]) -> bool:
     return fold is not None and fold.action is ReconcileAction.repeat and bool(valid_fold(fold, rules))
+
+
+# ---------------------------------------------------------------- rules already permanent
+
+
+def _words(text: str) -> str:
+    """Rule text for matching a vet's quote: bullet markers, case and punctuation do not count."""
+    return " ".join(re.findall(r"[a-z0-9]+", re.sub(r"^\s*[-*+]\s+(?:\[[a-z-]+\]\s*)?", "", text.lower())))
+
+
+def permanent_rules(agent_text: str, learnings: list[Learning]) -> list[BlockRule]:
+    """The rules already permanent: the agent file's learned block, then staged copies marked graduated
+    that the block does not hold yet (the file could not be written when they graduated)."""
+    block = read_block(agent_text) or []
+    held = {_words(r.text) for r in block}
+    staged = [BlockRule(category=r.category, text=r.text) for r in learnings
+              if r.state is State.graduated and _words(r.text) not in held]
+    return block + staged
+
+
+def with_permanent(contract: str, block: list[BlockRule], permanent: list[BlockRule]) -> str:
+    """The contract the note is vetted against: staged graduated copies are part of it already (they are
+    permanent, only not yet written into the file), so they sit in its learned block as they will."""
+    if len(permanent) == len(block):
+        return contract
+    return write_block(contract, permanent)
+
+
+def already_permanent(judged: Judged, permanent: list[BlockRule]) -> BlockRule | None:
+    """The permanent rule a note restates: the vet called it a duplicate and quoted that rule (or a
+    sentence of it). A duplicate of the authored instructions is not this: it is quarantined as usual."""
+    if judged.verdict is not Verdict.duplicate or not judged.detail:
+        return None
+    quoted = _words(judged.detail)
+    if not quoted:
+        return None
+    quoted = f" {quoted} "
+    return next((r for r in permanent if quoted in f" {_words(r.text)} " or f" {_words(r.text)} " in quoted), None)
+
+
+def permanent_line(rule: BlockRule, *, agent_arg: str) -> str:
+    title = rule.text.split("\n", 1)[0]
+    return f'[Learning] Already permanent in {agent_arg}: "{title}" — nothing new saved.'
 
 
 class Result(BaseModel):

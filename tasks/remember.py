@@ -14,6 +14,7 @@ from agentuse.core.agent_file import load_agent
 from agentuse.core.capture import Judged
 from agentuse.core.contract import agent_hash, contract_text
 from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, Helper, ReconcileAnswer
+from agentuse.core.learned_block import BlockRule, read_block
 from agentuse.core.learning import DEFAULT_MAX, Learning
 from agentuse.core.ranking import select
 from agentuse.core.store_format import new_id
@@ -30,6 +31,7 @@ class RememberInput(BaseModel):
     cap: int = DEFAULT_MAX
     applies: bool = False  # learning.apply is on: the rule will reach future runs
     learnings: list[Learning] = Field(default_factory=list)
+    permanent: list[BlockRule] = Field(default_factory=list)  # the learned block + staged graduated copies
     trace: str = ""
     session_file: str | None = None  # where the result lines are recorded, when the note came from a run
     note: remember.Note
@@ -47,10 +49,13 @@ def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
         run = trace_from_session(session_file)
         trace = run.evidence()
         note = note.model_copy(update={"session": run.session or note.session})  # stamp the id, not a path
+    learnings = store.load(location).learnings
+    permanent = remember.permanent_rules(agent_file.text, learnings)
+    contract = remember.with_permanent(contract_text(agent_file), read_block(agent_file.text) or [], permanent)
     return RememberInput(
         agent_path=str(location.agent_path), agent_key=location.key, label=label,
-        contract=contract_text(agent_file), ih=agent_hash(agent_file), cap=agent_file.cap,
-        applies=agent_file.applies, learnings=store.load(location).learnings, trace=trace, note=note,
+        contract=contract, ih=agent_hash(agent_file), cap=agent_file.cap,
+        applies=agent_file.applies, learnings=learnings, permanent=permanent, trace=trace, note=note,
         session_file=str(session_file) if session_file else None,
     )
 
@@ -64,7 +69,12 @@ def ground(request: GroundRequest, label: str, helper: Helper) -> GroundAnswer |
 def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent_arg: str,
          notes: list[str], today: date) -> remember.Result:
     """Write the correction under the store lock. A quarantined one never takes an earlier rule out of
-    force: only a rule that passed (or could not be vetted) replaces what it folds."""
+    force: only a rule that passed (or could not be vetted) replaces what it folds. A note the vet found
+    restating a permanent rule stores nothing and counts nothing: that rule is in the agent file already."""
+    permanent = remember.already_permanent(judged, ctx.permanent)
+    if permanent is not None:
+        lines = [f"[Learning] {n}" for n in notes] + [remember.permanent_line(permanent, agent_arg=agent_arg)]
+        return remember.Result(lines=lines, judged=judged)
     location = store.locate(Path(ctx.agent_path))
     rule_id = new_id({r.id for r in ctx.learnings})
     record = remember.record(judged, rule_id=rule_id, note=ctx.note, ih=ctx.ih, today=today)
