@@ -109,13 +109,15 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
     now = now or datetime.now(timezone.utc)
     folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
     folder.mkdir(parents=True)
-    (folder / "agent.before").write_bytes(agent_before)
+    # Every file durably (fsynced, renamed into place, the folder fsynced): recover() trusts a snapshot whose
+    # manifest it can read, so a power cut after the pending marker must find them whole, never torn.
+    store.atomic_write(folder / "agent.before", agent_before)
     if store_before is not None:
-        (folder / "store.before").write_bytes(store_before)
+        store.atomic_write(folder / "store.before", store_before)
     archived = {}
     if archive is not None:
         if archive.before is not None:
-            (folder / "archive.before").write_bytes(archive.before)
+            store.atomic_write(folder / "archive.before", archive.before)
         # A later append trims trailing whitespace (str.rstrip, so Unicode spaces too) and writes from there.
         end = len(archive.after.decode("utf-8").rstrip().encode("utf-8"))
         archived = dict(archive_after=digest(archive.after), archive_existed=archive.before is not None,
@@ -125,7 +127,8 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
                         agent_after=digest(agent_after), store_after=digest(store_after),
                         block_after=block_digest(block_after), summary=summary, complete=complete, **archived)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
-    (folder / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
+    store.atomic_write(folder / MANIFEST, manifest.model_dump_json(indent=2))
+    store.fsync_dir(folder.parent)  # the new folder's own name
     if not complete:
         # Every store reader settles an interrupted commit first when it sees this (store.settle).
         store.atomic_write(store.pending_tidy_marker(location), manifest.created)

@@ -153,7 +153,7 @@ def _sweep_stale_temps(path: Path) -> None:
                 Path(entry.path).unlink(missing_ok=True)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     # Makes the rename itself durable. Some filesystems refuse to fsync a directory; the rename is
     # still atomic there, only its durability across a power cut is weaker.
     try:
@@ -168,8 +168,9 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8, newlines as given) all at once. The caller holds lock_for(path)."""
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Replace `path` with `text` (UTF-8, newlines as given; bytes as they are) all at once, durably.
+    The caller holds lock_for(path)."""
     path = Path(os.path.realpath(path))  # through a symlink, not over it
     if path.exists() and not os.access(path, os.W_OK):
         # os.replace would happily swap out a read-only file; keep the owner's "do not write" meaning.
@@ -181,7 +182,7 @@ def atomic_write(path: Path, text: str) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # new files get the usual umask
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
@@ -190,7 +191,7 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 # ---------------------------------------------------------------- the store

@@ -208,3 +208,30 @@ def test_a_commit_killed_before_the_store_write_also_takes_its_archive_entries_b
     assert agent.read_bytes() == agent_before and location.store_path.read_bytes() == store_before
     assert not location.archive_path.exists()
     assert snapshots.listing(location) == []
+
+
+def test_a_snapshot_is_on_disk_before_the_commit_is_marked_pending(agent, monkeypatch):
+    """A power cut after the pending marker must find every snapshot file whole: each is fsynced (the
+    manifest written atomically, never torn), and so are the folders that name them, before the marker."""
+    import os
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    location = store.locate(agent)
+    snapshot = snapshots.take(location, agent_before=b"a", store_before=b"s", agent_after=b"A", store_after=b"S",
+                              block_after=[], archive=snapshots.ArchiveAppend(before=b"old", after=b"old\nnew",
+                                                                              kept=3), complete=False)
+    marker = str(os.path.realpath(store.pending_tidy_marker(location)))
+    before_marker = synced[:next(i for i, p in enumerate(synced) if os.path.basename(p).startswith(
+        "." + os.path.basename(marker)))]
+    folder = str(os.path.realpath(snapshot.folder))
+    for name in ("agent.before", "store.before", "archive.before", "manifest.json"):
+        assert any(p.startswith(os.path.join(folder, "." + name)) or p == os.path.join(folder, name)
+                   for p in before_marker), name
+    assert folder in before_marker and os.path.dirname(folder) in before_marker
