@@ -9,8 +9,8 @@ A real Prefect flow run when an API is configured (or a deployment triggered by 
 otherwise (DESIGN.md: one composition, two ways to run it). Model faults are handled where the spec says:
 a channel that fails yields nothing, a vet that fails drops the observations, a reconcile that fails
 leaves its record to trade, a re-vet that fails leaves its rules as they were. Transient faults are
-retried by the task policy first; one that outlives its retries reaches here as a `HelperError` and is
-treated as that step's failure.
+retried by the task policy first; one that outlives its retries fails only its own call (`on_error=
+"collect"` turns it into that call's `Failure`; the other calls of the step keep their answers).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from prefect import flow
 from agentuse.core import cap as capping
 from agentuse.core import capture
 from agentuse.core.capture_report import CaptureReport, RevetSummary, build
-from agentuse.core.helper.protocol import Draft, Helper, HelperError, ReconcileAnswer
+from agentuse.core.helper.protocol import Draft, Helper, ReconcileAnswer
 from agentuse.core.learning import Channel, State
 from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
@@ -32,10 +32,6 @@ from agentuse.flows.names import capture_run_name
 from agentuse.flows.runner import call, fan_out
 from agentuse.tasks import capture as steps
 from agentuse.tasks import tidy as tidy_steps
-
-
-def _failure(operation: str, error: HelperError) -> Failure:
-    return Failure(operation=operation, message=f"{error} (retries exhausted)")
 
 
 def resolve_helper(agent_path: str, announce=None) -> Helper:
@@ -69,10 +65,7 @@ def capture_flow(agent: str, session: str, helper: Any = None, today: date | Non
     request = capture.vet_request(screened.candidates, contract=ctx.contract, rules=ctx.rules,
                                   trace=ctx.trace.evidence())
     if request is not None:
-        try:
-            answer = call(steps.vet, request, ctx.session, helper=helper)
-        except HelperError as error:
-            answer = _failure("vet", error)
+        answer = call(steps.vet, request, ctx.session, helper=helper, on_error="collect")
     stamped = call(steps.stamp, ctx, screened.candidates, answer, today, settled=screened.settled)
 
     incoming = _fold(ctx, stamped.records, helper)
@@ -86,13 +79,10 @@ def capture_flow(agent: str, session: str, helper: Any = None, today: date | Non
 
 
 def _gather(ctx: steps.CaptureInput, helper: Helper) -> list[steps.ChannelResult]:
-    try:
-        return fan_out(steps.gather, ctx.channels, ctx=ctx, helper=helper)
-    except HelperError as error:
-        # A model channel outlived its retries. The structural channel cannot fault (pure code), so it is
-        # gathered again on its own rather than lost with the failed one.
-        return [call(steps.gather, ch, ctx=ctx, helper=helper) if ch == Channel.tool_errors.value
-                else steps.ChannelResult(channel=ch, failure=_failure("gather", error)) for ch in ctx.channels]
+    """A channel whose model call outlived its retries yields nothing; the others keep what they found."""
+    results = fan_out(steps.gather, ctx.channels, ctx=ctx, helper=helper, on_error="collect")
+    return [steps.ChannelResult(channel=ch, failure=r) if isinstance(r, Failure) else r
+            for ch, r in zip(ctx.channels, results, strict=True)]
 
 
 def _fold(ctx: steps.CaptureInput, records: list, helper: Helper) -> list[capping.Incoming]:
@@ -105,10 +95,7 @@ def _fold(ctx: steps.CaptureInput, records: list, helper: Helper) -> list[cappin
     items = [steps.FoldItem(label=f"{ctx.session}/{r.id}", key=r.id, rules=ctx.rules, human=r.is_human,
                             draft=Draft(category=r.category, title=r.title, body=r.body))
              for r in active if r.ch is not Channel.tool_errors]
-    try:
-        answers = fan_out(steps.reconcile, items, helper=helper)
-    except HelperError:
-        answers = [None] * len(items)  # no fold known: each record tries a trade instead
+    answers = fan_out(steps.reconcile, items, helper=helper, on_error="collect")  # a Failure: no fold, a trade
     folds = {item.key: a for item, a in zip(items, answers, strict=True) if isinstance(a, ReconcileAnswer)}
     return [capping.Incoming(record=r, fold=folds.get(r.id)) for r in records]
 
@@ -117,8 +104,5 @@ def _revet(ctx: steps.CaptureInput, helper: Helper, today: date) -> RevetSummary
     plan = call(steps.plan_revet, ctx, today)
     if not plan.asked:
         return RevetSummary()
-    try:
-        answers = fan_out(tidy_steps.revet, plan.items, helper=helper)
-    except HelperError as error:
-        answers = [_failure("vet", error)] * len(plan.items)
+    answers = fan_out(tidy_steps.revet, plan.items, helper=helper, on_error="collect")
     return call(steps.restamp, ctx, plan, answers, today)

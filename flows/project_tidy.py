@@ -5,7 +5,7 @@ at a time. Under orchestration each agent is one submitted task (`tidy-agent/<na
 the tidy flow as a subflow (`tidy/<name>`, with its own task runs and artifacts), so the fan-out goes
 through the flow's task runner: the default thread pool on one machine, prefect-dask's DaskTaskRunner
 across many when AGENTUSE_DASK_ADDRESS is set (README: Scale-out) — nothing here assumes threads. Inline (no Prefect API) the same task
-bodies run through `flows.runner.call` in a small thread pool.
+bodies run in a small thread pool (`flows.runner.fan_out` with a limit, either way).
 
 One agent's problem (an agent file that does not parse, a broken store, a model that stayed down past
 its retries) is reported on its row and does not stop the other agents; the message says what to fix.
@@ -14,8 +14,7 @@ its retries) is reported on its row and does not stop the other agents; the mess
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,7 +26,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.flows.log import logger
 from agentuse.flows.names import AGENT_SUFFIX, agent_name, artifact_key, root_run_name
-from agentuse.flows.runner import call, orchestrated
+from agentuse.flows.runner import fan_out, orchestrated
 
 SKIP_DIRS = frozenset({".git", ".venv", "node_modules"})
 DASK_ADDRESS = "AGENTUSE_DASK_ADDRESS"  # a Dask scheduler (tcp://host:8786), or "local" for a LocalCluster
@@ -90,32 +89,6 @@ def tidy_agent(job: AgentJob, dry_run: bool = False) -> AgentOutcome:
                         written=result.written)
 
 
-def bounded(task_: Any, items: Sequence[Any], *, limit: int, **kwargs: Any) -> list[Any]:
-    """`fan_out` with at most `limit` runs in flight; results in input order.
-
-    Orchestrated: Prefect submission with a sliding window (a new submit whenever one finishes), which
-    works the same on any task runner, Dask included. Every future is waited for before any result is
-    read, so a failure never leaves a sibling unresolved. Inline: `runner.call` in a `limit`-thread pool."""
-    limit = max(1, limit)
-    if not items:
-        return []
-    if not orchestrated():
-        with ThreadPoolExecutor(max_workers=min(limit, len(items)), thread_name_prefix="agentuse-project") as pool:
-            return list(pool.map(lambda item: call(task_, item, **kwargs), items))
-    from prefect.futures import as_completed, wait
-
-    futures: list[Any] = []
-    running: set[Any] = set()
-    for item in items:
-        if len(running) >= limit:
-            running.discard(next(as_completed(list(running))))
-        future = task_.submit(item, **kwargs)
-        futures.append(future)
-        running.add(future)
-    wait(futures)
-    return [future.result() for future in futures]
-
-
 def task_runner() -> Any:
     """Prefect's default thread pool, or prefect-dask's DaskTaskRunner when AGENTUSE_DASK_ADDRESS is set.
 
@@ -140,7 +113,7 @@ def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run
     jobs = [AgentJob(agent_path=str(path), name=agent_name(path)) for path in agents]
     logger().info("tidying %d agent(s) under %s, %d at a time", len(jobs), root, concurrency)
     report = ProjectTidyReport(root=str(Path(root).resolve()),
-                               agents=bounded(tidy_agent, jobs, limit=concurrency, dry_run=dry_run))
+                               agents=fan_out(tidy_agent, jobs, limit=concurrency, dry_run=dry_run))
     logger().info(report.line)
     if orchestrated():
         _publish(report)

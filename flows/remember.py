@@ -19,7 +19,7 @@ from agentuse.core import remember
 from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, vet_request
 from agentuse.core.cap import in_force
 from agentuse.core.errors import AgentuseError
-from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, HelperError, ReconcileAnswer, VetAnswer
+from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, ReconcileAnswer, VetAnswer
 from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
 from agentuse.flows.artifacts import remember_completed
@@ -42,8 +42,8 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     helper = helper if helper is not None else resolve_helper(ctx.agent_path)
     notes: list[str] = []
 
-    grounded = _ask(lambda: call(steps.ground, GroundRequest(comment=note.text, reviewed_output=reviewed_output,
-                                                             contract=ctx.contract), label, helper=helper))
+    grounded = call(steps.ground, GroundRequest(comment=note.text, reviewed_output=reviewed_output,
+                                                contract=ctx.contract), label, helper=helper, on_error="collect")
     if isinstance(grounded, GroundAnswer) and (grounded.rule.title.strip() or grounded.rule.body.strip()):
         draft = grounded.rule
     else:
@@ -55,7 +55,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     rules = rules_in_force(ctx.learnings, ctx.ih)
     item = capture_steps.FoldItem(label=f"{label}/note", key=remember.NOTE_KEY, draft=draft, rules=rules,
                                   human=True, cap_full=in_force(ctx.learnings) >= ctx.cap)
-    fold = _ask(lambda: call(capture_steps.reconcile, item, helper=helper))
+    fold = call(capture_steps.reconcile, item, helper=helper, on_error="collect")
     if not isinstance(fold, ReconcileAnswer):
         notes.append(remember.failure_note("reconcile", fold.message))
         fold = None
@@ -69,7 +69,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     else:
         others = remember.vetted_against(fold, rules)  # not the rules it replaces: they leave force with it
         request = vet_request([candidate], contract=ctx.contract, rules=others, trace=ctx.trace)
-        answer = _ask(lambda: call(capture_steps.vet, request, label, helper=helper))
+        answer = call(capture_steps.vet, request, label, helper=helper, on_error="collect")
         if isinstance(answer, VetAnswer):
             [judged] = judge([candidate], answer, contract=ctx.contract, rules=others)
         else:
@@ -79,11 +79,3 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     if ctx.session_file:
         call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
     return result
-
-
-def _ask(step) -> Any:
-    """A transient fault that outlived its retries is that step's failure, like a permanent one."""
-    try:
-        return step()
-    except HelperError as error:
-        return Failure(operation=getattr(error, "operation", "") or "model", message=f"{error} (retries exhausted)")

@@ -12,14 +12,22 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from prefect.context import FlowRunContext
 from prefect.futures import as_completed
 
+from agentuse.core.helper.protocol import HelperError
+from agentuse.core.tidy_state import Failure
 from agentuse.tasks.retry import is_transient
 
 INLINE_WORKERS = 8
+
+# "raise": the first error (in input order) is raised once every item has finished.
+# "collect": a model fault that outlived its retries (`HelperError`) becomes that item's `Failure`, so one
+# failed call fails only its own item; any other error is still raised once every item has finished.
+OnError = Literal["raise", "collect"]
 
 
 def orchestrated() -> bool:
@@ -37,44 +45,90 @@ def run_flow(flow: Any, *, force_prefect: bool = False, **params: Any) -> Any:
     return flow.fn(**params)
 
 
-def call(task: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run one step: a task run under orchestration, a retried plain call otherwise."""
-    if orchestrated():
-        return task(*args, **kwargs)
-    return _inline_with_retries(task, lambda: task.fn(*args, **kwargs))
+def as_failure(error: HelperError, operation: str = "") -> Failure:
+    """The step's failure, as the core reads it: could not be vetted/planned/written, keep what was there."""
+    return Failure(operation=error.operation or operation or "model", message=f"{error} (retries exhausted)")
 
 
-def fan_out(task: Any, items: Sequence[Any], *, on_result: Callable[[Any, Any], None] | None = None,
-            **kwargs: Any) -> list[Any]:
+def call(task: Any, *args: Any, on_error: OnError = "raise", **kwargs: Any) -> Any:
+    """Run one step: a task run under orchestration, a retried plain call otherwise.
+    `on_error="collect"` returns a `Failure` instead of raising a `HelperError`."""
+    try:
+        if orchestrated():
+            return task(*args, **kwargs)
+        return _inline_with_retries(task, lambda: task.fn(*args, **kwargs))
+    except HelperError as error:
+        if on_error != "collect":
+            raise
+        return as_failure(error, task.name)
+
+
+@dataclass(frozen=True)
+class _Raised:
+    error: BaseException
+
+
+def fan_out(task: Any, items: Sequence[Any], *, limit: int | None = None, on_error: OnError = "raise",
+            on_result: Callable[[Any, Any], None] | None = None, **kwargs: Any) -> list[Any]:
     """Run `task(item, **kwargs)` for every item in parallel; results in input order.
 
-    `on_result(item, result)` hears each call as it finishes, in the order they finish, from whichever
-    thread saw it finish (a pool worker inline; this one, as futures complete, under orchestration): a
-    caller that counts must lock. A call that failed is not reported; its error is raised as before.
-    Every future is resolved: a failed `.submit()` that is never resolved leaves the flow Completed."""
+    Every item runs to the end and every future is resolved before anything is raised: a failed
+    `.submit()` that is never resolved leaves the flow Completed, and a sibling's finished result must not
+    be lost with it. `on_error` says what a failed item gives (see `OnError`). `limit` bounds the calls in
+    flight: under orchestration a sliding window of submissions (a new one as each finishes, the same on
+    any task runner, Dask included); inline, the thread pool's size.
+
+    `on_result(item, result)` hears each call as it finishes (a collected `Failure` too), in the order they
+    finish, from whichever thread saw it finish (a pool worker inline; this one under orchestration): a
+    caller that counts must lock. An item that raises is not reported."""
     if not items:
         return []
-    if orchestrated():
-        futures = [task.submit(item, **kwargs) for item in items]
-        if on_result is not None:
-            item_of = {id(future): item for future, item in zip(futures, items, strict=True)}
-            for future in as_completed(futures):
-                try:
-                    result = future.result()
-                except Exception:  # noqa: BLE001 - raised below, in input order, exactly as without a callback
-                    continue
-                on_result(item_of[id(future)], result)
-        return [future.result() for future in futures]
+    bound = max(1, limit) if limit is not None else None
 
-    def one(item: Any) -> Any:
-        result = call(task, item, **kwargs)
+    def settle(item: Any, get: Callable[[], Any]) -> Any:
+        try:
+            result = get()
+        except HelperError as error:
+            if on_error != "collect":
+                return _Raised(error)
+            result = as_failure(error, task.name)
+        except Exception as error:  # noqa: BLE001 - raised below, once every item has finished
+            return _Raised(error)
         if on_result is not None:
             on_result(item, result)
         return result
 
-    workers = min(INLINE_WORKERS, len(items))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}") as pool:
-        return list(pool.map(one, items))
+    if orchestrated():
+        outcomes = _submitted(task, items, bound, settle, kwargs)
+    else:
+        workers = min(bound or INLINE_WORKERS, len(items))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}") as pool:
+            pending = [pool.submit(settle, item, lambda item=item: call(task, item, **kwargs)) for item in items]
+        outcomes = [future.result() for future in pending]  # all finished: the pool waited on leaving
+    raised = next((o.error for o in outcomes if isinstance(o, _Raised)), None)
+    if raised is not None:
+        raise raised
+    return outcomes
+
+
+def _submitted(task: Any, items: Sequence[Any], bound: int | None, settle: Callable[[Any, Any], Any],
+               kwargs: dict[str, Any]) -> list[Any]:
+    """Prefect submission, at most `bound` in flight; each future is resolved as it finishes."""
+    outcomes: list[Any] = [None] * len(items)
+    running: dict[Any, int] = {}
+    queued = iter(range(len(items)))
+    for index in queued:
+        running[task.submit(items[index], **kwargs)] = index
+        if bound is not None and len(running) >= bound:
+            break
+    while running:
+        future = next(as_completed(list(running)))
+        index = running.pop(future)
+        outcomes[index] = settle(items[index], future.result)
+        following = next(queued, None)
+        if following is not None:
+            running[task.submit(items[following], **kwargs)] = following
+    return outcomes
 
 
 def _inline_with_retries(task: Any, attempt: Callable[[], Any]) -> Any:

@@ -20,7 +20,7 @@ from prefect import flow
 
 from agentuse.core import graduate, revet, snapshots, tidy, tidy_commit
 from agentuse.core.contract import contract_text
-from agentuse.core.helper.protocol import Helper, HelperError
+from agentuse.core.helper.protocol import Helper
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import TIDY_MAX_PASSES
 from agentuse.core.overcap import explain
@@ -100,14 +100,10 @@ def _resolve_helper(prepared: tidy_commit.Prepared, announce: Callable[[str], No
     return resolve_helper(prepared.agent.helper_model, announce=announce)
 
 
-def _each(task, items: list, helper: Helper, operation: str,
-          on_result: Callable[[Any, Any], None] | None = None) -> list:
-    """fan_out, where a fault that outlived its retries fails that stage's calls, not the tidy-up: the
-    core treats a `Failure` as "could not be planned/written/audited" and keeps the originals."""
-    try:
-        return fan_out(task, items, helper=helper, on_result=on_result)
-    except HelperError as error:
-        return [Failure(operation=operation, message=f"{error} (retries exhausted)")] * len(items)
+def _each(task, items: list, helper: Helper, on_result: Callable[[Any, Any], None] | None = None) -> list:
+    """fan_out, where a fault that outlived its retries fails that call, not the tidy-up: the core treats
+    a `Failure` as "could not be planned/written/audited" and keeps the originals."""
+    return fan_out(task, items, helper=helper, on_error="collect", on_result=on_result)
 
 
 def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, pass_no: int,
@@ -118,19 +114,19 @@ def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, 
         revet.restamp_structural(state)
         requests = revet.requests(state, contract_text(prepared.agent))
         items = [steps.Revet(agent=state.agent, index=i + 1, request=r) for i, r in enumerate(requests)]
-        for request, answer in zip(requests, _each(steps.revet, items, helper, "vet"), strict=True):
+        for request, answer in zip(requests, _each(steps.revet, items, helper), strict=True):
             revet.apply(state, request, answer)
     if not tidy.needs_planning(state):
         return info
     groups = tidy.make_groups(state, pass_no)
-    moves = tidy.accept_moves(state, groups, _each(steps.plan_group, groups, helper, "plan_groups"))
+    moves = tidy.accept_moves(state, groups, _each(steps.plan_group, groups, helper))
     jobs = tidy.jobs_for(state, moves, pass_no)
     info.groups, info.moves, info.rewrites = len(groups), len(moves), len(jobs)
     if jobs:
         emit(Progress(kind="rewriting", pass_no=pass_no, count=len(jobs)))
-    answers = _each(steps.rewrite, jobs, helper, "rewrite_group", on_result=_rule_counter(emit, pass_no, len(jobs)))
+    answers = _each(steps.rewrite, jobs, helper, on_result=_rule_counter(emit, pass_no, len(jobs)))
     replacements = [r for r in (tidy.accept_replacement(state, j, a) for j, a in zip(jobs, answers, strict=True)) if r]
-    audits = _each(steps.audit, replacements, helper, "audit")
+    audits = _each(steps.audit, replacements, helper)
     tidy.apply_pass(state, pass_no, moves, replacements, audits)
     return info
 
@@ -160,7 +156,7 @@ def _block_needs_rewrite(prepared: tidy_commit.Prepared, block: list[BlockRule])
 
 
 def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: TidyResult) -> list[BlockRule]:
-    answer = _each(steps.rewrite_block, [steps.BlockRewrite(agent=agent, block=block)], helper, "rewrite_block")[0]
+    answer = _each(steps.rewrite_block, [steps.BlockRewrite(agent=agent, block=block)], helper)[0]
     if isinstance(answer, Failure):
         result.block_discarded = f"The permanent block was not rewritten: {answer.message}"
         return block
@@ -170,7 +166,7 @@ def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: T
         return block
     jobs = graduate.audit_requests(block, answer)
     items = [steps.BlockAudit(agent=agent, index=i, request=r) for i, r in jobs]
-    audits = dict(zip([i for i, _ in jobs], _each(steps.audit_block, items, helper, "audit"), strict=True))
+    audits = dict(zip([i for i, _ in jobs], _each(steps.audit_block, items, helper), strict=True))
     new_block, edits = graduate.apply_rewrite(block, answer, audits)
     result.block_edits = graduate.fold_edits(result.block_edits + edits)
     return new_block

@@ -1,15 +1,12 @@
 """The project tidy-up: every agent under a root, a bounded number at a time; its run names and artifacts.
 
 Inline (no Prefect API) for the behaviour, then once as real flow runs under a temporary server for what
-only orchestration shows: submitted task runs never exceed the bound, subflows named `tidy/<agent>`,
-and the artifacts each tidy-up and capture publish.
+only orchestration shows: subflows named `tidy/<agent>`, and the artifacts each tidy-up and capture publish. The bound itself is fan_out's (tests/test_runner.py).
 """
 
 from __future__ import annotations
 
 import shutil
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +15,7 @@ from agentuse.core import store
 from agentuse.core.store_format import parse
 from agentuse.flows import artifacts
 from agentuse.flows.names import agent_name, artifact_key
-from agentuse.flows.project_tidy import bounded, find_agents, project_tidy_flow
+from agentuse.flows.project_tidy import find_agents, project_tidy_flow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BROKEN = "---\nlearning:\n  criteria: keep everything\n---\n# Broken\n"
@@ -72,33 +69,6 @@ def test_a_dry_run_plans_and_writes_nothing(tmp_path):
     assert (agent.read_text(), store.locate(agent).store_path.read_text()) == before
 
 
-class Gauge:
-    """Counts calls in flight, to check a bound."""
-
-    def __init__(self) -> None:
-        self.active = self.peak = 0
-        self.lock = threading.Lock()
-
-    def __call__(self, item: int) -> int:
-        with self.lock:
-            self.active += 1
-            self.peak = max(self.peak, self.active)
-        time.sleep(0.05)
-        with self.lock:
-            self.active -= 1
-        return item * 10
-
-
-def test_bounded_inline_keeps_order_and_the_bound():
-    from prefect import task
-
-    gauge = Gauge()
-    probe = task(gauge, name="probe")
-    assert bounded(probe, list(range(7)), limit=3) == [i * 10 for i in range(7)]
-    assert gauge.peak <= 3
-    assert bounded(probe, [], limit=3) == []
-
-
 def test_names_and_artifact_keys(tmp_path):
     agent = tmp_path / "agents" / "Blog_Writer.agentuse"
     agent.parent.mkdir()
@@ -134,20 +104,9 @@ def prefect_api(tmp_path_factory):
 
 
 @pytest.mark.prefect
-def test_orchestrated_project_tidy_names_runs_bounds_submissions_and_publishes_artifacts(tmp_path, prefect_api):
-    from prefect import flow, task
+def test_orchestrated_project_tidy_names_runs_and_publishes_artifacts(tmp_path, prefect_api):
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
-
-    gauge = Gauge()
-    probe = task(gauge, name="probe")
-
-    @flow(name="bound-check")
-    def bound_check() -> list[int]:
-        return bounded(probe, list(range(6)), limit=2)
-
-    assert bound_check() == [i * 10 for i in range(6)]
-    assert gauge.peak == 2  # submitted through Prefect, never more than the bound in flight
 
     root = seeded_project(tmp_path / "proj")
     state = project_tidy_flow(root=str(root), concurrency=2, return_state=True)
