@@ -6,19 +6,17 @@ originals is the caller's question to ask (the CLI asks once, or takes --delete-
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from agentuse.core import store
 from agentuse.core.describe import display_path
+from agentuse.core.discovery import walk
 from agentuse.core.errors import AgentuseError
 from agentuse.core.store_format import StoreFormatError, parse
 
 LEGACY_SUFFIX = ".learnings.md"
-_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox"}
 
 
 class Step(BaseModel):
@@ -66,13 +64,6 @@ class Report(BaseModel):
             return str(path)
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-        for name in sorted(files):
-            yield Path(folder) / name
-
-
 def plan_one(agent_file: Path) -> Plan:
     agent_file = agent_file.resolve()
     if not agent_file.is_file():
@@ -85,7 +76,7 @@ def plan_one(agent_file: Path) -> Plan:
 def plan_all(start: Path) -> Plan:
     root = store.project_root(start.resolve())
     steps, orphans = [], []
-    for path in _walk(root):
+    for path in walk(root):
         if not path.name.endswith(LEGACY_SUFFIX):
             continue
         agent = path.with_name(path.name[: -len(LEGACY_SUFFIX)])

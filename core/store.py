@@ -24,10 +24,10 @@ from pathlib import Path, PurePosixPath
 
 import filelock
 
+from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.learning import Learning, State
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
 
-AGENT_SUFFIX = ".agentuse"
 STORE_SUFFIX = ".learnings.md"
 # Writers hold the lock for milliseconds; a minute of waiting means something is wedged, so say so.
 LOCK_TIMEOUT_SECONDS = 60.0

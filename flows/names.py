@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-AGENT_SUFFIX = ".agentuse"
+from agentuse.core.discovery import AGENT_SUFFIX
 
 
 def agent_name(agent_path: str | Path) -> str:

@@ -14,7 +14,6 @@ its retries) is reported on its row and does not stop the other agents; the mess
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,13 +21,13 @@ from prefect import flow, task
 from prefect.cache_policies import NONE
 from pydantic import BaseModel, Field
 
+from agentuse.core.discovery import find_agent_files
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.flows.log import logger
-from agentuse.flows.names import AGENT_SUFFIX, agent_name, artifact_key, root_run_name
+from agentuse.flows.names import agent_name, artifact_key, root_run_name
 from agentuse.flows.runner import fan_out, orchestrated
 
-SKIP_DIRS = frozenset({".git", ".venv", "node_modules"})
 DASK_ADDRESS = "AGENTUSE_DASK_ADDRESS"  # a Dask scheduler (tcp://host:8786), or "local" for a LocalCluster
 DEFAULT_CONCURRENCY = 4  # tidy-ups at once; each fans its own model calls out under the agentuse-model tag
 
@@ -55,17 +54,6 @@ class ProjectTidyReport(BaseModel):
         counts = {s: sum(1 for a in self.agents if a.status == s) for s in ("tidied", "nothing", "planned", "failed")}
         shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no agents found"
         return f"{len(self.agents)} agent(s) under {self.root}: {shown}"
-
-
-def find_agents(root: Path) -> list[Path]:
-    """Every `.agentuse` file under `root`, sorted, never descending into .git, .venv or node_modules."""
-    return sorted(_walk(root.resolve()))
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        yield from (Path(folder) / f for f in files if f.endswith(AGENT_SUFFIX))
 
 
 @task(name="tidy-agent", task_run_name="tidy-agent/{job.name}", cache_policy=NONE)
@@ -109,7 +97,7 @@ def task_runner() -> Any:
 @flow(name="project-tidy", flow_run_name=root_run_name, log_prints=False, task_runner=task_runner())
 def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False) -> ProjectTidyReport:
     """Tidy every agent under `root` (the project's root folder), `concurrency` agents at a time."""
-    agents = find_agents(Path(root))
+    agents = find_agent_files(Path(root).resolve())
     jobs = [AgentJob(agent_path=str(path), name=agent_name(path)) for path in agents]
     logger().info("tidying %d agent(s) under %s, %d at a time", len(jobs), root, concurrency)
     report = ProjectTidyReport(root=str(Path(root).resolve()),

@@ -9,12 +9,10 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from agentuse.core import snapshots, store
+from agentuse.core.discovery import AGENT_SUFFIX, find_agent_files, skipped
 from agentuse.core.describe import Report, describe
 from agentuse.core.errors import AgentuseError
 
-AGENT_SUFFIX = ".agentuse"
-# Folders that never hold a project's own agents, and can be huge.
-_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache"}
 
 
 class UnknownAgent(AgentuseError):
@@ -55,11 +53,7 @@ class Project:
         return self.root.name
 
     def agent_files(self) -> list[Path]:
-        found = []
-        for folder, dirs, files in os.walk(self.root):
-            dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-            found += [Path(folder) / name for name in sorted(files) if name.endswith(AGENT_SUFFIX)]
-        return found
+        return find_agent_files(self.root)
 
     def key_of(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -71,7 +65,7 @@ class Project:
         path = self.root.joinpath(*parts)
         listed = (
             bool(parts) and key.endswith(AGENT_SUFFIX) and not PurePosixPath(key).is_absolute()
-            and all(p not in ("..", ".") and p not in _SKIP_DIRS and not p.startswith(".") for p in parts[:-1])
+            and all(p not in ("..", ".") and not skipped(p) for p in parts[:-1])
             and path.is_file() and os.path.realpath(path).startswith(str(self.root) + os.sep)
         )
         if not listed:

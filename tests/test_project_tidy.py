@@ -15,7 +15,8 @@ from agentuse.core import store
 from agentuse.core.store_format import parse
 from agentuse.flows import artifacts
 from agentuse.flows.names import agent_name, artifact_key
-from agentuse.flows.project_tidy import find_agents, project_tidy_flow
+from agentuse.core.discovery import find_agent_files
+from agentuse.flows.project_tidy import project_tidy_flow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BROKEN = "---\nlearning:\n  criteria: keep everything\n---\n# Broken\n"
@@ -44,7 +45,7 @@ def in_force(agent: Path) -> int:
 
 def test_finds_every_agent_but_not_in_git_venv_or_node_modules(tmp_path):
     root = seeded_project(tmp_path)
-    assert [p.relative_to(root).as_posix() for p in find_agents(root)] == [
+    assert [p.relative_to(root).as_posix() for p in find_agent_files(root)] == [
         "agents/broken.agentuse", "agents/sub/quiet.agentuse", "blog-writer.agentuse"]
 
 
