@@ -7,6 +7,7 @@ searched, so a session can be shown or resumed from any folder.
 from __future__ import annotations
 
 import json
+from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
@@ -39,9 +40,9 @@ def list_sessions(
         roots, key = [location.session_dir], location.key
     else:
         roots, key = sessions_roots(store.data_dir()), None
-    sessions = [s for s in map(summarize, list_logs(roots)) if key is None or s.agent_key == key]
-    if limit > 0:
-        sessions = sessions[:limit]
+    # Lazily, newest first: reading a log means parsing all of it, so stop once `limit` are found.
+    matching = (s for s in map(summarize, list_logs(roots)) if key is None or s.agent_key == key)
+    sessions = list(islice(matching, limit) if limit > 0 else matching)
     if as_json:
         say(json.dumps([s.model_dump(mode="json", exclude={"tool_calls", "decisions"}) for s in sessions], indent=2))
         return
