@@ -21,9 +21,10 @@ from agentuse.core.helper import protocol as p
 from agentuse.core.helper.offline_judge import Label, compare
 from agentuse.core.helper.offline_plan import plan_moves, rewrite_block
 from agentuse.core.helper.offline_text import (
-    as_order, merge_carried, merge_texts, missing_from, sentences, tighten, title_of, trace_vocabulary,
-    unsupported_terms,
+    as_order, carries, merge_carried, merge_texts, missing_from, qualifiers, sentence_key, sentences, tighten,
+    title_of, trace_vocabulary, unsupported_terms,
 )
+from agentuse.core.helper.overlap import overlap
 from agentuse.core.helper.similarity import analyze
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Verdict
 
@@ -57,6 +58,29 @@ def category_for(text: str) -> Category:
 
 def _draft(text: str, category: Category | None = None) -> p.Draft:
     return p.Draft(category=category or category_for(text), title=title_of(text), body=text)
+
+
+def containment(note: str, rule: str) -> str | None:
+    """How a note stands to a rule it nearly matches: "restates" when the rule carries every sentence of
+    the note and adds at most a contrast ("rather than promotional"); "sharpens" when the note carries
+    the whole rule and adds only a contrast. Anything that changes the case (a term naming a narrower or
+    wider scope, a value, an exception, a qualifier, opposite asks) is neither: a near-miss stays a rule
+    of its own."""
+    a, b = analyze(note), analyze(rule)
+    if sorted(a.values) != sorted(b.values) or qualifiers(note).keys() != qualifiers(rule).keys():
+        return None
+    o = overlap(a, b)
+    if any(x.negative != y.negative for x, y in o.shared):
+        return None
+    extra_note = [t for t in o.left_a if t.weight >= 1]
+    extra_rule = [t for t in o.left_b if t.weight >= 1]
+    if any(t.role != "contrast" for t in extra_note + extra_rule):
+        return None
+    if not extra_note and all(carries(rule, s) for s in sentences(note)):
+        return "restates"
+    if not extra_rule and all(carries(note, s) for s in sentences(rule)):
+        return "sharpens"
+    return None
 
 
 class OfflineHelper:
@@ -143,6 +167,10 @@ class OfflineHelper:
         if contradicted:
             return p.ReconcileAnswer(action=p.ReconcileAction.fold, replaces=[r.id for r in contradicted],
                                      merged=request.draft)
+        if request.draft_is_human:
+            answer = self._restated_or_sharpened(request, draft_text, relations)
+            if answer is not None:
+                return answer
         if request.cap_full:
             near = sorted(((rel.similarity, i, r) for i, (r, rel) in enumerate(relations)
                            if rel.label is Label.near_miss), key=lambda x: (-x[0], x[1]))
@@ -152,6 +180,24 @@ class OfflineHelper:
                     return p.ReconcileAnswer(action=p.ReconcileAction.fold, replaces=[rule.id],
                                              merged=_draft(merged, rule.category))
         return p.ReconcileAnswer(action=p.ReconcileAction.new)
+
+    def _restated_or_sharpened(self, request: p.ReconcileRequest, draft_text: str, relations):
+        """A person's note against a rule's whole text (title and body): a note the rule already says
+        in full is a repeat of it; a note that says all the rule says and only sharpens it ("rather than
+        promotional") replaces it. A model-authored draft never gets here: a repeat is a person's signal."""
+        near = [r for r, rel in relations if rel.label is Label.near_miss]
+        for rule in near:
+            if containment(draft_text, rule.text) == "restates":
+                return p.ReconcileAnswer(action=p.ReconcileAction.repeat, replaces=[rule.id])
+        for rule in near:
+            if containment(draft_text, rule.text) == "sharpens":
+                merged = merge_carried([rule.text, draft_text])  # what the rule said is carried, by the audit's test
+                if len(merged) > RULE_CHAR_LIMIT:
+                    continue
+                same = sentence_key(merged) == sentence_key(draft_text)
+                return p.ReconcileAnswer(action=p.ReconcileAction.fold, replaces=[rule.id],
+                                         merged=request.draft if same else _draft(merged, request.draft.category))
+        return None
 
     # --- tidy ----------------------------------------------------------------------------------------------
     def plan_groups(self, request: p.PlanRequest) -> p.PlanAnswer:
