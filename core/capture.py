@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agentuse.core.helper.protocol import Draft, RuleRef, VetAnswer, VetCandidate, VetRequest, VetVerdict
+from agentuse.core.helper.protocol import Draft, VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
 from agentuse.core.learning import Channel, Learning, Source, State, Verdict
 from agentuse.core.trace import ToolTrace, clip
 
@@ -75,11 +75,6 @@ class Judged(BaseModel):
 
 
 # ---------------------------------------------------------------- what the helper sees
-
-
-def ref(rule: Learning) -> RuleRef:
-    return RuleRef(id=rule.id, category=rule.category, text=rule.text, human=rule.is_human, re=rule.re,
-                   ok=rule.ok, injected=rule.injected, date=rule.date)
 
 
 def rules_in_force(learnings: list[Learning], current_ih: str | None) -> list[Learning]:

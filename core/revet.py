@@ -12,9 +12,9 @@ injecting again on the strength of a check that never happened.
 from __future__ import annotations
 
 from agentuse.core.capture import quarantine_reason
-from agentuse.core.helper.protocol import VetAnswer, VetCandidate, VetRequest
+from agentuse.core.helper.protocol import VetAnswer, VetCandidate, VetRequest, ref
 from agentuse.core.learning import Channel, Learning, Verdict
-from agentuse.core.tidy_state import Failure, TidyState, ref
+from agentuse.core.tidy_state import Failure, TidyState
 
 BATCH = 15  # the same small-group size as stage 1, so a big upgrade backfill fans out in parallel
 

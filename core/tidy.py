@@ -23,10 +23,11 @@ from agentuse.core.helper.protocol import (
     PlanAnswer,
     RewriteAnswer,
     RuleRef,
+    ref,
 )
 from agentuse.core.learning import RULE_CHAR_LIMIT, TIDY_MAX_PASSES, Channel, Learning, State
 from agentuse.core.ranking import rank, within_grace
-from agentuse.core.tidy_state import Change, Failure, TidyState, merged_record, ref
+from agentuse.core.tidy_state import Change, Failure, TidyState, merged_record
 
 COMPRESS_WORDS = 200  # a rule this long cannot be held beside its peers (upstream's threshold)
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentuse.core.helper.protocol import Draft, RuleRef
+from agentuse.core.helper.protocol import Draft
 from agentuse.core.learning import Learning, State
 from agentuse.core.ranking import rank
 from agentuse.core.store_format import new_id as draw_id
@@ -57,11 +57,6 @@ class Counts(BaseModel):
     backfilled: int = 0  # of `restamped`: rules that had no hash at all (never stale, only never stamped)
     before: int = 0
     after: int = 0
-
-
-def ref(rule: Learning) -> RuleRef:
-    return RuleRef(id=rule.id, category=rule.category, text=rule.text, human=rule.is_human, re=rule.re,
-                   ok=rule.ok, injected=rule.injected, date=rule.date)
 
 
 def merged_record(sources: list[Learning], draft: Draft, *, new_id: str, current_ih: str | None) -> Learning:

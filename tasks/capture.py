@@ -14,8 +14,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from prefect import task
-from prefect.cache_policies import NONE
 from pydantic import BaseModel, Field
 
 from agentuse.core import cap as capping
@@ -26,36 +24,17 @@ from agentuse.core.helper.protocol import (
     Draft,
     ExtractRequest,
     Helper,
-    PermanentHelperError,
     ReconcileAnswer,
     ReconcileRequest,
     VetAnswer,
     VetRequest,
+    ref,
 )
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, DEFAULT_MAX, Channel, Learning
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
 from agentuse.core.trace import ToolTrace
-from agentuse.tasks.retry import MODEL_RETRIES, MODEL_TAG, backoff_delays, transient_only
-
-
-def model_task(name: str, run_name: str):
-    """Transient-only retries with backoff, the model concurrency tag, no result caching (a helper is not
-    an input worth hashing, and a re-run must ask the model again)."""
-    return task(name=name, task_run_name=run_name, retries=MODEL_RETRIES, retry_delay_seconds=backoff_delays(),
-                retry_condition_fn=transient_only, tags=[MODEL_TAG], cache_policy=NONE)
-
-
-def plain_task(name: str, run_name: str):
-    return task(name=name, task_run_name=run_name, cache_policy=NONE)
-
-
-def ask(operation: str, call) -> Any:
-    """Transient faults raise (the retry policy retries them); a permanent one becomes a `Failure`."""
-    try:
-        return call()
-    except PermanentHelperError as error:
-        return Failure(operation=operation, message=str(error) or type(error).__name__)
+from agentuse.tasks.retry import ask, model_task, plain_task
 
 
 class CaptureInput(BaseModel):
@@ -125,7 +104,7 @@ def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
         return ChannelResult(channel=channel, candidates=structural_candidates(ctx.trace))
     if channel == Channel.custom.value:
         request = ExtractRequest(guidance=ctx.guidance or "", contract=ctx.contract,
-                                 rules_in_force=[capture.ref(r) for r in ctx.rules], trace=ctx.trace.evidence())
+                                 rules_in_force=[ref(r) for r in ctx.rules], trace=ctx.trace.evidence())
         answer = ask("extract", lambda: helper.extract(request))
         if isinstance(answer, Failure):
             return ChannelResult(channel=channel, failure=answer)
@@ -135,7 +114,7 @@ def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
 
         submitted = ask("capture-agent", lambda: run_capture_agent(
             Path(ctx.capture_agent or ""), agent_key=ctx.agent_key, evidence=ctx.trace.evidence(),
-            rules=[capture.ref(r) for r in ctx.rules], cap=ctx.cap, fallback_model=ctx.helper_model))
+            rules=[ref(r) for r in ctx.rules], cap=ctx.cap, fallback_model=ctx.helper_model))
         if isinstance(submitted, Failure):
             return ChannelResult(channel=channel, failure=submitted)
         drafts = list(zip(submitted.drafts, submitted.confidences))
@@ -202,7 +181,7 @@ class FoldItem(BaseModel):
 
     def request(self) -> ReconcileRequest:
         return ReconcileRequest(draft=self.draft, draft_is_human=self.human,
-                                rules_in_force=[capture.ref(r) for r in self.rules], cap_full=self.cap_full)
+                                rules_in_force=[ref(r) for r in self.rules], cap_full=self.cap_full)
 
 
 @model_task("reconcile", "reconcile/{item.label}")

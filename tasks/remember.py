@@ -19,7 +19,7 @@ from agentuse.core.learning import DEFAULT_MAX, Learning
 from agentuse.core.ranking import select
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
-from agentuse.tasks.capture import ask, model_task, plain_task
+from agentuse.tasks.retry import ask, model_task, plain_task
 
 
 class RememberInput(BaseModel):

@@ -10,11 +10,6 @@ Task run names read like `plan/blog-writer/pass-2/group-1`, so the dashboard sho
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-from prefect import task
-from prefect.cache_policies import NONE
 from pydantic import BaseModel
 
 from agentuse.core.graduate import block_request
@@ -23,7 +18,6 @@ from agentuse.core.helper.protocol import (
     AuditRequest,
     BlockAnswer,
     Helper,
-    PermanentHelperError,
     PlanAnswer,
     PlanRequest,
     RewriteAnswer,
@@ -34,9 +28,7 @@ from agentuse.core.helper.protocol import (
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.tidy import Group, Job, Replacement
 from agentuse.core.tidy_state import Failure
-from agentuse.tasks.retry import MODEL_RETRIES, MODEL_TAG, backoff_delays, transient_only
-
-A = TypeVar("A")
+from agentuse.tasks.retry import ask, model_task
 
 
 class Revet(BaseModel):
@@ -68,48 +60,33 @@ class BlockAudit(BaseModel):
         return f"{self.agent}/block/rule-{self.index + 1}"
 
 
-def model_task(name: str):
-    """The shared policy for model calls: transient-only retries with backoff, the concurrency tag, and no
-    result caching (a helper is not an input worth hashing, and a re-run must ask again)."""
-    return task(name=name, task_run_name=f"{name}/{{item.label}}", retries=MODEL_RETRIES,
-                retry_delay_seconds=backoff_delays(), retry_condition_fn=transient_only, tags=[MODEL_TAG],
-                cache_policy=NONE)
-
-
-def _ask(operation: str, call: Callable[[], A]) -> A | Failure:
-    try:
-        return call()
-    except PermanentHelperError as error:
-        return Failure(operation=operation, message=str(error) or type(error).__name__)
-
-
 @model_task("plan")
 def plan_group(item: Group, helper: Helper) -> PlanAnswer | Failure:
-    return _ask("plan_groups", lambda: helper.plan_groups(PlanRequest(rules=item.rules)))
+    return ask("plan_groups", lambda: helper.plan_groups(PlanRequest(rules=item.rules)))
 
 
 @model_task("rewrite")
 def rewrite(item: Job, helper: Helper) -> RewriteAnswer | Failure:
     request = RewriteRequest(kind=item.move.kind, originals=item.originals)
-    return _ask("rewrite_group", lambda: helper.rewrite_group(request))
+    return ask("rewrite_group", lambda: helper.rewrite_group(request))
 
 
 @model_task("audit")
 def audit(item: Replacement, helper: Helper) -> AuditAnswer | Failure:
     covered = [r for r in item.job.originals if r.id in item.covers]
-    return _ask("audit", lambda: helper.audit(AuditRequest(originals=covered, rewritten=item.draft)))
+    return ask("audit", lambda: helper.audit(AuditRequest(originals=covered, rewritten=item.draft)))
 
 
 @model_task("revet")
 def revet(item: Revet, helper: Helper) -> VetAnswer | Failure:
-    return _ask("vet", lambda: helper.vet(item.request))
+    return ask("vet", lambda: helper.vet(item.request))
 
 
 @model_task("block")
 def rewrite_block(item: BlockRewrite, helper: Helper) -> BlockAnswer | Failure:
-    return _ask("rewrite_block", lambda: helper.rewrite_block(block_request(item.block)))
+    return ask("rewrite_block", lambda: helper.rewrite_block(block_request(item.block)))
 
 
 @model_task("audit-block")
 def audit_block(item: BlockAudit, helper: Helper) -> AuditAnswer | Failure:
-    return _ask("audit", lambda: helper.audit(item.request))
+    return ask("audit", lambda: helper.audit(item.request))

@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from agentuse.core.learning import Category, Verdict
+from agentuse.core.learning import Category, Learning, Verdict
 
 
 class RuleRef(BaseModel):
@@ -27,6 +27,12 @@ class RuleRef(BaseModel):
     ok: int = 0
     injected: int = 0
     date: str | None = None
+
+
+def ref(rule: Learning) -> RuleRef:
+    """A stored rule as the helper sees it (capture, reconcile, tidy and re-vet all show rules this way)."""
+    return RuleRef(id=rule.id, category=rule.category, text=rule.text, human=rule.is_human, re=rule.re,
+                   ok=rule.ok, injected=rule.injected, date=rule.date)
 
 
 class Draft(BaseModel):
