@@ -50,26 +50,14 @@ def run(
     show_result(result, as_json=as_json, quiet=quiet)
 
 
-def _learning_lines(result: "RunResult") -> list[str]:
-    """Learning results written since this stretch of the run began (its start, or the last decision)."""
-    from agentuse.runtime.events import ApprovalDecision, LearningResult, RunStart
-    from agentuse.runtime.session import read_events
-
-    lines: list[str] = []
-    for event in read_events(Path(result.session_file))[0]:
-        if isinstance(event, (RunStart, ApprovalDecision)):
-            lines = []
-        elif isinstance(event, LearningResult):
-            lines.append(event.line)
-    return lines
-
-
 def show_result(result: "RunResult", *, as_json: bool, quiet: bool, show_output: bool = True) -> None:
     """One rendering for `run` and `sessions resume`; a failed run exits 1 after saying where its log is.
     `show_output` is off for approve/reject: the reviewer has just read that output."""
     for notice in result.notices:
         say(notice, err=True)  # warn-once texts: shown even with -q, they will not be shown again
-    learning = _learning_lines(result)
+    from agentuse.runtime.summary import stretch_learning_lines
+
+    learning = stretch_learning_lines(Path(result.session_file))
     if as_json:
         payload = {
             "session": result.session_id,

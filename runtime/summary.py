@@ -131,3 +131,15 @@ def summarize(path: Path) -> Session:
         notes=notes,
         events=events,
     )
+
+
+def stretch_learning_lines(session_file: Path) -> list[str]:
+    """Learning results written since this stretch of the run began (its start, or the last decision):
+    what that stretch produced, as `run`, `sessions resume` and the serve review form show it."""
+    lines: list[str] = []
+    for event in read_events(session_file)[0]:
+        if isinstance(event, (RunStart, ApprovalDecision)):
+            lines = []
+        elif isinstance(event, LearningResult):
+            lines.append(event.line)
+    return lines

@@ -12,6 +12,7 @@ from pathlib import Path
 from agentuse.core import store
 from agentuse.core.errors import AgentuseError
 from agentuse.core.learning import State
+from agentuse.runtime.summary import stretch_learning_lines
 
 DISCARD_REASON = "discarded from the quarantine by a reviewer (agentuse serve)"
 
@@ -54,17 +55,3 @@ def resume_session(session_id: str, decision: str, comment: str | None, learn: b
     if result.status == "failed" and result.error:
         lines.append(f"The run failed: {result.error}")
     return lines + stretch_learning_lines(Path(result.session_file))
-
-
-def stretch_learning_lines(session_file: Path) -> list[str]:
-    """Learning results written since the last decision: what this answer produced, as the CLI prints."""
-    from agentuse.runtime.events import ApprovalDecision, LearningResult, RunStart
-    from agentuse.runtime.session import read_events
-
-    lines: list[str] = []
-    for event in read_events(session_file)[0]:
-        if isinstance(event, (RunStart, ApprovalDecision)):
-            lines = []
-        elif isinstance(event, LearningResult):
-            lines.append(event.line)
-    return lines
