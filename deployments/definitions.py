@@ -20,9 +20,9 @@ from prefect.events import DeploymentEventTrigger
 from prefect.schedules import Cron
 
 from agentuse.flows.capture import capture_flow
+from agentuse.flows.post_run import RUN_COMPLETED  # the event the trigger waits for is the one the run emits
 from agentuse.flows.project_tidy import DEFAULT_CONCURRENCY, project_tidy_flow
 
-RUN_COMPLETED = "agentuse.run.completed"  # emitted by flows/post_run.py after a completed run
 SESSION_RESOURCE = "agentuse.session.*"  # the event's resource: `agentuse.session.<session id>`
 AGENT_ROLE = "agent"  # the related resource naming the agent; its `agentuse.agent-file` label is the path
 DEFAULT_CRON = "0 3 * * *"  # daily, 03:00

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agentuse.runtime.runner import RunResult
 
 CAPTURE_VIA = "AGENTUSE_CAPTURE_VIA"  # "inline" (default) or "prefect"
+# The one definition: deployments/definitions.py triggers on it, and this module (no prefect at import) emits it.
 RUN_COMPLETED = "agentuse.run.completed"
 
 
