@@ -48,6 +48,8 @@ def show(
     """Every rule of an agent grouped by status."""
     from agentuse.core import store
 
+    if path + edit + as_json > 1:
+        raise AgentuseError("--path, --edit and --json each do something different: pass one of them")
     if (path or edit) and not agent_file.is_file():
         # Without the agent file these would print, or with --edit create, a store nothing will ever read:
         # a typo must say so. (Only existence: --path must still work on an agent that does not parse.)

@@ -234,3 +234,8 @@ def test_usage_counts_every_call_from_parallel_threads():
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda _: usage.add(1, 2), range(4000)))
     assert (usage.calls, usage.input_tokens, usage.output_tokens) == (4000, 4000, 8000)
+
+
+def test_conflicting_modes_are_one_clear_error(seeded):
+    result = runner.invoke(app, ["learnings", str(seeded), "--path", "--json"])
+    assert result.exit_code == 1 and "pass one of them" in result.stderr and result.stdout == ""
