@@ -208,9 +208,12 @@ def render_rules(rules: list[BlockRule], newline: str = "\n") -> str:
 
 def write_block(text: str, rules: list[BlockRule], *, filename: str = "<agent file>") -> str:
     """Return `text` with the block holding exactly `rules`: replaced in place when present (only the bytes
-    between the markers change), appended after a blank line when absent, removed when `rules` is empty."""
+    between the markers change), appended after a blank line when absent, removed when `rules` is empty.
+    A block whose content does not read as a rule list is refused like unbalanced markers: replacing it
+    would throw away whatever the user wrote there."""
     span = find_block(text, filename=filename)
     if span is not None:
+        read_block(text, filename=filename)  # raises BlockMarkerError, with the line, before any edit
         newline = "\r\n" if span.crlf else "\n"
         if rules:
             return text[:span.inner] + newline + render_rules(rules, newline) + newline + text[span.end_line:]

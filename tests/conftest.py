@@ -6,6 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs every property test on the same derandomised examples, so no landing depends on a seed; locally
+# they stay random, and any failure found is replayed first from hypothesis' example database.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 # Retry back-off is read when task modules are imported: no test should sleep through real back-off.
 os.environ.setdefault("AGENTUSE_RETRY_BASE_SECONDS", "0")

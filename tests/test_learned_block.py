@@ -215,3 +215,20 @@ def test_rule_text_is_normalised():
     assert rule.text == "one\ntwo"
     with pytest.raises(ValueError):
         BlockRule(category=Category.tip, text=" \n ")
+
+
+@pytest.mark.parametrize("inside, line", [
+    ("- \n", 5),                         # an empty bullet
+    ("- [nonsense] x\n", 5),             # an unknown category
+    ("- [tip] a rule\n\nstray text\n", 7),  # a line that belongs to no rule
+])
+def test_a_malformed_block_is_refused_for_editing_with_its_line(inside, line):
+    # Replacing a block that does not read as a rule list would throw away what the user wrote there, so
+    # editing is refused exactly as for unbalanced markers: the same error, naming the line.
+    text = f"# Agent\n\n{START}\n## Learned Guidance\n{inside}{END}\n"
+    with pytest.raises(BlockMarkerError) as read_error:
+        read_block(text, filename="a.agentuse")
+    with pytest.raises(BlockMarkerError) as write_error:
+        write_block(text, [CITE], filename="a.agentuse")
+    assert read_error.value.line == write_error.value.line == line
+    assert str(write_error.value).startswith(f"a.agentuse:{line}: ")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -109,6 +109,10 @@ AGENT_TEXT = st.builds(
 
 @FUZZ
 @given(text=AGENT_TEXT | st.text(max_size=200))
+# Seeds that once failed: balanced markers around an empty bullet, an unknown category, a stray line.
+@example(text="# A\n<!-- agentuse:learned -->\n- \n<!-- /agentuse:learned -->\n")
+@example(text="<!-- agentuse:learned -->\n- [nonsense] x\n<!-- /agentuse:learned -->")
+@example(text="<!-- agentuse:learned -->\n- [tip] a\n\nunindented text\n<!-- /agentuse:learned -->")
 def test_agent_file_parser_only_ever_raises_its_documented_error(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("fuzz") / "fuzz.agentuse"
     path.write_text(text, encoding="utf-8", newline="")
