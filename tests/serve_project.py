@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -15,6 +16,9 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 
 from agentuse.core import store
 from agentuse.core.learning import Learning, Source, State
@@ -26,6 +30,7 @@ from agentuse.runtime.session import SessionLog
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE_SESSION = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"
 AGENT_KEY = "agents/blog-writer.agentuse"
+SERVE_TOKEN = secrets.token_urlsafe(32)  # what `agentuse serve` would print; the test apps all use it
 SCRIPT_RULE = '<script>document.title="pwned"</script> Never trust <b>bold</b> claims'
 
 
@@ -96,6 +101,13 @@ def awaiting_review(agent: Path, replies: Path | None = None, prompt: str = "Wri
     result = start_run(agent, prompt, model=model)
     assert result.status == "awaiting_review", result
     return result.session_id
+
+
+def signed_in(app: Starlette, base_url: str = "http://127.0.0.1") -> TestClient:
+    """A browser that opened the printed address once: it holds the token cookie from then on."""
+    client = TestClient(app, base_url=base_url)
+    assert client.get("/", params={"token": SERVE_TOKEN}).status_code == 200
+    return client
 
 
 def csrf_of(html: str) -> str:

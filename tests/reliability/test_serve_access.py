@@ -109,7 +109,8 @@ def test_without_the_token_every_page_and_file_is_refused_with_how_to_get_in(ser
         assert 'name="csrf"' not in body, path
     # The same addresses with the token are real pages (the job id is unknown: a 404 page, not a refusal).
     for path in paths:
-        status, _ = http_get(served.base + path + ("&" if "?" in path else "?") + f"token={served.token}")
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # a fresh one each time
+        status, _ = http_get(served.base + path + f"?token={served.token}", browser)
         assert status == (404 if "0123456789ab" in path else 200), (path, status)
 
 
@@ -205,3 +206,15 @@ def test_no_token_is_explicit_and_warned_about(tmp_path, monkeypatch, no_listen)
     assert "open http://127.0.0.1:8765/\n" in opened.stdout
     assert "warning: --no-token" in opened.output
     assert len(no_listen) == 1
+
+
+@pytest.mark.parametrize(("target", "path"), [
+    ("//evil.example/x", "/evil.example/x"), ("/\\evil.example/x", "/evil.example/x"),
+    ("/\t/evil.example", "/evil.example"), ("/\n\\evil.example", "/evil.example"),
+    ("https://evil.example/x?a=1", "/x?a=1"), ("http:/\\evil.example", "/evil.example"),
+    ("javascript:alert(1)", "/alert(1)"), ("", "/"), ("/tidy/0123?flash=ab#top", "/tidy/0123?flash=ab#top"),
+])
+def test_every_location_is_made_a_path_on_this_server(target, path):
+    from agentuse.serve.security import same_origin_path  # one place: the middleware sends every Location through it
+
+    assert same_origin_path(target) == path
