@@ -16,12 +16,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agentuse.core.helper.protocol import AuditAnswer, AuditRequest, BlockAnswer, BlockRequest, Draft, RuleRef
+from agentuse.core.gate import Decision, Proposal
+from agentuse.core.helper.protocol import BlockAnswer, BlockRequest, Draft, RuleRef
 from agentuse.core.helper.protocol import BlockRule as DraftBlockRule
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import Learning
 from agentuse.core.ranking import graduation_eligible
-from agentuse.core.tidy_state import Failure, TidyState
+from agentuse.core.tidy_state import TidyState
 
 EditKind = Literal["added", "combined", "reworded", "dropped", "kept back"]
 
@@ -135,17 +136,19 @@ def _changed(block: list[BlockRule], rule: DraftBlockRule) -> bool:
     return original.category != rule.category or _plain(original.text) != _plain(rule.text)
 
 
-def audit_requests(block: list[BlockRule], answer: BlockAnswer) -> list[tuple[int, AuditRequest]]:
-    """One audit per output rule that is not an input passed through unchanged."""
+def proposals(agent: str, block: list[BlockRule], answer: BlockAnswer) -> list[Proposal]:
+    """Each output rule that is not an input passed through unchanged, for the gate (core/gate.py), keyed by
+    its index in the answer. Inputs it is audited as losing go back untouched, so none is required."""
     refs = {r.id: r for r in block_request(block).rules}
-    jobs = []
+    out = []
     for index, rule in enumerate(answer.rules):
         covers = _known(rule.covers, refs)
         if covers and _changed(block, rule):  # a rule that claims no input carries nothing to audit
             first, _, rest = rule.text.partition("\n")
-            draft = Draft(category=rule.category, title=first, body=rest)
-            jobs.append((index, AuditRequest(originals=[refs[i] for i in covers], rewritten=draft)))
-    return jobs
+            out.append(Proposal(key=str(index), label=f"{agent}/block/rule-{index + 1}", must_carry=[],
+                                draft=Draft(category=rule.category, title=first, body=rest),
+                                originals=[refs[i] for i in covers]))
+    return out
 
 
 def _known(ids: list[str], by_id: dict) -> list[str]:
@@ -169,15 +172,23 @@ def fold_edits(edits: list[BlockEdit]) -> list[BlockEdit]:
 
 
 def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
-                  audits: dict[int, AuditAnswer | Failure]) -> tuple[list[BlockRule], list[BlockEdit]]:
-    """The new block: each output rule, with inputs the audit says it lost put back untouched beside it."""
+                  decisions: dict[str, Decision]) -> tuple[list[BlockRule], list[BlockEdit]]:
+    """The new block: each output rule, with inputs the gate says it lost put back untouched beside it
+    (all of its inputs when its wording failed the vet or could not be audited)."""
     by_id = dict(zip(block_ids(block), block, strict=True))
     result: list[BlockRule] = []
     edits: list[BlockEdit] = []
     for index, rule in enumerate(answer.rules):
         covers = _known(rule.covers, by_id)
-        audit = audits.get(index)
-        missing = set(covers) if isinstance(audit, Failure) else {m.id for m in audit.missing} if audit else set()
+        decision = decisions.get(str(index))
+        if decision is None:
+            missing: dict[str, str] = {}
+        elif not decision.passed:
+            missing = {i: decision.why for i in covers}
+        else:
+            missing = {}
+            for m in decision.missing:
+                missing[m.id] = f"{missing[m.id]}; {m.what}" if m.id in missing else m.what
         carried = [i for i in covers if i not in missing]
         if carried and not _changed(block, rule):
             result.append(by_id[carried[0]])
@@ -191,10 +202,8 @@ def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
             if rule_id in missing:
                 original = by_id[rule_id]
                 result.append(original)
-                what = "the audit could not run" if isinstance(audit, Failure) else "; ".join(
-                    m.what for m in audit.missing if m.id == rule_id)
                 edits.append(BlockEdit(kind="kept back", category=original.category.value, text=original.text,
-                                       reason=what))
+                                       reason=missing[rule_id]))
     for dropped in answer.dropped:
         if dropped.id not in by_id:
             continue

@@ -15,8 +15,8 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict
 
 from agentuse.core import grouping
+from agentuse.core.gate import Decision, Proposal
 from agentuse.core.helper.protocol import (
-    AuditAnswer,
     Draft,
     Move,
     MoveKind,
@@ -188,9 +188,18 @@ def accept_replacement(state: TidyState, job: Job, answer: RewriteAnswer | Failu
     return Replacement(job=job, draft=draft, covers=covers)
 
 
+def proposals(replacements: list[Replacement]) -> list[Proposal]:
+    """Each replacement as the gate sees it. A tidy-up may carry only some of a move's originals: the ones
+    the audit reports missing go back untouched and the rest of the rewrite still applies (spec: Tidying
+    up), so none is required; a wording that fails the vet, or an audit that could not run, applies nothing."""
+    return [Proposal(key=r.label, label=r.label, draft=r.draft, must_carry=[],
+                     originals=[o for o in r.job.originals if o.id in r.covers]) for r in replacements]
+
+
 def apply_pass(state: TidyState, pass_no: int, moves: list[Move], replacements: list[Replacement],
-               audits: list[AuditAnswer | Failure]) -> None:
-    """Retire what was superseded, then put each audited replacement in place of what it still carries."""
+               decisions: list[Decision]) -> None:
+    """Retire what was superseded, then put each replacement that passed the gate in place of what it
+    still carries."""
     for move in moves:
         if move.kind is MoveKind.retire:
             for rule_id in move.ids:
@@ -198,22 +207,20 @@ def apply_pass(state: TidyState, pass_no: int, moves: list[Move], replacements: 
                 by = state.get(move.superseded_by) if move.superseded_by else None
                 reason = f'superseded by "{by.title}"' if by else (move.reason or "superseded")
                 state.retire(rule, reason=reason, pass_no=pass_no)
-    for replacement, audit in zip(replacements, audits, strict=True):
-        _apply_replacement(state, pass_no, replacement, audit)
+    for replacement, decision in zip(replacements, decisions, strict=True):
+        _apply_replacement(state, pass_no, replacement, decision)
 
 
-def _apply_replacement(state: TidyState, pass_no: int, rep: Replacement, audit: AuditAnswer | Failure) -> None:
+def _apply_replacement(state: TidyState, pass_no: int, rep: Replacement, decision: Decision) -> None:
     kind = rep.job.move.kind
-    if isinstance(audit, Failure):
-        # Unaudited wording could have summarised something away: keep the originals.
-        state.notes.append(f"{kind.value} of {_names(state, rep.covers)} not applied: the audit failed "
-                           f"({audit.message})")
+    if not decision.passed:
+        # Unvetted or unaudited wording could contradict the contract or summarise something away.
+        state.notes.append(f"{kind.value} of {_names(state, rep.covers)} not applied: {decision.why}")
         return
-    missing = {m.id for m in audit.missing if m.id in rep.covers}
-    for item in audit.missing:
-        if item.id in missing:
-            state.changes.append(Change(kind="restored", pass_no=pass_no, ids=[item.id],
-                                        title=state.get(item.id).title, reason=item.what))
+    missing = {m.id for m in decision.missing}
+    for item in decision.missing:
+        state.changes.append(Change(kind="restored", pass_no=pass_no, ids=[item.id],
+                                    title=state.get(item.id).title, reason=item.what))
     carried = [i for i in rep.covers if i not in missing]
     if not carried:
         return

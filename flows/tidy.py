@@ -19,8 +19,8 @@ from typing import Any
 from prefect import flow
 
 from agentuse.core import graduate, revet, snapshots, tidy, tidy_commit
-from agentuse.core.contract import contract_text
-from agentuse.core.helper.protocol import Helper
+from agentuse.core.contract import contract_text, instructions
+from agentuse.core.helper.protocol import Helper, ref
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import TIDY_MAX_PASSES
 from agentuse.core.overcap import explain
@@ -28,6 +28,7 @@ from agentuse.core.ranking import graduation_eligible
 from agentuse.core.tidy_report import PassInfo, Progress, TidyResult
 from agentuse.core.tidy_state import Failure, TidyState
 from agentuse.flows.artifacts import tidy_completed
+from agentuse.flows.gate import through_gate
 from agentuse.flows.names import agent_run_name
 from agentuse.flows.runner import fan_out
 from agentuse.tasks import tidy as steps
@@ -72,7 +73,7 @@ def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progre
         result.graduation_skipped = graduate.skipped_message(prepared.location.agent_path,
                                                              len(graduate.eligible(state)))
     if prepared.writable and _block_needs_rewrite(prepared, block):
-        block = _rewrite_block(state.agent, block, helper, result)
+        block = _rewrite_block(prepared, state, block, helper, result)
 
     result.counts = state.counts()
     result.permanent = [c.title for c in state.changes if c.kind == "graduated"]
@@ -126,8 +127,10 @@ def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, 
         emit(Progress(kind="rewriting", pass_no=pass_no, count=len(jobs)))
     answers = _each(steps.rewrite, jobs, helper, on_result=_rule_counter(emit, pass_no, len(jobs)))
     replacements = [r for r in (tidy.accept_replacement(state, j, a) for j, a in zip(jobs, answers, strict=True)) if r]
-    audits = _each(steps.audit, replacements, helper)
-    tidy.apply_pass(state, pass_no, moves, replacements, audits)
+    decisions = through_gate(tidy.proposals(replacements), contract=contract_text(prepared.agent),
+                             rules=[ref(r) for r in state.in_force()], helper=helper,
+                             label=f"{state.agent}/pass-{pass_no}")
+    tidy.apply_pass(state, pass_no, moves, replacements, decisions)
     return info
 
 
@@ -155,7 +158,12 @@ def _block_needs_rewrite(prepared: tidy_commit.Prepared, block: list[BlockRule])
     return last is None or last.manifest.block_after != snapshots.block_digest(block)
 
 
-def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: TidyResult) -> list[BlockRule]:
+def _rewrite_block(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockRule], helper: Helper,
+                   result: TidyResult) -> list[BlockRule]:
+    """The rewrite, checked in code (every input claimed once), then each combined rule through the gate:
+    vetted against the instructions outside the block and the rules in force, audited against the inputs it
+    claims. Inputs of a rule that fails go back untouched."""
+    agent, rules = state.agent, [ref(r) for r in state.in_force()]
     answer = _each(steps.rewrite_block, [steps.BlockRewrite(agent=agent, block=block)], helper)[0]
     if isinstance(answer, Failure):
         result.block_discarded = f"The permanent block was not rewritten: {answer.message}"
@@ -164,10 +172,10 @@ def _rewrite_block(agent: str, block: list[BlockRule], helper: Helper, result: T
     if problem:
         result.block_discarded = problem
         return block
-    jobs = graduate.audit_requests(block, answer)
-    items = [steps.BlockAudit(agent=agent, index=i, request=r) for i, r in jobs]
-    audits = dict(zip([i for i, _ in jobs], _each(steps.audit_block, items, helper), strict=True))
-    new_block, edits = graduate.apply_rewrite(block, answer, audits)
+    proposals = graduate.proposals(agent, block, answer)
+    decisions = through_gate(proposals, contract=instructions(prepared.agent.body), rules=rules, helper=helper,
+                             label=f"{agent}/block")
+    new_block, edits = graduate.apply_rewrite(block, answer, dict(zip((p.key for p in proposals), decisions)))
     result.block_edits = graduate.fold_edits(result.block_edits + edits)
     return new_block
 

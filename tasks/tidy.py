@@ -1,5 +1,6 @@
 """The model calls of a tidy-up as Prefect tasks: one per stage-1 group, one per stage-2 rewrite, one per
-audit, one per re-vet batch, and the permanent-block rewrite (spec: Tidying up).
+re-vet batch, and the permanent-block rewrite (spec: Tidying up). The vet and the audits of new wording
+are the gate's (tasks/gate.py).
 
 Each task is a thin wrapper over one Helper operation. Transient faults (overloaded, rate-limited,
 timeouts) are raised so the shared retry policy can retry them; a permanent fault (an answer that never
@@ -14,8 +15,6 @@ from pydantic import BaseModel
 
 from agentuse.core.graduate import block_request
 from agentuse.core.helper.protocol import (
-    AuditAnswer,
-    AuditRequest,
     BlockAnswer,
     Helper,
     PlanAnswer,
@@ -26,7 +25,7 @@ from agentuse.core.helper.protocol import (
     VetRequest,
 )
 from agentuse.core.learned_block import BlockRule
-from agentuse.core.tidy import Group, Job, Replacement
+from agentuse.core.tidy import Group, Job
 from agentuse.core.tidy_state import Failure
 from agentuse.tasks.retry import ask, model_task
 
@@ -50,16 +49,6 @@ class BlockRewrite(BaseModel):
         return f"{self.agent}/block"
 
 
-class BlockAudit(BaseModel):
-    agent: str
-    index: int  # the output rule of the block rewrite it audits
-    request: AuditRequest
-
-    @property
-    def label(self) -> str:
-        return f"{self.agent}/block/rule-{self.index + 1}"
-
-
 @model_task("plan")
 def plan_group(item: Group, helper: Helper) -> PlanAnswer | Failure:
     return ask("plan_groups", lambda: helper.plan_groups(PlanRequest(rules=item.rules)))
@@ -71,12 +60,6 @@ def rewrite(item: Job, helper: Helper) -> RewriteAnswer | Failure:
     return ask("rewrite_group", lambda: helper.rewrite_group(request))
 
 
-@model_task("audit")
-def audit(item: Replacement, helper: Helper) -> AuditAnswer | Failure:
-    covered = [r for r in item.job.originals if r.id in item.covers]
-    return ask("audit", lambda: helper.audit(AuditRequest(originals=covered, rewritten=item.draft)))
-
-
 @model_task("revet")
 def revet(item: Revet, helper: Helper) -> VetAnswer | Failure:
     return ask("vet", lambda: helper.vet(item.request))
@@ -85,8 +68,3 @@ def revet(item: Revet, helper: Helper) -> VetAnswer | Failure:
 @model_task("block")
 def rewrite_block(item: BlockRewrite, helper: Helper) -> BlockAnswer | Failure:
     return ask("rewrite_block", lambda: helper.rewrite_block(block_request(item.block)))
-
-
-@model_task("audit-block")
-def audit_block(item: BlockAudit, helper: Helper) -> AuditAnswer | Failure:
-    return ask("audit", lambda: helper.audit(item.request))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from agentuse.core import tidy
+from agentuse.core import gate, tidy
 from agentuse.core.grouping import make_groups
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Learning, Source, State
@@ -107,13 +107,20 @@ def _merge_job(s, ids):
 DRAFT = p.Draft(category="tip", title="Keep intros under 40 words", body="Except for tutorials, keep intros short.")
 
 
+def gated(replacements, audits, verdict="pass"):
+    """The gate's decisions for the replacements: one vet answer for all of them, then their audits."""
+    proposals = tidy.proposals(replacements)
+    vet = p.VetAnswer(verdicts=[p.VetVerdict(id=x.key, verdict=verdict) for x in proposals])
+    return gate.decide(proposals, vet, audits)
+
+
 def test_originals_a_rewrite_leaves_out_stay_as_they_are():
     s = state_of(rule("a", "Short intros"), rule("b", "Brief intros"), rule("c", "Intros: one paragraph"))
     job = _merge_job(s, ["a", "b", "c"])
     answer = p.RewriteAnswer(rule=DRAFT, covers=["a", "b"], dropped=[p.Dropped(id="c", reason="different scope")])
     replacement = tidy.accept_replacement(s, job, answer)
     assert replacement.covers == ["a", "b"]
-    tidy.apply_pass(s, 1, [job.move], [replacement], [p.AuditAnswer()])
+    tidy.apply_pass(s, 1, [job.move], [replacement], gated([replacement], [p.AuditAnswer()]))
     assert s.get("c").title == "Intros: one paragraph"
     assert not s.has("a") and not s.has("b")
 
@@ -135,7 +142,7 @@ def test_an_audit_that_reports_a_missing_exception_restores_exactly_those_origin
     job = _merge_job(s, ["a", "b", "c"])
     replacement = tidy.accept_replacement(s, job, p.RewriteAnswer(rule=DRAFT, covers=["a", "b", "c"]))
     audit = p.AuditAnswer(missing=[p.Missing(id="b", what='the exception "except in tutorials"')])
-    tidy.apply_pass(s, 1, [job.move], [replacement], [audit])
+    tidy.apply_pass(s, 1, [job.move], [replacement], gated([replacement], [audit]))
 
     assert s.get("b") == originals[1]  # put back untouched
     assert not s.has("a") and not s.has("c")  # the rest of the rewrite still applies
@@ -149,8 +156,19 @@ def test_a_failed_audit_keeps_every_original():
     s = state_of(rule("a", "Short intros"), rule("b", "Brief intros"))
     job = _merge_job(s, ["a", "b"])
     replacement = tidy.accept_replacement(s, job, p.RewriteAnswer(rule=DRAFT, covers=["a", "b"]))
-    tidy.apply_pass(s, 1, [job.move], [replacement], [Failure(operation="audit", message="overloaded")])
+    tidy.apply_pass(s, 1, [job.move], [replacement],
+                    gated([replacement], [Failure(operation="audit", message="overloaded")]))
     assert {r.id for r in s.in_force()} == {"a", "b"}
+
+
+def test_a_rewrite_that_fails_the_vet_keeps_every_original():
+    # A merged wording that contradicts the contract or a rule that stays in force replaces nothing.
+    s = state_of(rule("a", "Short intros"), rule("b", "Brief intros"))
+    job = _merge_job(s, ["a", "b"])
+    replacement = tidy.accept_replacement(s, job, p.RewriteAnswer(rule=DRAFT, covers=["a", "b"]))
+    tidy.apply_pass(s, 1, [job.move], [replacement], gated([replacement], [None], verdict="contradiction"))
+    assert {r.id for r in s.in_force()} == {"a", "b"} and s.archived == []
+    assert "not applied: the new wording failed the vet (contradiction)" in s.notes[-1]
 
 
 def test_merged_record_takes_the_strongest_source_and_the_evidence_of_all():
@@ -160,7 +178,7 @@ def test_merged_record_takes_the_strongest_source_and_the_evidence_of_all():
                  rule("c", "C", src=Source.approval, injected=4, date="2026-06-01"))
     job = _merge_job(s, ["a", "b", "c"])
     replacement = tidy.accept_replacement(s, job, p.RewriteAnswer(rule=DRAFT, covers=["a", "b", "c"]))
-    tidy.apply_pass(s, 1, [job.move], [replacement], [p.AuditAnswer()])
+    tidy.apply_pass(s, 1, [job.move], [replacement], gated([replacement], [p.AuditAnswer()]))
     (merged,) = s.in_force()
     assert (merged.src, merged.ch, merged.confidence, merged.injected, merged.ok, merged.re) == \
         (Source.manual, Channel.corrections, 0.9, 9, 2, 3)
