@@ -112,6 +112,8 @@ def test_the_spec_example_correcting_the_agent_file_releases_the_rule_on_the_nex
     with override_helper(OfflineHelper()):
         assert invoke("learnings", "tidy", agent).output == "Nothing to tidy up\n"  # the reason still holds
         agent.write_text(agent.read_text().replace("- Never publish without an approval gate\n", ""))
+        plan = invoke("learnings", "tidy", agent, "--dry-run").output
+        assert f'  release "{PUBLISH}" from quarantine — it passes the vet now' in plan
         result = invoke("learnings", "tidy", agent)
     assert result.exit_code == 0, result.output
     [released] = stored(agent)
