@@ -88,7 +88,8 @@ def _lines(placed: capping.Placed, record: Learning, *, verdict: str, cap: int, 
     rule = placed.record
     named = f'"{rule.title}" (id:{rule.id})'
     if placed.how in (capping.Placement.repeated, capping.Placement.refreshed):
-        lines = [f"Restored {named}: the store already had this rule, so it counts there ({placed.note or 'refreshed'})."]
+        how = placed.note or "refreshed"
+        lines = [f"Restored {named}: the store already had this rule, so it counts there ({how})."]
     elif rule.state is State.quarantined:
         lines = [f"Restored {named} but quarantined: {rule.why}. It will not be injected; resolve the conflict "
                  f"in {agent_arg} or discard the rule."]

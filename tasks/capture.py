@@ -239,8 +239,8 @@ def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
 @plain_task("restamp", "restamp/{ctx.agent_key}")
 def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date):
     """Apply the re-vet under the store lock: passes re-stamped (a quarantined rule released), failures
-    quarantined with the reason, and a rule the vet could not judge left exactly as it was. Verdicts for rules that left the store or were
-    re-stamped meanwhile (a concurrent tidy) are ignored."""
+    quarantined with the reason, and a rule the vet could not judge left exactly as it was. Verdicts for
+    rules that left the store or were re-stamped meanwhile (a concurrent tidy) are ignored."""
     from agentuse.core import revet
     from agentuse.core.capture_report import RevetSummary
 

@@ -175,3 +175,15 @@ def test_discard_imports_no_heavy_module(agent):
     line = next(line for line in result.stderr.splitlines() if line.startswith("MODULES "))
     assert not set(json.loads(line.removeprefix("MODULES "))) & set(HEAVY)
     assert [r.id for r in archived(agent)] == ["aaaa0001"]
+
+
+def test_restore_cuts_only_its_own_entry_out_of_the_archive(agent):
+    location = store.locate(agent)
+    ih = current_ih(agent)
+    for rule_id, title in (("cccc0001", "First archived"), ("cccc0002", "Second archived"), ("cccc0003", "Third")):
+        store.archive(location, [rule(rule_id, title, ih=ih)], reason="drained")
+    before = location.archive_path.read_text()
+    assert invoke("learnings", "restore", agent, "cccc0002").exit_code == 0
+    after = location.archive_path.read_text()
+    entries = before.split("\n\n")
+    assert after == "\n\n".join(e for e in entries if "cccc0002" not in e)  # the others, byte for byte
