@@ -47,8 +47,8 @@ class CaptureReport(BaseModel):
 
 def build(*, store_path: str, session: str | None, channels: list[str], failures: dict[str, Failure],
           judged: list[Judged], vet_failure: Failure | None, write: WriteReport | None, revet: RevetSummary,
-          cap: int, model_calls: int) -> CaptureReport:
-    notes: list[str] = []
+          cap: int, model_calls: int, gate_notes: list[str] = ()) -> CaptureReport:
+    notes: list[str] = list(gate_notes)
     for channel, failure in failures.items():
         notes.append(f"[Learning] The {channel} channel failed ({failure.message}); nothing was captured from it.")
     dropped = [j for j in judged if j.disposition is Disposition.dropped]

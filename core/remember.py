@@ -19,6 +19,8 @@ from pydantic import BaseModel
 
 from agentuse.core.cap import Placed, Placement, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
+from agentuse.core.gate import draft_text as gate_text
+from agentuse.core.screen import text_key
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
 from agentuse.core.learning import Category, Channel, Learning, State, Verdict
@@ -57,14 +59,9 @@ def to_vet(note: Note, draft: Draft, fold: ReconcileAnswer | None, rules: list[L
     return draft
 
 
-def vetted_against(fold: ReconcileAnswer | None, rules: list[Learning]) -> list[Learning]:
-    """The rules in force the stored wording is vetted against: all but those the fold replaces. A
-    correction contradicts the rule it corrects by definition; vetting it against that rule would
-    quarantine every correction instead of letting it replace the rule (which leaves force as it is saved)."""
-    if fold is None or fold.action is not ReconcileAction.fold or not fold.merged:
-        return rules
-    replaced = {r.id for r in valid_fold(fold, rules)}
-    return [r for r in rules if r.id not in replaced]
+def is_verbatim(draft: Draft, text: str) -> bool:
+    """The model handed the note back as written: nothing to audit, it carries the note by construction."""
+    return text_key(gate_text(draft)) == text_key(text)
 
 
 def candidate(note: Note, draft: Draft) -> Candidate:
@@ -108,7 +105,8 @@ def with_permanent(contract: str, block: list[BlockRule], permanent: list[BlockR
 
 def already_permanent(judged: Judged, permanent: list[BlockRule]) -> BlockRule | None:
     """The permanent rule a note restates: the vet called it a duplicate and quoted that rule (or a
-    sentence of it). A duplicate of the authored instructions is not this: it is quarantined as usual."""
+    sentence of it). The note is quarantined naming that rule (`permanent_duplicate`): a person's
+    duplicate is kept and shown, never dropped."""
     if judged.verdict is not Verdict.duplicate or not judged.detail:
         return None
     quoted = _words(judged.detail)
@@ -118,9 +116,11 @@ def already_permanent(judged: Judged, permanent: list[BlockRule]) -> BlockRule |
     return next((r for r in permanent if quoted in f" {_words(r.text)} " or f" {_words(r.text)} " in quoted), None)
 
 
-def permanent_line(rule: BlockRule, *, agent_arg: str) -> str:
-    title = rule.text.split("\n", 1)[0]
-    return f'[Learning] Already permanent in {agent_arg}: "{title}" — nothing new saved.'
+def permanent_duplicate(judged: Judged, rule: BlockRule) -> Judged:
+    """A person's note that restates a permanent rule: quarantined with the rule it duplicates, so the
+    reviewer sees it and can discard it (the spec: human duplicates are quarantined, never dropped)."""
+    why = f'duplicates the learned block: "{clip(" ".join(rule.text.split()), 300)}"'
+    return judged.model_copy(update={"disposition": Disposition.quarantined, "why": why})
 
 
 class Result(BaseModel):
@@ -166,7 +166,9 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     return lines
 
 
-def failure_note(step: str, message: str) -> str:
+def failure_note(step: str, message: str, *, rejected: bool = False) -> str:
+    if rejected:  # the call answered, but the gate turned its wording down
+        return f"The grounded rule was not used ({clip(message, 200)}); stored as written."
     consequence = {
         "ground": "stored as written",
         "reconcile": "stored beside the rules in force, not folded",

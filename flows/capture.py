@@ -21,13 +21,14 @@ from typing import Any
 from prefect import flow
 
 from agentuse.core import cap as capping
-from agentuse.core import capture
+from agentuse.core import capture, gate
 from agentuse.core.capture_report import CaptureReport, RevetSummary, build
-from agentuse.core.helper.protocol import Draft, Helper, ReconcileAnswer
+from agentuse.core.helper.protocol import Draft, Helper, ReconcileAction, ReconcileAnswer, RuleRef, ref
 from agentuse.core.learning import Channel, State
 from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
 from agentuse.flows.artifacts import capture_completed
+from agentuse.flows.gate import through_gate
 from agentuse.flows.names import capture_run_name
 from agentuse.flows.runner import call, fan_out
 from agentuse.tasks import capture as steps
@@ -68,12 +69,13 @@ def capture_flow(agent: str, session: str, helper: Any = None, today: date | Non
         answer = call(steps.vet, request, ctx.session, helper=helper, on_error="collect")
     stamped = call(steps.stamp, ctx, screened.candidates, answer, today, settled=screened.settled)
 
-    incoming = _fold(ctx, stamped.records, helper)
+    incoming, gate_notes = _fold(ctx, stamped.records, helper)
     written = call(steps.write, ctx.agent_path, ctx.agent_key, incoming, ctx.cap)
     revet = _revet(ctx, helper, today)
     report = build(store_path=ctx.store_path, session=ctx.session, channels=ctx.channels, failures=failures,
                    judged=stamped.judged, vet_failure=answer if isinstance(answer, Failure) else None,
-                   write=written, revet=revet, cap=ctx.cap, model_calls=helper.usage.calls - calls_before)
+                   write=written, revet=revet, cap=ctx.cap, model_calls=helper.usage.calls - calls_before,
+                   gate_notes=gate_notes)
     call(steps.record, ctx.session_file, ctx.session, report.lines)
     return report
 
@@ -85,19 +87,43 @@ def _gather(ctx: steps.CaptureInput, helper: Helper) -> list[steps.ChannelResult
             for ch, r in zip(ctx.channels, results, strict=True)]
 
 
-def _fold(ctx: steps.CaptureInput, records: list, helper: Helper) -> list[capping.Incoming]:
+def _fold(ctx: steps.CaptureInput, records: list, helper: Helper) -> tuple[list[capping.Incoming], list[str]]:
     """Fold first, once the set is full: ask the evaluator, with every rule in force and its id, whether
     each new free-form rule restates, sharpens or contradicts one (tool-errors records never free-text
-    merge: they dedupe by their key in the write step)."""
+    merge: they dedupe by their key in the write step). Every merged wording then goes through the gate
+    (vetted, and audited against every rule it replaces and the new rule): one that fails is not a fold,
+    and its record takes the path it would have taken with no fold offered (a trade, or outside the cap)."""
     active = [r for r in records if r.state is State.active]
     if not capping.overflow(ctx.learnings, len(active), ctx.cap):
-        return [capping.Incoming(record=r) for r in records]
+        return [capping.Incoming(record=r) for r in records], []
     items = [steps.FoldItem(label=f"{ctx.session}/{r.id}", key=r.id, rules=ctx.rules, human=r.is_human,
                             draft=Draft(category=r.category, title=r.title, body=r.body))
              for r in active if r.ch is not Channel.tool_errors]
     answers = fan_out(steps.reconcile, items, helper=helper, on_error="collect")  # a Failure: no fold, a trade
     folds = {item.key: a for item, a in zip(items, answers, strict=True) if isinstance(a, ReconcileAnswer)}
-    return [capping.Incoming(record=r, fold=folds.get(r.id)) for r in records]
+    by_id = {r.id: r for r in records}
+    proposals = [p for p in (_proposal(ctx, by_id[key], answer) for key, answer in folds.items()) if p]
+    decisions = through_gate(proposals, contract=ctx.contract, rules=[ref(r) for r in ctx.rules], helper=helper,
+                             label=f"fold/{ctx.session}")
+    notes = []
+    for decision in decisions:
+        if not decision.passed:
+            folds.pop(decision.key, None)
+            notes.append(f'[Learning] Not folded: "{by_id[decision.key].title}" stays a rule of its own, because '
+                         f"{decision.why}.")
+    return [capping.Incoming(record=r, fold=folds.get(r.id)) for r in records], notes
+
+
+def _proposal(ctx: steps.CaptureInput, record, answer: ReconcileAnswer) -> gate.Proposal | None:
+    """A fold's merged wording, claiming every rule it replaces and the new rule itself."""
+    if answer.action is not ReconcileAction.fold:
+        return None  # new: nothing written; repeat: an observation said again stores nothing new
+    targets = capping.valid_fold(answer, ctx.rules)
+    if not targets:
+        return None
+    mine = RuleRef(id=record.id, category=record.category, text=record.text, human=record.is_human)
+    return gate.Proposal(key=record.id, label=f"{ctx.session}/{record.id}",
+                         draft=answer.merged or Draft(title=""), originals=[*(ref(t) for t in targets), mine])
 
 
 def _revet(ctx: steps.CaptureInput, helper: Helper, today: date) -> RevetSummary:

@@ -15,15 +15,25 @@ from typing import Any
 
 from prefect import flow
 
-from agentuse.core import remember
+from agentuse.core import gate, remember
+from agentuse.core.cap import valid_fold
 from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, vet_request
 from agentuse.core.cap import in_force
 from agentuse.core.errors import AgentuseError
-from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, ReconcileAnswer, VetAnswer
+from agentuse.core.helper.protocol import (
+    Draft,
+    GroundAnswer,
+    GroundRequest,
+    ReconcileAction,
+    ReconcileAnswer,
+    VetAnswer,
+    ref,
+)
 from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
 from agentuse.flows.artifacts import remember_completed
 from agentuse.flows.capture import resolve_helper
+from agentuse.flows.gate import through_gate
 from agentuse.flows.runner import call
 from agentuse.tasks import capture as capture_steps
 from agentuse.tasks import remember as steps
@@ -44,14 +54,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
 
     grounded = call(steps.ground, GroundRequest(comment=note.text, reviewed_output=reviewed_output,
                                                 contract=ctx.contract), label, helper=helper, on_error="collect")
-    if isinstance(grounded, GroundAnswer) and (grounded.rule.title.strip() or grounded.rule.body.strip()):
-        draft = grounded.rule
-    else:
-        # A grounded rule with no words would store the note as an empty rule: the note would be lost.
-        draft = remember.verbatim(note.text)
-        why = grounded.message if isinstance(grounded, Failure) else "the model returned an empty rule"
-        notes.append(remember.failure_note("ground", why))
-
+    draft = _grounded(grounded, note, ctx, helper, label, notes)
     rules = rules_in_force(ctx.learnings, ctx.ih)
     item = capture_steps.FoldItem(label=f"{label}/note", key=remember.NOTE_KEY, draft=draft, rules=rules,
                                   human=True, cap_full=in_force(ctx.learnings) >= ctx.cap)
@@ -59,23 +62,70 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     if not isinstance(fold, ReconcileAnswer):
         notes.append(remember.failure_note("reconcile", fold.message))
         fold = None
+    fold, decision = _gate_fold(fold, draft, ctx, rules, helper, label, notes)
 
     candidate = remember.candidate(note, remember.to_vet(note, draft, fold, rules))
     settled = screen([candidate], ctx.learnings).settled
     if remember.is_repeat(fold, rules):
         judged = Judged(candidate=candidate, disposition=Disposition.active)
+    elif decision is not None:  # the merged wording passed the gate: its vet is this note's vet
+        judged = Judged(candidate=candidate, disposition=Disposition.active, verdict=decision.verdict)
     elif settled:  # the text of a quarantined rule: it is set aside with its reason already, not vetted again
         [judged] = settled
     else:
-        others = remember.vetted_against(fold, rules)  # not the rules it replaces: they leave force with it
-        request = vet_request([candidate], contract=ctx.contract, rules=others, trace=ctx.trace)
+        request = vet_request([candidate], contract=ctx.contract, rules=rules, trace=ctx.trace)
         answer = call(capture_steps.vet, request, label, helper=helper, on_error="collect")
         if isinstance(answer, VetAnswer):
-            [judged] = judge([candidate], answer, contract=ctx.contract, rules=others)
+            [judged] = judge([candidate], answer, contract=ctx.contract, rules=rules)
         else:
-            [judged] = judge([candidate], None, contract=ctx.contract, rules=others, failure=answer.message)
+            [judged] = judge([candidate], None, contract=ctx.contract, rules=rules, failure=answer.message)
             notes.append(remember.failure_note("vet", answer.message))
     result = call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today)
     if ctx.session_file:
         call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
     return result
+
+
+def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, helper, label: str,
+              notes: list[str]) -> Draft:
+    """The grounded rule, only if the gate's audit says it still carries the person's note; the note as
+    written otherwise (a model never gets to store other words under a person's name)."""
+    if isinstance(grounded, Failure):
+        notes.append(remember.failure_note("ground", grounded.message))
+        return remember.verbatim(note.text)
+    if remember.is_verbatim(grounded.rule, note.text):
+        return grounded.rule  # the note's own words, recased or punctuated: nothing to audit
+    proposal = gate.Proposal(key="ground", label=f"{label}/ground", draft=grounded.rule,
+                             originals=[gate.note_ref(note.text)], vet=False)  # the stored wording is vetted below
+    [decision] = through_gate([proposal], contract=ctx.contract, rules=[], helper=helper, label=f"{label}/ground")
+    if decision.passed:
+        return grounded.rule
+    notes.append(remember.failure_note("ground", decision.why, rejected=True))
+    return remember.verbatim(note.text)
+
+
+def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, helper, label: str,
+               notes: list[str]) -> tuple[ReconcileAnswer | None, gate.Decision | None]:
+    """A fold replaces rules only if its merged wording passes the gate (vetted against the contract and the
+    rules it does not replace, audited to carry the person's note); a repeat only if the rule it names
+    carries the note. Otherwise the note is saved as a rule of its own, beside the others."""
+    targets = valid_fold(fold, rules)
+    if fold is None or not targets or fold.action is ReconcileAction.new:
+        return fold, None
+    mine = gate.note_ref(gate.draft_text(draft), key="note")
+    if fold.action is ReconcileAction.repeat:
+        proposal = gate.Proposal(key="repeat", label=f"{label}/repeat", originals=[mine], vet=False,
+                                 draft=Draft(category=targets[0].category, title=targets[0].title,
+                                             body=targets[0].body))
+    else:
+        # A correction replaces the rules it corrects: it must carry the person's words, not theirs.
+        proposal = gate.Proposal(key="fold", label=f"{label}/fold", draft=fold.merged or Draft(title=""),
+                                 originals=[*(ref(t) for t in targets), mine], must_carry=["note"])
+    [decision] = through_gate([proposal], contract=ctx.contract, rules=[ref(r) for r in rules], helper=helper,
+                              label=f"{label}/{proposal.key}")
+    if decision.passed:
+        return fold, decision if fold.action is ReconcileAction.fold else None
+    if decision.verdict is None:  # a vet failure needs no line: the note's own vet below reports its outcome
+        what = "the rule it named as a repeat" if fold.action is ReconcileAction.repeat else "the merged rule"
+        notes.append(f"Saved as a rule of its own, not through {what}: {decision.why}.")
+    return None, None

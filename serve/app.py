@@ -1,7 +1,8 @@
 """The `agentuse serve` application: one Starlette app, server-rendered pages, one small script.
 
 Route modules (agents, sessions, tidy) each export `ROUTES`; this module wires them with the security
-layers. Order of the layers, outermost first: Host check (DNS rebinding), token gate, CSRF cookie.
+layers. Order of the layers, outermost first: Host check (DNS rebinding), same-origin redirects, token
+gate, CSRF cookie.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from agentuse.core.store_format import StoreFormatError
 from agentuse.serve import agents, sessions, tidy
 from agentuse.serve.jobs import TidyJobs
 from agentuse.serve.project import Project
-from agentuse.serve.security import CsrfCookie, TokenGate
+from agentuse.serve.security import CsrfCookie, SameOriginRedirects, TokenGate
 from agentuse.serve.web import Flashes, make_templates, render
 
 STATIC = Path(__file__).parent / "static"
@@ -30,14 +31,16 @@ LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
 def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str] | None = None) -> Starlette:
-    """The app for one project. `token` is required by the CLI for any non-loopback bind; with no token
-    only loopback Host headers are accepted, so a page on another site cannot reach it by rebinding DNS."""
-    hosts = allowed_hosts or (["*"] if token else LOOPBACK_HOSTS)
+    """The app for one project. Every request must carry `token` (None only for an explicit `--no-token`).
+    Unless `allowed_hosts` widens it (a remote bind), only loopback Host headers are accepted, so a page on
+    another site cannot reach it by rebinding DNS."""
+    hosts = allowed_hosts or LOOPBACK_HOSTS
     secret = secrets.token_bytes(32)  # CSRF key: lives and dies with this process
     app = Starlette(
         routes=[*agents.ROUTES, *sessions.ROUTES, *tidy.ROUTES, Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
+            Middleware(SameOriginRedirects),
             Middleware(TokenGate, token=token),
             Middleware(CsrfCookie),
         ],

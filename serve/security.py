@@ -1,12 +1,13 @@
 """Who may talk to `agentuse serve`, and proof that a state-changing request came from its own pages.
 
-- Token gate: when the server was started with a token (required for any non-loopback host), every
-  request must carry it — the `agentuse_token` cookie, set once from `?token=...` on the first visit, or an
-  `Authorization: Bearer` header for scripts. Without a token the server only listens on loopback, and
-  the Host check (app.py) keeps a DNS-rebinding page from reading it.
+- Token gate (Jupyter's model): every launch has a token, random unless pinned in AGENTUSE_SERVE_TOKEN,
+  and every request must carry it — `?token=...` in the address the command printed (traded at once for
+  an HttpOnly cookie), that cookie, or an `Authorization: token ...`/`Bearer ...` header for scripts. On
+  loopback this is what keeps the machine's other accounts out; `--no-token` turns it off explicitly.
 - CSRF: a random per-browser cookie plus a form field that is an HMAC of that cookie under a secret that
   lives only in this process. A page on another site can neither read the cookie nor compute the field,
   and a planted cookie is useless without the secret. Every POST route is wrapped in `csrf_protected`.
+- Redirects: every Location this server sends is a path on this server (`same_origin_path`).
 """
 
 from __future__ import annotations
@@ -14,21 +15,37 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Awaitable, Callable
 from http.cookies import SimpleCookie
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TOKEN_COOKIE = "agentuse_token"
 CSRF_COOKIE = "agentuse_csrf"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
+AUTH_SCHEMES = ("token", "bearer")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
+
+REFUSED = (
+    "<!doctype html><title>agentuse serve: token needed</title>"
+    "<p>This agentuse serve needs its token. Open the address <code>agentuse serve</code> printed when it "
+    "started (<code>http://&lt;host&gt;:&lt;port&gt;/?token=…</code>); the browser keeps it from then on. "
+    "Scripts send <code>Authorization: token &lt;token&gt;</code>.</p>\n"
+)
+
+
+def cookie_name(scope: Scope, base: str) -> str:
+    """Cookies ignore ports, so two servers on one host would overwrite each other's: name them per port."""
+    server = scope.get("server")
+    return f"{base}_{server[1]}" if server and server[1] else base
 
 
 def _cookies(scope: Scope) -> dict[str, str]:
@@ -46,35 +63,72 @@ def _same(a: str | None, b: str | None) -> bool:
     return bool(a) and bool(b) and hmac.compare_digest(a.encode(), b.encode())  # type: ignore[union-attr]
 
 
+def _header(scope: Scope, name: bytes) -> str:
+    return next((value.decode("latin-1") for key, value in scope.get("headers", []) if key == name), "")
+
+
+def same_origin_path(target: str) -> str:
+    """`target` as a path on this server. Browsers read `//host/x` and `/\\host/x` as another site and drop
+    tabs and newlines inside a URL first; here those are doubled slashes in a path (`/host/x`), and an
+    absolute URL keeps only its path, whatever host it named."""
+    cleaned = "".join(ch for ch in target if ch > " " and ch != "\x7f")
+    if not _SCHEME.match(cleaned):
+        cleaned = "/" + cleaned.lstrip("/\\")
+    parts = urlsplit(cleaned)
+    return urlunsplit(("", "", "/" + parts.path.lstrip("/\\"), parts.query, parts.fragment))
+
+
+def _same_origin(location: bytes) -> bytes:
+    return same_origin_path(location.decode("latin-1")).encode("latin-1")
+
+
+class SameOriginRedirects:
+    """Passes every Location header through `same_origin_path`, whoever wrote it: our redirects, the token
+    exchange, and Starlette's own (a trailing slash dropped from whatever path was asked for)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_same_origin(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [(key, _same_origin(value) if key.lower() == b"location" else value)
+                                      for key, value in message.get("headers", [])]
+            await send(message)
+
+        await self.app(scope, receive, send_same_origin if scope["type"] == "http" else send)
+
+
 class TokenGate:
-    """Rejects every request that does not carry the server's token (no-op when there is none)."""
+    """Answers 403, with how to get in, to every request without the server's token (none: `--no-token`)."""
 
     def __init__(self, app: ASGIApp, *, token: str | None) -> None:
         self.app, self.token = app, token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.token is None or scope["type"] != "http":
+        if self.token is None or scope["type"] == "lifespan":
             await self.app(scope, receive, send)
             return
-        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        if "token" in query and _same(query["token"], self.token):
+        name = cookie_name(scope, TOKEN_COOKIE)
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        sent = dict(query).get("token")
+        if sent is not None and _same(sent, self.token):
             # Trade the token in the URL for a cookie, and drop it from the address bar and history.
-            rest = urlencode({k: v for k, v in query.items() if k != "token"})
-            response: Response = RedirectResponse(scope["path"] + (f"?{rest}" if rest else ""), status_code=303)
-            response.set_cookie(TOKEN_COOKIE, self.token, httponly=True, samesite="strict")
+            rest = urlencode([(k, v) for k, v in query if k != "token"])
+            path = scope.get("raw_path", b"").decode("latin-1") or scope["path"]
+            response: Response = RedirectResponse(path + (f"?{rest}" if rest else ""), status_code=303)
+            response.set_cookie(name, self.token, httponly=True, samesite="strict")
             await response(scope, receive, send)
             return
-        headers = dict(scope.get("headers", []))
-        bearer = headers.get(b"authorization", b"").decode("latin-1").removeprefix("Bearer ").strip()
-        if _same(_cookies(scope).get(TOKEN_COOKIE), self.token) or _same(bearer, self.token):
+        scheme, _, credential = _header(scope, b"authorization").partition(" ")
+        header_token = credential.strip() if scheme.lower() in AUTH_SCHEMES else None
+        if _same(_cookies(scope).get(name), self.token) or _same(header_token, self.token):
             await self.app(scope, receive, send)
             return
-        response = PlainTextResponse(
-            "This agentuse serve needs its token: open the address it printed at start "
-            "(…/?token=<AGENTUSE_SERVE_TOKEN>).\n",
-            status_code=401,
-        )
-        await response(scope, receive, send)
+        if scope["type"] == "websocket":  # none are served; refuse before any route sees it
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await HTMLResponse(REFUSED, status_code=403)(scope, receive, send)
 
 
 class CsrfCookie:
@@ -87,13 +141,14 @@ class CsrfCookie:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        existing = _cookies(scope).get(CSRF_COOKIE)
+        name = cookie_name(scope, CSRF_COOKIE)
+        existing = _cookies(scope).get(name)
         value = existing or secrets.token_urlsafe(24)
         scope.setdefault("state", {})["csrf_cookie"] = value
 
         async def send_with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start" and not existing:
-                cookie = f"{CSRF_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict"
+                cookie = f"{name}={value}; Path=/; HttpOnly; SameSite=Strict"
                 message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie.encode("latin-1"))]
             await send(message)
 
@@ -111,7 +166,7 @@ async def csrf_valid(request: Request) -> bool:
     if sent is None and "form" in request.headers.get("content-type", ""):
         sent = (await request.form()).get(CSRF_FIELD)  # type: ignore[assignment]
     # The cookie must have come with the request: one minted by CsrfCookie just now proves nothing.
-    if CSRF_COOKIE not in request.cookies:
+    if cookie_name(request.scope, CSRF_COOKIE) not in request.cookies:
         return False
     return _same(sent if isinstance(sent, str) else None, csrf_token(request))
 

@@ -70,11 +70,10 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
          notes: list[str], today: date) -> remember.Result:
     """Write the correction under the store lock. A quarantined one never takes an earlier rule out of
     force: only a rule that passed (or could not be vetted) replaces what it folds. A note the vet found
-    restating a permanent rule stores nothing and counts nothing: that rule is in the agent file already."""
+    restating a permanent rule is quarantined naming it: a person's duplicate is never dropped."""
     permanent = remember.already_permanent(judged, ctx.permanent)
     if permanent is not None:
-        lines = [f"[Learning] {n}" for n in notes] + [remember.permanent_line(permanent, agent_arg=agent_arg)]
-        return remember.Result(lines=lines, judged=judged)
+        judged, fold = remember.permanent_duplicate(judged, permanent), None
     location = store.locate(Path(ctx.agent_path))
     rule_id = new_id({r.id for r in ctx.learnings})
     record = remember.record(judged, rule_id=rule_id, note=ctx.note, ih=ctx.ih, today=today)

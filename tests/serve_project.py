@@ -1,12 +1,24 @@
-"""A small project for the serve tests: the example blog writer with a seeded store, and recorded runs
-that stop at the approval gate. Shared by the route tests and the browser tests."""
+"""A small project for the serve tests: the example blog writer with a seeded store, recorded runs that
+stop at the approval gate, and `agentuse serve` as a real child process. Shared by the route, CLI, browser
+and access tests."""
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
 import shutil
+import signal
+import socket
 import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 
 from agentuse.core import store
 from agentuse.core.learning import Learning, Source, State
@@ -18,6 +30,7 @@ from agentuse.runtime.session import SessionLog
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE_SESSION = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"
 AGENT_KEY = "agents/blog-writer.agentuse"
+SERVE_TOKEN = secrets.token_urlsafe(32)  # what `agentuse serve` would print; the test apps all use it
 SCRIPT_RULE = '<script>document.title="pwned"</script> Never trust <b>bold</b> claims'
 
 
@@ -90,7 +103,67 @@ def awaiting_review(agent: Path, replies: Path | None = None, prompt: str = "Wri
     return result.session_id
 
 
+def signed_in(app: Starlette, base_url: str = "http://127.0.0.1") -> TestClient:
+    """A browser that opened the printed address once: it holds the token cookie from then on."""
+    client = TestClient(app, base_url=base_url)
+    assert client.get("/", params={"token": SERVE_TOKEN}).status_code == 200
+    return client
+
+
 def csrf_of(html: str) -> str:
     found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
     assert found, "no CSRF field on the page"
     return found.group(1)
+
+
+# ------------------------------------------------------------------------------------------------ a real server
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def http_get(url: str, opener: urllib.request.OpenerDirector | None = None) -> tuple[int, str]:
+    try:
+        with (opener or urllib.request.build_opener()).open(url, timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def start_serve(args: list[str], env: dict | None = None) -> subprocess.Popen:
+    """`agentuse serve ARGS` in its own interpreter, stdout and stderr piped (text)."""
+    code = "import sys; from agentuse.cli.app import main; sys.argv = ['agentuse', *sys.argv[1:]]; main()"
+    return subprocess.Popen([sys.executable, "-c", code, "serve", *args], env=dict(os.environ if env is None else env),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def printed_url(child: subprocess.Popen) -> str:
+    """The address `agentuse serve` printed ("  open URL"), once it has printed it."""
+    lines = []
+    for line in child.stdout:  # type: ignore[union-attr]
+        lines.append(line)
+        if line.strip().startswith("open "):
+            return line.split("open ", 1)[1].strip()
+    raise AssertionError(f"agentuse serve printed no address: {lines} {child.communicate()}")
+
+
+def wait_up(url: str, child: subprocess.Popen) -> None:
+    for _ in range(300):
+        if child.poll() is not None:
+            raise AssertionError(child.communicate())
+        try:
+            http_get(url)
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("agentuse serve did not start")
+
+
+def stop_serve(child: subprocess.Popen) -> str:
+    """SIGINT (uvicorn's own clean shutdown); returns the rest of stdout."""
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=20)
+    return out

@@ -64,9 +64,14 @@ def test_a_full_set_folds_first_and_the_merged_rule_replaces_the_one_it_names(ag
     full(agent, rule("aaaa0001", "Save posts as markdown", src=Source.manual, ch=Channel.corrections, re=1),
          rule("aaaa0002", "Use numbered lists", date_="2026-08-10"))
     merged = p.Draft(title="Save posts as markdown under posts/", body="Save each post as a markdown file under posts/.")
-    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing],
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing, passing], audit=[p.AuditAnswer()],
                             reconcile=[p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)])
     report = capture(agent, helper)
+    # the merged wording went through the gate: vetted without the rule it replaces, audited against both
+    gate_vet, audit = helper.requests["vet"][1], helper.requests["audit"][0]
+    assert [c.text for c in gate_vet.candidates] == [f"{merged.title}\n{merged.body}"]
+    assert "aaaa0001" not in {r.id for r in gate_vet.rules_in_force}
+    assert [o.id for o in audit.originals][0] == "aaaa0001" and len(audit.originals) == 2
     [request] = helper.requests["reconcile"]
     assert request.cap_full and {r.id for r in request.rules_in_force} == {"aaaa0001", "aaaa0002"}
     now = {r.id: r for r in active(agent)}
@@ -173,8 +178,8 @@ def test_a_transient_reconcile_fault_is_retried_then_folds(agent):
     full(agent, rule("aaaa0001", "Save posts as markdown", date_="2026-08-10"),
          rule("aaaa0002", "Use numbered lists", date_="2026-08-11"))
     merged = p.Draft(title="Save posts as markdown under posts/")
-    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[
-        TransientHelperError("reconcile: overloaded", operation="reconcile"),
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing] * 2, audit=[p.AuditAnswer()],
+                            reconcile=[TransientHelperError("reconcile: overloaded", operation="reconcile"),
         p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)])
     capture(agent, helper)
     assert helper.calls("reconcile") == 2

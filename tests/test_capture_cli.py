@@ -112,7 +112,7 @@ def test_learnings_add_and_doctor_on_a_correction_outside_the_cap(tmp_path, cli)
     agent = make_agent(tmp_path / "p", "learning:\n  max: 1")
     seed(agent, [rule("m0000001", "Cite sources inline", src=Source.manual, ch=Channel.corrections)])
     helper = ScriptedHelper(ground=[p.GroundAnswer(rule=p.Draft(title="Keep intros factual"))],
-                            reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
+                            audit=[p.AuditAnswer()], reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
     with override_helper(helper):
         result = cli("learnings", "add", agent, "keep intros factual")
     assert result.stdout.splitlines()[0].startswith('[Learning] Saved "Keep intros factual" (id:')
@@ -131,7 +131,7 @@ def test_resume_with_remember_saves_the_note_grounded_in_the_reviewed_output(tmp
     sid = sid_of(cli("run", agent, "Write a post").stdout)
     helper = ScriptedHelper(
         ground=[p.GroundAnswer(rule=p.Draft(title="For informational posts, keep intros factual"))],
-        reconcile=[p.ReconcileAnswer(action="new")],
+        audit=[p.AuditAnswer()], reconcile=[p.ReconcileAnswer(action="new")],
         vet=[lambda r: verdicts(r)])
     with override_helper(helper):
         result = cli("sessions", "resume", sid, "--approve", "--remember", "this intro is too salesy")

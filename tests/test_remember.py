@@ -35,6 +35,7 @@ def grounded(title: str, body: str = "") -> p.GroundAnswer:
 
 
 NEW = p.ReconcileAnswer(action=p.ReconcileAction.new)
+CARRIED = p.AuditAnswer()  # the gate's audit: nothing the originals said is missing
 
 
 def run(agent, text, helper, **kw):
@@ -51,7 +52,7 @@ def test_a_note_is_grounded_into_a_scoped_manual_correction(agent):
     session = make_session(agent, output="Tired of wasting mornings? This AMAZING system changes everything!")
     helper = ScriptedHelper(
         ground=[grounded("For informational posts, keep intros factual rather than promotional")],
-        reconcile=[NEW], vet=[passing])
+        audit=[CARRIED], reconcile=[NEW], vet=[passing])
     result = run(agent, "this intro is too salesy", helper, session=str(session), label=session.stem,
                  reviewed_output="Tired of wasting mornings? This AMAZING system changes everything!")
     [saved] = stored(agent)
@@ -63,6 +64,8 @@ def test_a_note_is_grounded_into_a_scoped_manual_correction(agent):
     assert result.lines == [f'[Learning] Saved "{saved.title}" (id:{saved.id})']
     # grounded in the reviewed work, and vetted against the run's trace as a human entry
     assert "AMAZING system" in helper.requests["ground"][0].reviewed_output
+    # the gate's audit checked the grounded rule against the reviewer's words before it was stored
+    assert [o.text for o in helper.requests["audit"][0].originals] == ["this intro is too salesy"]
     assert helper.requests["vet"][0].candidates[0].human is True
 
 
@@ -71,7 +74,7 @@ def test_a_restatement_or_contradiction_replaces_the_earlier_rule(agent):
     merged = p.Draft(title="Always include source links before publishing")
     helper = ScriptedHelper(ground=[grounded("Always include source links before publishing")],
                             reconcile=[p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged)],
-                            vet=[passing])
+                            audit=[CARRIED, CARRIED], vet=[passing])
     result = run(agent, "Always include source links before publishing.", helper)
     assert result.lines[0] == '[Learning] Replaced an earlier rule: "Cite the source inline" (archived, id:a1b2c3d4)'
     [now] = stored(agent)
@@ -83,7 +86,7 @@ def test_a_restatement_or_contradiction_replaces_the_earlier_rule(agent):
 
 def test_a_repeat_counts_on_the_rule_it_repeats(agent):
     seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
-    helper = ScriptedHelper(ground=[grounded("Cite sources inline")],
+    helper = ScriptedHelper(ground=[grounded("Cite sources inline")], audit=[CARRIED, CARRIED],
                             reconcile=[p.ReconcileAnswer(action="repeat", replaces=["a1b2c3d4"])])
     result = run(agent, "cite your sources inline!", helper)
     [again] = stored(agent)
@@ -98,8 +101,11 @@ def test_a_collision_with_the_agent_file_is_saved_quarantined_with_the_spec_line
         ground=[grounded("Publish drafts without review")],
         reconcile=[p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"],
                                      merged=p.Draft(title="Publish drafts without review"))],
-        vet=[lambda r: verdicts(r, ("Publish", "contradiction", "Never publish without an approval gate"))])
+        audit=[CARRIED], vet=[lambda r: verdicts(r, ("Publish", "contradiction", "Never publish without an "
+                                                                         "approval gate"))] * 2)
     result = run(agent, "just publish drafts without review", helper)
+    # The merged wording failed the gate's vet, so nothing was folded; the note was then vetted on its own.
+    assert helper.calls("vet") == 2 and helper.calls("audit") == 1  # the grounding audit; no fold audit
     assert result.lines == [
         '[Learning] Saved but quarantined "Publish drafts without review": contradicts the contract: '
         '"Never publish without an approval gate". It will not be injected; resolve the conflict in '
@@ -113,13 +119,13 @@ def test_a_collision_with_the_agent_file_is_saved_quarantined_with_the_spec_line
 
 
 def test_a_human_duplicate_is_quarantined_and_ungrounded_never_applies_to_a_person(agent):
-    dup = ScriptedHelper(ground=[grounded("Start with a hook")], reconcile=[NEW],
+    dup = ScriptedHelper(ground=[grounded("Start with a hook")], reconcile=[NEW], audit=[CARRIED],
                          vet=[lambda r: verdicts(r, ("hook", "duplicate", "Start with a relatable hook"))])
     run(agent, "start with a hook", dup)
     [kept] = stored(agent)
     assert kept.state is State.quarantined and kept.why == 'duplicates the contract: "Start with a relatable hook"'
 
-    ungrounded = ScriptedHelper(ground=[grounded("Use British spelling")], reconcile=[NEW],
+    ungrounded = ScriptedHelper(ground=[grounded("Use British spelling")], reconcile=[NEW], audit=[CARRIED],
                                 vet=[lambda r: verdicts(r, default="ungrounded")])
     run(agent, "british spelling please", ungrounded)
     assert {r.title: r.state for r in stored(agent)}["Use British spelling"] is State.active
@@ -127,7 +133,8 @@ def test_a_human_duplicate_is_quarantined_and_ungrounded_never_applies_to_a_pers
 
 def test_works_without_any_learning_config_and_says_it_is_not_applied(tmp_path):
     agent = make_agent(tmp_path / "bare", learning="")
-    helper = ScriptedHelper(ground=[grounded("Keep intros factual")], reconcile=[NEW], vet=[passing])
+    helper = ScriptedHelper(ground=[grounded("Keep intros factual")], reconcile=[NEW], vet=[passing],
+                            audit=[CARRIED])
     result = run(agent, "too salesy", helper)
     assert [r.title for r in stored(agent)] == ["Keep intros factual"]
     assert result.lines[-1] == ("[Learning] It is stored, but reaches future runs only when learning.apply "
@@ -146,7 +153,7 @@ def test_works_without_any_learning_config_and_says_it_is_not_applied(tmp_path):
 ])
 def test_a_note_is_never_lost_whichever_model_step_faults(agent, faults, expect_title, expect_notes):
     helper = ScriptedHelper(**{"ground": [grounded("Include source links")], "reconcile": [NEW], "vet": [passing],
-                               **faults})
+                               "audit": [CARRIED], **faults})
     result = run(agent, "Always include source links", helper)
     [saved] = stored(agent)
     assert (saved.title, saved.state, saved.src) == (expect_title, State.active, Source.manual)
@@ -159,14 +166,15 @@ def test_a_full_set_folds_trades_or_keeps_the_correction_outside_the_cap(tmp_pat
     agent = make_agent(tmp_path / "p", APPLIED.format(max=2))
     seed(agent, [rule("aaaa0001", "Use numbered lists", src=Source.manual, ch=Channel.corrections),
                  rule("aaaa0002", "Prefer short paragraphs", date_="2026-07-01")])
-    helper = ScriptedHelper(ground=[grounded("Keep intros factual")], reconcile=[NEW], vet=[passing])
+    helper = ScriptedHelper(ground=[grounded("Keep intros factual")], reconcile=[NEW], vet=[passing],
+                            audit=[CARRIED])
     result = run(agent, "too salesy", helper)
     assert helper.requests["reconcile"][0].cap_full is True
     assert {r.title for r in stored(agent)} == {"Use numbered lists", "Keep intros factual"}  # traded
     assert [r.id for r in archived(agent)] == ["aaaa0002"]
     assert result.lines[1] == '[Learning] Retired "Prefer short paragraphs" to make room (archived, id:aaaa0002)'
 
-    helper = ScriptedHelper(ground=[grounded("Cite sources")], reconcile=[NEW], vet=[passing])
+    helper = ScriptedHelper(ground=[grounded("Cite sources")], reconcile=[NEW], vet=[passing], audit=[CARRIED])
     result = run(agent, "cite sources", helper)
     assert len([r for r in stored(agent) if r.state is State.active]) == 3  # kept, outside the cap
     # the newest correction ranks first, so the oldest one is the one left outside, and it is named
@@ -178,8 +186,8 @@ def test_a_full_set_folds_trades_or_keeps_the_correction_outside_the_cap(tmp_pat
 def test_a_transient_reconcile_fault_is_retried_then_replaces(agent):
     seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
     merged = p.Draft(title="Always include source links before publishing")
-    helper = ScriptedHelper(ground=[grounded("Always include source links")], vet=[passing], reconcile=[
-        transient("reconcile"), p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged)])
+    helper = ScriptedHelper(ground=[grounded("Always include source links")], vet=[passing], audit=[CARRIED] * 2,
+                            reconcile=[transient("reconcile"), p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged)])
     result = run(agent, "Always include source links", helper)
     assert helper.calls("reconcile") == 2
     assert result.lines[0].startswith('[Learning] Replaced an earlier rule: "Cite the source inline"')
@@ -195,8 +203,9 @@ def test_remember_publishes_a_markdown_artifact_of_what_was_saved_replaced_or_qu
 
     seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
     merged = p.Draft(title="Always include source links before publishing")
-    helper = ScriptedHelper(ground=[grounded("Always include source links")], vet=[passing, lambda r: verdicts(
-        r, ("Publish", "contradiction", "Never publish without an approval gate"))], reconcile=[
+    helper = ScriptedHelper(ground=[grounded("Always include source links")], audit=[CARRIED] * 3, vet=[
+        passing, lambda r: verdicts(r, ("Publish", "contradiction", "Never publish without an approval gate"))],
+        reconcile=[
         p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged), NEW])
     replaced = run(agent, "Always include source links", helper, label="01KSESSION")
     helper.script("ground", grounded("Publish drafts without review"))

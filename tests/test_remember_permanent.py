@@ -1,6 +1,7 @@
 """A note that restates a rule already permanent (in the agent file's learned block, or a staged copy
-marked graduated) saves nothing and counts nothing (DESIGN: "a draft similar to a graduated rule is
-reported as already permanent"); one that contradicts a permanent rule collides with the contract."""
+marked graduated) is quarantined naming that rule: a person's duplicate is kept and shown, never dropped
+(issue 12), and nothing counts on the permanent rule; one that contradicts a permanent rule collides with
+the contract."""
 
 from __future__ import annotations
 
@@ -29,35 +30,42 @@ def agent(tmp_path):
     return path
 
 
-def test_a_note_restating_a_rule_in_the_learned_block_saves_nothing(agent):
+QUARANTINED = ('[Learning] Saved but quarantined "{title}": duplicates the learned block: "{rule}". It will not be '
+               "injected; resolve the conflict in ./blog.agentuse or discard the rule.")
+
+
+def test_a_note_restating_a_rule_in_the_learned_block_is_quarantined_naming_it(agent):
+    # A person's duplicate is kept and shown, never dropped (issue 12): here, of a permanent rule.
     before = agent.read_text()
     result = run(agent, "Keep intros factual rather than promotional.")
-    assert result.lines == ['[Learning] Already permanent in ./blog.agentuse: '
-                            '"Keep intros factual rather than promotional" — nothing new saved.']
-    assert stored(agent) == [] and agent.read_text() == before
-    assert result.placed is None
+    [kept] = stored(agent)
+    assert (kept.state, kept.src) == (State.quarantined, Source.manual)
+    assert kept.why == 'duplicates the learned block: "Keep intros factual rather than promotional"'
+    assert result.lines == [QUARANTINED.format(title=kept.title, rule="Keep intros factual rather than promotional")]
+    assert agent.read_text() == before
 
 
 def test_a_model_vet_quoting_the_block_rule_is_read_the_same_way(agent):
     helper = ScriptedHelper(
         ground=[p.GroundAnswer(rule=p.Draft(title="Keep intros factual, never salesy"))],
-        reconcile=[p.ReconcileAnswer(action="new")],
+        audit=[p.AuditAnswer()], reconcile=[p.ReconcileAnswer(action="new")],
         vet=[lambda r: verdicts(r, ("factual", "duplicate", "- [tip] Keep intros factual rather than promotional"))])
     result = run(agent, "intros should stay factual", helper)
-    assert result.lines == ['[Learning] Already permanent in ./blog.agentuse: '
-                            '"Keep intros factual rather than promotional" — nothing new saved.']
-    assert stored(agent) == []
+    [kept] = stored(agent)
+    assert kept.state is State.quarantined and kept.title == "Keep intros factual, never salesy"
+    assert result.lines == [QUARANTINED.format(title="Keep intros factual, never salesy",
+                                               rule="Keep intros factual rather than promotional")]
 
 
-def test_a_note_restating_a_staged_graduated_copy_counts_nothing(tmp_path):
+def test_a_note_restating_a_staged_graduated_copy_is_quarantined_and_counts_nothing(tmp_path):
     agent = make_agent(tmp_path / "p", APPLIED)
     seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections,
                       state=State.graduated)])
     result = run(agent, "Always cite the source inline.")
-    assert result.lines == ['[Learning] Already permanent in ./blog.agentuse: "Cite the source inline" '
-                            '— nothing new saved.']
-    [same] = stored(agent)
+    same, kept = stored(agent)
     assert (same.id, same.state, same.re) == ("a1b2c3d4", State.graduated, 0)
+    assert kept.state is State.quarantined and kept.why == 'duplicates the learned block: "Cite the source inline"'
+    assert result.lines == [QUARANTINED.format(title=kept.title, rule="Cite the source inline")]
 
 
 def test_a_note_contradicting_a_permanent_rule_is_saved_quarantined_against_the_contract(agent):

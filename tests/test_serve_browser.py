@@ -8,7 +8,6 @@ browser is a failure, because .ci/run installs it.
 from __future__ import annotations
 
 import os
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agentuse.core import store
-from serve_project import AGENT_KEY, awaiting_review, make_project, overcap_store
+from serve_project import AGENT_KEY, SERVE_TOKEN, awaiting_review, free_port, make_project, overcap_store
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -31,7 +30,7 @@ if not CHROMIUM.exists() and not IN_CI:
 if not CHROMIUM.exists():
     pytest.fail("CI=true but /usr/bin/chromium is missing: .ci/run must install it", pytrace=False)
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +41,6 @@ def browser() -> Iterator[Browser]:
             yield chromium
         finally:
             chromium.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
@@ -62,8 +55,8 @@ def server(agent) -> Iterator[str]:
 
     from agentuse.serve.app import create_app
 
-    port = _free_port()
-    config = uvicorn.Config(create_app(agent.parent.parent, token=None), host="127.0.0.1", port=port,
+    port = free_port()
+    config = uvicorn.Config(create_app(agent.parent.parent, token=SERVE_TOKEN), host="127.0.0.1", port=port,
                             log_level="warning", lifespan="off")
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, name="uvicorn", daemon=True)
@@ -80,9 +73,19 @@ def server(agent) -> Iterator[str]:
         thread.join(15)
 
 
+def signed_in(browser: Browser, server: str, **options) -> BrowserContext:
+    """A browser context that opened the address `agentuse serve` prints: the token is its cookie now."""
+    context = browser.new_context(**options)
+    page = context.new_page()
+    page.goto(f"{server}/?token={SERVE_TOKEN}")
+    assert page.url == f"{server}/"  # traded for the cookie and gone from the address bar
+    page.close()
+    return context
+
+
 @pytest.fixture
-def page(browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+def page(browser, server) -> Iterator[Page]:
+    context = signed_in(browser, server, viewport={"width": 1200, "height": 900})
     try:
         yield context.new_page()
     finally:
@@ -156,7 +159,7 @@ def test_tidy_up_follow_progress_to_the_result_and_undo_it(page, server, agent):
 
 def test_without_javascript_the_tidy_page_still_reaches_its_result(browser, server, agent):
     overcap_store(agent)
-    context = browser.new_context(java_script_enabled=False)
+    context = signed_in(browser, server, java_script_enabled=False)
     try:
         page = context.new_page()
         page.goto(f"{server}/agents/{AGENT_KEY}/learnings")

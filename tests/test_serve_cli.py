@@ -1,111 +1,96 @@
-"""`agentuse serve`: loopback by default, a remote bind only with --allow-remote and a token, and a real
-server that answers and stops cleanly."""
+"""`agentuse serve`: loopback by default, a remote bind only with --allow-remote and a long token, and a real
+server that answers and stops cleanly. (What the token keeps out: tests/reliability/test_serve_access.py.)"""
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
 import urllib.request
 
 import pytest
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
-from agentuse.cli.serve import check_bind, is_loopback
+from agentuse.cli.serve import check_bind, is_loopback, launch_token
 from agentuse.core.errors import AgentuseError
-from serve_project import make_project
+from serve_project import free_port, http_get, make_project, printed_url, start_serve, stop_serve, wait_up
+
+LONG = "t" * 32
 
 
 def test_loopback_hosts_need_nothing_else():
     for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
         assert is_loopback(host)
         check_bind(host, allow_remote=False, token=None)
+        check_bind(host, allow_remote=False, token="short")  # a pinned short token is the user's call locally
     assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
 
 
-def test_a_remote_bind_needs_the_flag_and_the_token():
+def test_a_remote_bind_needs_the_flag_and_a_long_token():
     with pytest.raises(AgentuseError, match="--allow-remote"):
-        check_bind("0.0.0.0", allow_remote=False, token="t")
-    with pytest.raises(AgentuseError, match="AGENTUSE_SERVE_TOKEN"):
+        check_bind("0.0.0.0", allow_remote=False, token=LONG)
+    with pytest.raises(AgentuseError, match="--no-token"):
         check_bind("0.0.0.0", allow_remote=True, token=None)
-    check_bind("0.0.0.0", allow_remote=True, token="t")
+    with pytest.raises(AgentuseError, match="at least 32 characters"):
+        check_bind("0.0.0.0", allow_remote=True, token=LONG[:-1])
+    check_bind("0.0.0.0", allow_remote=True, token=LONG)
+
+
+def test_each_launch_has_its_own_token_unless_pinned_or_turned_off(monkeypatch):
+    monkeypatch.delenv("AGENTUSE_SERVE_TOKEN", raising=False)
+    first, second = launch_token(no_token=False), launch_token(no_token=False)
+    assert first != second and len(first) >= 32 and len(second) >= 32
+    monkeypatch.setenv("AGENTUSE_SERVE_TOKEN", " pinned ")
+    assert launch_token(no_token=False) == "pinned"
+    assert launch_token(no_token=True) is None
 
 
 def test_the_command_refuses_before_listening(tmp_path, monkeypatch):
     monkeypatch.delenv("AGENTUSE_SERVE_TOKEN", raising=False)
     refused = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "-C", str(tmp_path)])
     assert refused.exit_code == 1 and "refusing to listen on 0.0.0.0" in refused.stderr
-    no_token = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--allow-remote", "-C", str(tmp_path)])
+    no_token = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--allow-remote", "--no-token", "-C", str(tmp_path)])
     assert no_token.exit_code == 1 and "--allow-remote needs a token" in no_token.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _get(url: str, opener: urllib.request.OpenerDirector | None = None) -> tuple[int, str]:
-    try:
-        with (opener or urllib.request.build_opener()).open(url, timeout=5) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
-
-
-def _serve(args: list[str], env: dict) -> subprocess.Popen:
-    code = "import sys; from agentuse.cli.app import main; sys.argv = ['agentuse', *sys.argv[1:]]; main()"
-    return subprocess.Popen([sys.executable, "-c", code, "serve", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _wait_up(url: str, child: subprocess.Popen) -> None:
-    for _ in range(300):
-        if child.poll() is not None:
-            raise AssertionError(child.communicate())
-        try:
-            _get(url)
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("agentuse serve did not start")
-
-
-def _stop(child: subprocess.Popen) -> str:
-    child.send_signal(signal.SIGINT)  # uvicorn's own clean shutdown
-    out, _ = child.communicate(timeout=20)
-    return out
-
-
-def test_agentuse_serve_answers_on_loopback_and_stops(tmp_path):
+def test_agentuse_serve_answers_on_loopback_and_stops(tmp_path, monkeypatch):
+    monkeypatch.delenv("AGENTUSE_SERVE_TOKEN", raising=False)
     agent = make_project(tmp_path / "blog")
-    port = _free_port()
-    child = _serve(["--port", str(port), "-C", str(agent.parent)], dict(os.environ))
+    port = free_port()
+    child = start_serve(["--port", str(port), "-C", str(agent.parent)])
     try:
-        _wait_up(f"http://127.0.0.1:{port}/", child)
-        status, page = _get(f"http://127.0.0.1:{port}/")
+        url = printed_url(child)
+        assert url.startswith(f"http://127.0.0.1:{port}/?token=")
+        wait_up(url, child)
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # keeps cookies
+        status, page = http_get(url, browser)
         assert status == 200 and "agents/blog-writer.agentuse" in page  # -C inside the repo: its git root
     finally:
-        out = _stop(child)
-    assert f"open http://127.0.0.1:{port}/" in out
+        stop_serve(child)
 
 
-def test_with_a_token_the_printed_address_carries_it_and_nothing_works_without(tmp_path):
+def test_a_pinned_token_is_the_one_printed_and_nothing_works_without(tmp_path):
     agent = make_project(tmp_path / "blog")
-    port = _free_port()
-    env = {**os.environ, "AGENTUSE_SERVE_TOKEN": "a-long-random-token"}
-    child = _serve(["--port", str(port), "-C", str(agent.parent.parent)], env)
+    port = free_port()
+    child = start_serve(["--port", str(port), "-C", str(agent.parent.parent)],
+                        {**os.environ, "AGENTUSE_SERVE_TOKEN": "a-long-random-token"})
     try:
-        _wait_up(f"http://127.0.0.1:{port}/", child)
-        assert _get(f"http://127.0.0.1:{port}/")[0] == 401
+        assert printed_url(child) == f"http://127.0.0.1:{port}/?token=a-long-random-token"
+        wait_up(f"http://127.0.0.1:{port}/", child)
+        assert http_get(f"http://127.0.0.1:{port}/")[0] == 403
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # keeps cookies
-        assert _get(f"http://127.0.0.1:{port}/?token=a-long-random-token", browser)[0] == 200  # cookie, redirect
-        assert _get(f"http://127.0.0.1:{port}/sessions", browser)[0] == 200
+        assert http_get(f"http://127.0.0.1:{port}/?token=a-long-random-token", browser)[0] == 200  # cookie, redirect
+        assert http_get(f"http://127.0.0.1:{port}/sessions", browser)[0] == 200
     finally:
-        out = _stop(child)
-    assert f"open http://127.0.0.1:{port}/?token=a-long-random-token" in out
+        stop_serve(child)
+
+
+def test_no_token_serves_openly_after_a_warning(tmp_path):
+    agent = make_project(tmp_path / "blog")
+    port = free_port()
+    child = start_serve(["--port", str(port), "--no-token", "-C", str(agent.parent)])
+    try:
+        assert printed_url(child) == f"http://127.0.0.1:{port}/"
+        wait_up(f"http://127.0.0.1:{port}/", child)
+        assert http_get(f"http://127.0.0.1:{port}/sessions")[0] == 200
+    finally:
+        stop_serve(child)

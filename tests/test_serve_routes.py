@@ -1,5 +1,6 @@
 """`agentuse serve` through its ASGI app: pages show what the CLI shows, forms do what the CLI does, and
-nothing changes state without the CSRF token (or, when set, the server token)."""
+nothing changes state without the CSRF token, and nothing at all without the server token (the harness
+holds it, as a browser does once it opened the printed address)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from agentuse.core.status_text import render_learnings
 from agentuse.runtime.approval import find_session
 from agentuse.serve.app import create_app
 from agentuse.serve.jobs import TidyJobs
-from serve_project import (AGENT_KEY, SCRIPT_RULE, add_rules, awaiting_review, csrf_of, make_project, overcap_store,
-                           recorded_replies, rule)
+from serve_project import (AGENT_KEY, SCRIPT_RULE, SERVE_TOKEN, add_rules, awaiting_review, csrf_of, make_project,
+                           overcap_store, recorded_replies, rule, signed_in)
 
 LEARNINGS = f"/agents/{AGENT_KEY}/learnings"
 
@@ -31,12 +32,12 @@ def agent(tmp_path) -> Path:
 
 @pytest.fixture
 def app(agent):
-    return create_app(agent.parent.parent, token=None)
+    return create_app(agent.parent.parent, token=SERVE_TOKEN)
 
 
 @pytest.fixture
 def client(app) -> TestClient:
-    return TestClient(app, base_url="http://127.0.0.1")
+    return signed_in(app)
 
 
 def post(client: TestClient, page: str, action: str, data: dict | None = None, **kw):
@@ -177,29 +178,34 @@ def test_every_post_route_is_csrf_protected(app, client, agent):
 
 
 def test_a_csrf_field_from_another_browser_is_refused(app, agent):
-    mine, theirs = (TestClient(app, base_url="http://127.0.0.1") for _ in range(2))
+    mine, theirs = (signed_in(app) for _ in range(2))
     their_token = csrf_of(theirs.get(LEARNINGS).text)
     mine.get(LEARNINGS)
     answer = mine.post(f"/agents/{AGENT_KEY}/learnings/d4e5f6a7/discard", data={"csrf": their_token})
     assert answer.status_code == 403
 
 
-def test_without_a_token_only_loopback_hosts_are_served(app):
-    assert TestClient(app, base_url="http://localhost:8765").get("/").status_code == 200
-    assert TestClient(app, base_url="http://evil.example").get("/").status_code == 400  # DNS rebinding
+def test_only_loopback_hosts_are_served_unless_widened_for_a_remote_bind(agent):
+    for token in (SERVE_TOKEN, None):  # the token does not widen it: `--no-token` does not either
+        app = create_app(agent.parent.parent, token=token)
+        assert signed_in(app, "http://localhost:8765").get("/").status_code == 200
+        assert TestClient(app, base_url="http://evil.example").get("/").status_code == 400  # DNS rebinding
+    remote = create_app(agent.parent.parent, token=SERVE_TOKEN, allowed_hosts=["*"])
+    assert signed_in(remote, "http://192.168.1.5:8765").get("/sessions").status_code == 200
 
 
-def test_with_a_token_every_request_needs_it(agent):
-    app = create_app(agent.parent.parent, token="s3cret-token")
-    client = TestClient(app, base_url="http://192.168.1.5:8765")
-    assert client.get("/").status_code == 401
-    assert client.get(LEARNINGS + ".json").status_code == 401
-    assert client.get("/", params={"token": "wrong"}).status_code == 401
-    first = client.get("/sessions", params={"token": "s3cret-token"}, follow_redirects=False)
+def test_every_request_needs_the_token(app):
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    assert client.get("/").status_code == 403
+    assert client.get(LEARNINGS + ".json").status_code == 403
+    assert client.get("/static/style.css").status_code == 403
+    assert client.get("/", params={"token": "wrong"}).status_code == 403
+    first = client.get("/sessions", params={"token": SERVE_TOKEN}, follow_redirects=False)
     assert first.status_code == 303 and first.headers["location"] == "/sessions"  # token leaves the URL
     assert client.get("/").status_code == 200  # the cookie carries it from now on
-    bearer = TestClient(app, base_url="http://192.168.1.5:8765")
-    assert bearer.get("/", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
+    for scheme in ("token", "Bearer"):
+        script = TestClient(app, base_url="http://127.0.0.1:8765")
+        assert script.get("/", headers={"Authorization": f"{scheme} {SERVE_TOKEN}"}).status_code == 200
 
 
 # ------------------------------------------------------------------------------------------------ sessions
@@ -238,7 +244,7 @@ def test_outside_git_every_agent_folder_is_its_own_project_and_its_sessions_are_
     agent = plain / "agents" / "writer.agentuse"
     agent.write_text((Path(__file__).parent.parent / "examples" / "blog-writer.agentuse").read_text())
     sid = awaiting_review(agent)
-    client = TestClient(create_app(plain, token=None), base_url="http://127.0.0.1")
+    client = signed_in(create_app(plain, token=SERVE_TOKEN))
     listing = client.get("/sessions", params={"agent": "agents/writer.agentuse"}).text
     assert sid in listing and 'href="/agents/agents/writer.agentuse/learnings"' in listing
     assert "Learn from this comment" in client.get(f"/sessions/{sid}").text

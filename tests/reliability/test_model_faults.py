@@ -91,11 +91,12 @@ def _remember_truth() -> ScriptedHelper:
         ground=lambda r: p.GroundAnswer(rule=p.Draft(category="tip", title="Include source links", body=NOTE)),
         reconcile=lambda r: p.ReconcileAnswer(action="new"),
         vet=lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=c.id, verdict="pass") for c in r.candidates]),
+        audit=lambda r: p.AuditAnswer(),  # the gate's audit of the grounded rule
     )
 
 
 @pytest.mark.parametrize("fault", FAULTS)
-@pytest.mark.parametrize("operation", ["ground", "reconcile", "vet"])
+@pytest.mark.parametrize("operation", ["ground", "audit", "reconcile", "vet"])
 def test_a_reviewers_note_is_saved_whatever_the_model_does(fake_anthropic, tmp_path, operation, fault):
     agent = make_agent(tmp_path / "proj", CUSTOM.format(max=3))
     existing = [rule(f"{i:08x}", f"Existing rule {i}", src=Source.manual, ch=Channel.corrections)

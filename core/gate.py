@@ -1,0 +1,163 @@
+"""The one gate for rule text a model wrote (spec: Every candidate is vetted; Tidying up, "Nothing may vanish",
+"Nothing may be quietly summarised away").
+
+Whenever a model writes the wording of a rule that would take the place of other text — a grounded note, a
+fold or merged rule at capture and remember, a tidy-up rewrite, a rule of the permanent-block rewrite —
+that wording passes three checks before it replaces anything:
+
+1. in code: it has words, and it is within the spec's 800 characters (longer is an invalid answer, not a
+   rule to truncate);
+2. the vet: against the complete contract and the rules in force that it does not itself replace, it must
+   pass (a duplicate or a contradiction of what stays in force is not a safe replacement);
+3. the audit: against every original it claims to carry, "what instruction does it no longer carry" (a
+   case, a threshold, an exception, an example) must come back empty for the originals it must carry.
+
+A proposal that fails any check changes nothing: the originals stay exactly as they were, and the caller
+sends the new learning down the path it would have taken had no fold been offered. This module decides;
+the flows make the calls (one vet call for every proposal of a step, one audit per proposal).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from agentuse.core.helper.protocol import (
+    AuditAnswer,
+    AuditRequest,
+    Draft,
+    Missing,
+    RuleRef,
+    VetAnswer,
+    VetCandidate,
+    VetRequest,
+)
+from agentuse.core.learning import RULE_CHAR_LIMIT, Verdict
+from agentuse.core.tidy_state import Failure
+from agentuse.core.trace import clip
+
+
+_AUDIT = "the audit failed"
+
+
+class Proposal(BaseModel):
+    """Model-written wording, and the originals it claims to carry."""
+
+    key: str  # what the vet answers to, unique within one call of `vet_request`
+    label: str = ""  # the task-run name suffix: audit/<label>
+    draft: Draft
+    originals: list[RuleRef]
+    # Originals the wording must carry for the proposal to pass. By default all of them; a person's
+    # correction replaces the rules it corrects, so it must carry the person's words, not theirs.
+    must_carry: list[str] | None = None
+    vet: bool = True  # False: the caller vets the stored wording itself (the remember path's own vet)
+
+    @property
+    def text(self) -> str:
+        return draft_text(self.draft)
+
+    @property
+    def required(self) -> set[str]:
+        ids = {o.id for o in self.originals}
+        return ids if self.must_carry is None else ids & set(self.must_carry)
+
+
+class Decision(BaseModel):
+    key: str
+    passed: bool
+    carried: list[str] = Field(default_factory=list)  # originals the audit says the wording carries
+    missing: list[Missing] = Field(default_factory=list)
+    why: str = ""  # why it failed, for the result notes
+    verdict: Verdict | None = None
+
+
+def draft_text(draft: Draft) -> str:
+    body = draft.body.strip()
+    title = draft.title.strip()
+    return title if not body or body == title else f"{title}\n{body}".strip()
+
+
+def note_ref(text: str, *, key: str = "note") -> RuleRef:
+    """A person's note as an original a model's wording must carry."""
+    return RuleRef(id=key, text=text, human=True)
+
+
+def check_text(draft: Draft | None) -> str | None:
+    """The checks in code. None when the wording may go on to the vet and the audit."""
+    if draft is None or not draft_text(draft):
+        return "the model returned an empty rule"
+    size = len(draft_text(draft))
+    if size > RULE_CHAR_LIMIT:
+        return f"the model's rule is {size:,} characters, over the {RULE_CHAR_LIMIT}-character limit"
+    return None
+
+
+def vet_request(proposals: list[Proposal], *, contract: str, rules: list[RuleRef]) -> VetRequest | None:
+    """One vet call for every proposal that needs one. The rules in force shown are those no proposal of
+    the call replaces: a merged rule restates its originals by design, so they are not what it is vetted
+    against. Proposals are model-written: never marked human (a person's words inside are audited)."""
+    todo = [p for p in proposals if p.vet and check_text(p.draft) is None]
+    if not todo:
+        return None
+    replaced = {o.id for p in todo for o in p.originals}
+    return VetRequest(contract=contract, rules_in_force=[r for r in rules if r.id not in replaced], trace="",
+                      candidates=[VetCandidate(id=p.key, category=p.draft.category, text=p.text) for p in todo])
+
+
+def audit_request(proposal: Proposal) -> AuditRequest | None:
+    if check_text(proposal.draft) is not None or not proposal.originals:
+        return None
+    return AuditRequest(originals=proposal.originals, rewritten=proposal.draft)
+
+
+def vetted(proposals: list[Proposal], vet: VetAnswer | Failure | None) -> list[bool]:
+    """Which proposals are still standing after the code checks and the vet: only those are audited, so a
+    failed vet costs no audit calls."""
+    standing = [d.why == "" or d.why.startswith(_AUDIT) for d in decide(proposals, vet, [None] * len(proposals))]
+    return [ok and bool(p.originals) for ok, p in zip(standing, proposals, strict=True)]
+
+
+def decide(proposals: list[Proposal], vet: VetAnswer | Failure | None,
+           audits: list[AuditAnswer | Failure | None]) -> list[Decision]:
+    """Each proposal's outcome. Unknown ids in an answer are ignored and the first verdict per id wins."""
+    verdicts: dict[str, Verdict] = {}
+    details: dict[str, str] = {}
+    if isinstance(vet, VetAnswer):
+        for v in vet.verdicts:
+            if v.id not in verdicts:
+                verdicts[v.id], details[v.id] = v.verdict, v.detail
+    return [_decide(p, vet, verdicts, details, a) for p, a in zip(proposals, audits, strict=True)]
+
+
+def _decide(p: Proposal, vet, verdicts: dict[str, Verdict], details: dict[str, str],
+            audit: AuditAnswer | Failure | None) -> Decision:
+    problem = check_text(p.draft)
+    if problem:
+        return Decision(key=p.key, passed=False, why=problem)
+    verdict = None
+    if p.vet:
+        if isinstance(vet, Failure) or vet is None:
+            why = vet.message if isinstance(vet, Failure) else "no vet was asked"
+            return Decision(key=p.key, passed=False, why=f"the new wording could not be vetted ({clip(why, 200)})")
+        verdict = verdicts.get(p.key)
+        if verdict is None:
+            return Decision(key=p.key, passed=False, why="the vet gave no verdict on the new wording")
+        # No trace is shown with a rewrite: "ungrounded" cannot be judged here, and is not a conflict.
+        if verdict not in (Verdict.pass_, Verdict.ungrounded):
+            detail = clip(" ".join(details.get(p.key, "").split()), 200)
+            return Decision(key=p.key, passed=False, verdict=verdict,
+                            why=f"the new wording failed the vet ({verdict.value}{': ' + detail if detail else ''})")
+    if not p.originals:
+        return Decision(key=p.key, passed=True, verdict=verdict)
+    if not isinstance(audit, AuditAnswer):
+        why = audit.message if isinstance(audit, Failure) else "no audit was asked"
+        return Decision(key=p.key, passed=False, verdict=verdict, why=f"{_AUDIT} ({clip(why, 200)})")
+    ids = {o.id for o in p.originals}
+    missing = [m for m in audit.missing if m.id in ids]
+    lost = {m.id for m in missing}
+    carried = [o.id for o in p.originals if o.id not in lost]
+    failed = lost & p.required
+    why = ""
+    if failed:
+        what = "; ".join(clip(m.what, 160) for m in missing if m.id in failed)
+        why = f"the new wording no longer carries {what}"
+    return Decision(key=p.key, passed=not failed, carried=carried, missing=missing, why=why, verdict=verdict)
