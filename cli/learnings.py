@@ -53,9 +53,7 @@ def show(
     if (path or edit) and not agent_file.is_file():
         # Without the agent file these would print, or with --edit create, a store nothing will ever read:
         # a typo must say so. (Only existence: --path must still work on an agent that does not parse.)
-        from agentuse.core.agent_file import load_agent
-
-        load_agent(agent_file)  # raises the same one-line error every other command gives
+        _require_agent(agent_file)
     if path:
         say(str(store.locate(agent_file).store_path))
         return
@@ -86,6 +84,42 @@ def _edit(agent_file: Path) -> None:
     if result.returncode != 0:
         raise AgentuseError(f"{editor} exited with status {result.returncode}")
     store.load(location)  # says where, if the edit left the file unreadable; nothing is rewritten
+
+
+IdArg = Annotated[str, typer.Argument(help="The rule's id (8 characters, or a prefix only one rule has).",
+                                      show_default=False)]
+
+
+@app.command("discard")
+@friendly_errors
+def discard(agent_file: AgentArg, rule_id: IdArg) -> None:
+    """Move one rule (active, quarantined or a graduated copy) to the archive: never deleted."""
+    from agentuse.core import discard as discarding
+    from agentuse.core import store
+
+    _require_agent(agent_file)
+    say(discarding.discarded_line(discarding.discard(store.locate(agent_file), rule_id)))
+
+
+@app.command("restore")
+@friendly_errors
+def restore(agent_file: AgentArg, rule_id: IdArg) -> None:
+    """Put an archived rule back, re-vetted against the current instructions: active, or quarantined with the reason."""
+    from agentuse.core.helper.factory import once
+    from agentuse.flows.restore import run_restore  # the flow (and Prefect) load only for a restore
+
+    _require_agent(agent_file)
+    restored = run_restore(agent_file, rule_id, agent_arg=str(agent_file),
+                           announce=once(lambda message: say(message, err=True)))
+    for line in restored.lines:
+        say(line)
+
+
+def _require_agent(agent_file: Path) -> None:
+    """A typo must say so rather than act on a store nothing reads: the same one-line error as elsewhere."""
+    from agentuse.core.agent_file import load_agent
+
+    load_agent(agent_file)
 
 
 @app.command("migrate")

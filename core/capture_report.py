@@ -22,6 +22,8 @@ class RevetSummary(BaseModel):
     asked: int = 0
     restamped: int = 0
     quarantined: int = 0
+    released: int = 0  # quarantined rules revisited that pass now
+    requarantined: int = 0  # quarantined rules revisited that still fail, with the new reason
     notes: list[str] = Field(default_factory=list)
 
 
@@ -88,8 +90,12 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
             notes.append(f"[Learning] Retired {len(write.drained)} auto-extracted rule(s) from the bottom of the "
                          f"ranking: the set was over its {cap}-rule cap (archived, not deleted).")
     if revet.asked:
+        revisited = ""
+        if revet.released or revet.requarantined:
+            revisited = (f"; {revet.released} released from quarantine, "
+                         f"{revet.requarantined} still quarantined")
         notes.append(f"[Learning] Re-vetted {revet.asked} learning(s) against the current instructions: "
-                     f"{revet.restamped} re-stamped, {revet.quarantined} quarantined.")
+                     f"{revet.restamped} re-stamped, {revet.quarantined} quarantined{revisited}.")
     notes += [f"[Learning] {note}" for note in revet.notes]
     return CaptureReport(
         line=report_line(stored, quarantined, Path(store_path)), extracted=stored, quarantined=quarantined,

@@ -1,5 +1,5 @@
 """Re-vet the rules the contract moved out from under (spec: Rules are stamped with the instructions
-they were checked against; Tidying up, the first of its six changes).
+they were checked against; Quarantine; Tidying up, the first of its six changes).
 
 Stale rules (vetted against instructions that no longer exist) and rules with no hash at all are checked
 against the current instructions: the ones that still hold are re-stamped, the ones that no longer do
@@ -7,53 +7,96 @@ are quarantined with the reason. Nothing is deleted, and nothing is rejected out
 that already reached runs is kept visible with its reason, whoever wrote it. A vet call that fails
 leaves its rules exactly as they were (stale ones stay held out), because a rule must not start
 injecting again on the strength of a check that never happened.
+
+Quarantine is revisited the same way: a quarantined rule whose reason may no longer hold — it was
+quarantined against other instructions (its stamp differs from the current hash), or against a rule in
+force that has since left — is re-vetted like a stale rule. A pass releases it (active, re-stamped, its
+reason cleared); a failure keeps it quarantined with the new reason and the current stamp, so it is not
+asked about again until something changes.
 """
 
 from __future__ import annotations
 
+import re
+
 from agentuse.core.capture import quarantine_reason
-from agentuse.core.helper.protocol import VetAnswer, VetCandidate, VetRequest, ref
-from agentuse.core.learning import Channel, Learning, Verdict
+from agentuse.core.helper.protocol import VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
+from agentuse.core.learning import Channel, Learning, State, Verdict
 from agentuse.core.tidy_state import Failure, TidyState
 
 BATCH = 15  # the same small-group size as stage 1, so a big upgrade backfill fans out in parallel
+# The wording core/capture.py `quarantine_reason` gives a collision with a rule rather than the contract.
+_COLLIDED = re.compile(r"\bthe rule in force id:([0-9a-zA-Z]{8})\b")
+
+
+def collided_with(rule: Learning) -> str | None:
+    """The id of the rule in force a quarantined rule's reason names, if it names one."""
+    found = _COLLIDED.search(rule.why or "")
+    return found[1] if found else None
+
+
+def revisitable(state: TidyState) -> list[Learning]:
+    """Quarantined rules whose reason may no longer hold: stamped against other instructions (or none),
+    or colliding with a rule that is no longer active in the store."""
+    if state.current_ih is None:
+        return []
+    active = {r.id for r in state.in_force()}
+
+    def reason_gone(rule: Learning) -> bool:
+        other = collided_with(rule)
+        return other is not None and other not in active
+
+    return [r for r in state.learnings
+            if r.state is State.quarantined and (r.ih != state.current_ih or reason_gone(r))]
 
 
 def candidates(state: TidyState) -> list[Learning]:
-    """Active rules that are stale or were never stamped."""
+    """Active rules that are stale or were never stamped, then the quarantined rules to revisit."""
     if state.current_ih is None:
         return []
-    return [r for r in state.in_force() if r.ih != state.current_ih]
+    return [r for r in state.in_force() if r.ih != state.current_ih] + revisitable(state)
 
 
 def restamp_structural(state: TidyState) -> None:
     """tool-errors records describe mechanics, not policy: nothing to contradict, so no model vet."""
-    for rule in candidates(state):
-        if rule.ch is Channel.tool_errors:
+    for rule in state.in_force():
+        if rule.ch is Channel.tool_errors and rule.ih != state.current_ih:
             state.restamp(rule)
 
 
+def candidate(rule: Learning) -> VetCandidate:
+    return VetCandidate(id=rule.id, category=rule.category, text=rule.text, human=rule.is_human)
+
+
 def requests(state: TidyState, contract: str) -> list[VetRequest]:
-    todo = [r for r in candidates(state) if r.ch is not Channel.tool_errors]
+    todo = [r for r in candidates(state) if r.state is State.quarantined or r.ch is not Channel.tool_errors]
     if not todo:
         return []
-    state.unvetted.update(r.id for r in todo)
+    # Only active rules can be held out of planning for want of a verdict; a quarantined one is out already.
+    state.unvetted.update(r.id for r in todo if r.state is State.active)
     pending = {r.id for r in todo}
     # The rules in force that are not themselves in question: what a candidate may duplicate or contradict.
     settled = [ref(r) for r in state.in_force() if r.id not in pending]
     batches = [todo[i:i + BATCH] for i in range(0, len(todo), BATCH)]
-    return [
-        VetRequest(contract=contract, rules_in_force=settled, trace="",
-                   candidates=[VetCandidate(id=r.id, category=r.category, text=r.text, human=r.is_human)
-                               for r in batch])
-        for batch in batches
-    ]
+    return [VetRequest(contract=contract, rules_in_force=settled, trace="",
+                       candidates=[candidate(r) for r in batch])
+            for batch in batches]
+
+
+def reason(verdict: VetVerdict, *, contract: str, rules: list[Learning]) -> str | None:
+    """None: the rule holds. Otherwise why it is quarantined, in capture's wording (`contradicts the
+    contract: "..."`, or the rule in force the vet named or quoted). "ungrounded" cannot apply: a re-vet
+    has no trace to contradict the rule, and a person's rule is never judged ungrounded anyway."""
+    if verdict.verdict not in (Verdict.contradiction, Verdict.duplicate):
+        return None
+    return quarantine_reason(verdict.verdict, verdict.detail, contract=contract, rules=rules,
+                             against=verdict.against)
 
 
 def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) -> None:
     asked = {c.id for c in request.candidates}
     if isinstance(answer, Failure):
-        state.notes.append(f"{len(asked)} stale learning(s) could not be re-vetted: {answer.message}")
+        state.notes.append(f"{len(asked)} learning(s) could not be re-vetted: {answer.message}")
         return
     judged: set[str] = set()
     for verdict in answer.verdicts:
@@ -61,13 +104,14 @@ def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) ->
             continue  # unknown ids ignored; the first verdict per id wins
         judged.add(verdict.id)
         rule = state.get(verdict.id)
-        if verdict.verdict in (Verdict.contradiction, Verdict.duplicate):
-            # Capture's wording: `contradicts the contract: "..."`, or the rule in force the vet quoted.
-            settled = [r for r in state.in_force() if r.id not in asked]
-            why = quarantine_reason(verdict.verdict, verdict.detail, contract=request.contract, rules=settled)
+        settled = [r for r in state.in_force() if r.id not in asked]
+        why = reason(verdict, contract=request.contract, rules=settled)
+        if why is not None:
             state.quarantine(rule, why=why)
+        elif rule.state is State.quarantined:
+            state.release(rule)
         else:
-            # pass; "ungrounded" cannot apply: a re-vet has no trace to contradict the rule.
             state.restamp(rule)
     if asked - judged:
-        state.notes.append(f"{len(asked - judged)} stale learning(s) got no verdict and stay held out")
+        state.notes.append(f"{len(asked - judged)} learning(s) got no verdict and stay as they were "
+                           "(stale ones held out, quarantined ones set aside)")

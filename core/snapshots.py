@@ -9,10 +9,10 @@ The archive is the third file a tidy-up writes: the rules it retired or merged a
 rules back in the store, so it takes them back out of the archive too (or the archive would say they were
 retired while they are in force, and a later retirement would file them twice). The archive is different
 from the other two in one way: it is only ever appended to, and other things append to it (a capture that
-drains or replaces rules, a discard in serve). An append after the tidy-up does not refuse the undo:
+drains or replaces rules, `learnings discard`). An append after the tidy-up does not refuse the undo:
 undo removes exactly the bytes the tidy-up appended and keeps everything after them, which is the file
 those later appends would have written had the tidy-up never run. Anything else (an edited or truncated
-archive) refuses like the other two files.
+archive, or one a restore took an entry out of) refuses like the other two files.
 
     consolidations/<agent key minus .agentuse>/<YYYYmmddTHHMMSS>-<4 hex>/
         manifest.json   agent.before   store.before (absent when the store did not exist)

@@ -317,3 +317,25 @@ def archive_entries(learnings: list[Learning], *, reason: str) -> str:
     retired = [Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
                for rule in learnings]
     return "".join(f"\n\n{render_entry(rule)}" for rule in retired) + "\n"
+
+
+def unarchive(location: AgentLocation, rule_id: str) -> Learning | None:
+    """Take the newest archived copy of `rule_id` out of the archive and return it as archived (retired,
+    `why` giving the reason), or None when there is none. Only that entry's lines leave the file; every
+    other entry keeps its bytes. The caller holds lock_for(location.archive_path)."""
+    path = location.archive_path
+    text = _read(path)
+    if text is None:
+        return None
+    doc = parse(text, filename=str(path), include_retired=True)  # never cut into what we cannot read
+    lines = text.split("\n")
+    starts = [index for index, line in enumerate(lines) if line.startswith("### ")]
+    spans = list(zip(starts, [*starts[1:], len(lines)], strict=True))
+    found = [(rule, span) for rule, span in zip(doc.learnings, spans, strict=True) if rule.id == rule_id]
+    if not found:
+        return None
+    rule, (start, end) = found[-1]
+    head = "\n".join(lines[:start]).rstrip()
+    tail = "\n".join(lines[end:]).strip("\n")
+    atomic_write(path, head + (f"\n\n{tail}" if tail else "") + "\n")
+    return rule

@@ -91,6 +91,10 @@ def _plan_lines(result: TidyResult) -> list[str]:
             lines.append(f"  pass {change.pass_no}: retire \"{change.title}\" — {change.reason}")
         elif change.kind == "quarantined":
             lines.append(f"  quarantine \"{change.title}\" — {change.reason}")
+        elif change.kind == "requarantined":
+            lines.append(f"  keep \"{change.title}\" quarantined — {change.reason}")
+        elif change.kind == "released":
+            lines.append(f"  release \"{change.title}\" from quarantine — it passes the vet now")
         elif change.kind == "restored":
             lines.append(f"  pass {change.pass_no}: kept \"{change.title}\" as it was — the rewrite no longer "
                          f"carried: {change.reason}")
@@ -116,6 +120,17 @@ def _edit_lines(edits: list[BlockEdit]) -> list[str]:
     return lines
 
 
+def _revisit_lines(counts: Counts) -> list[str]:
+    """Quarantined rules whose reason no longer held, re-vetted (spec: Quarantine)."""
+    lines = []
+    if counts.released:
+        lines.append(f"  {counts.released} quarantined learning(s) re-vetted and released: they inject again.")
+    if counts.requarantined:
+        lines.append(f"  {counts.requarantined} quarantined learning(s) re-vetted and still quarantined, "
+                     "with the reason as it stands now.")
+    return [""] + lines if lines else []
+
+
 def render(result: TidyResult) -> list[str]:
     """The lines after the progress: Done, the summary, what became permanent, block edits, over-cap."""
     if result.nothing:
@@ -130,6 +145,7 @@ def render(result: TidyResult) -> list[str]:
         lines += [] if stale else [""]
         lines.append(f"  {result.counts.backfilled} learning(s) with no instruction hash vetted and stamped "
                      "against the current instructions.")
+    lines += _revisit_lines(result.counts)
     if result.block_edits:
         lines += ["", "  Learned Guidance block:"] + _edit_lines(result.block_edits)
     for message in filter(None, [result.block_discarded, result.graduation_skipped]):

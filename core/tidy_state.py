@@ -19,7 +19,7 @@ from agentuse.core.ranking import rank
 from agentuse.core.store_format import new_id as draw_id
 
 ChangeKind = Literal["merged", "rewritten", "compressed", "retired", "quarantined", "restamped", "graduated",
-                     "restored"]
+                     "restored", "released", "requarantined"]
 
 
 class Failure(BaseModel):
@@ -55,6 +55,8 @@ class Counts(BaseModel):
     permanent: int = 0
     restamped: int = 0
     backfilled: int = 0  # of `restamped`: rules that had no hash at all (never stale, only never stamped)
+    released: int = 0  # quarantined rules re-vetted and passed: in force again
+    requarantined: int = 0  # quarantined rules re-vetted and still failing: kept aside with the new reason
     before: int = 0
     after: int = 0
 
@@ -146,9 +148,17 @@ class TidyState(BaseModel):
                                    title=product.title, reason=reason))
 
     def quarantine(self, rule: Learning, *, why: str) -> None:
+        """Set aside with the reason, stamped with the instructions it failed against (an already
+        quarantined rule keeps its place aside with the new reason: it is not a new quarantine)."""
+        kind = "requarantined" if rule.state is State.quarantined else "quarantined"
         self._put(rule.model_copy(update={"state": State.quarantined, "why": why, "ih": self.current_ih}))
         self.unvetted.discard(rule.id)
-        self.changes.append(Change(kind="quarantined", ids=[rule.id], title=rule.title, reason=why))
+        self.changes.append(Change(kind=kind, ids=[rule.id], title=rule.title, reason=why))
+
+    def release(self, rule: Learning) -> None:
+        """A quarantined rule that passes the vet now: in force again, stamped, its stale reason gone."""
+        self._put(rule.model_copy(update={"state": State.active, "why": None, "ih": self.current_ih}))
+        self.changes.append(Change(kind="released", ids=[rule.id], title=rule.title))
 
     def restamp(self, rule: Learning) -> None:
         self._put(rule.model_copy(update={"ih": self.current_ih}))
@@ -170,9 +180,10 @@ class TidyState(BaseModel):
         alive = {r.id for r in self.learnings}
         produced = [kind for rule_id, kind in self.products.items() if rule_id in alive]
         tally = {kind: sum(1 for c in self.changes if c.kind == kind) for kind in
-                 ("retired", "quarantined", "graduated", "restamped")}
+                 ("retired", "quarantined", "graduated", "restamped", "released", "requarantined")}
         return Counts(merged=produced.count("merged"), rewritten=produced.count("rewritten"),
                       retired=tally["retired"], quarantined=tally["quarantined"], permanent=tally["graduated"],
-                      restamped=tally["restamped"],
+                      restamped=tally["restamped"], released=tally["released"],
+                      requarantined=tally["requarantined"],
                       backfilled=sum(1 for c in self.changes if c.kind == "restamped" and c.reason == BACKFILLED),
                       before=self.before, after=len(self.in_force()))

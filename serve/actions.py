@@ -1,5 +1,5 @@
 """What the buttons do. Each action calls the same function the CLI command calls, so a browser and a
-terminal can never mean different things by "approve", "learn from this comment" or "undo".
+terminal can never mean different things by "approve", "learn from this comment", "discard" or "undo".
 
 The deliberate-learning and post-resume hooks live in `flows/post_run.py` (`run_remember`, `after_resume`);
 they are imported from there rather than copied, because a second copy of "what happens after an
@@ -9,28 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentuse.core import discard as discarding
 from agentuse.core import store
-from agentuse.core.errors import AgentuseError
-from agentuse.core.learning import State
 from agentuse.runtime.summary import stretch_learning_lines
 
-DISCARD_REASON = "discarded from the quarantine by a reviewer (agentuse serve)"
 
-
-def discard_quarantined(location: store.AgentLocation, rule_id: str) -> str:
-    """Spec, Quarantine: the fix is to correct the agent file or discard the rule. A discarded rule goes to
-    the archive, never nowhere; only quarantined rules can be discarded from here."""
-    with store.transaction(location) as doc:
-        rule = next((r for r in doc.learnings if r.id == rule_id), None)
-        if rule is None:
-            raise AgentuseError(f"no learning with id {rule_id} in {location.key}: it may already be gone")
-        if rule.state is not State.quarantined:
-            raise AgentuseError(f'"{rule.title}" is {rule.state.value}, not quarantined: only a quarantined rule '
-                                "can be discarded here")
-        # Archive first, inside the store lock: if writing the archive fails, the rule stays in the store.
-        store.archive(location, [rule], reason=DISCARD_REASON)
-        doc.learnings = [r for r in doc.learnings if r.id != rule_id]
-    return f'Discarded "{rule.title}" (archived, id:{rule.id}).'
+def discard(location: store.AgentLocation, rule_id: str) -> str:
+    """The Discard button on any rule: `agentuse learnings discard`, to the archive with the reason."""
+    return discarding.discarded_line(discarding.discard(location, rule_id))
 
 
 def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:

@@ -86,7 +86,7 @@ async def add(request: Request) -> Response:
 async def discard(request: Request) -> Response:
     key, rule_id = request.path_params["key"], request.path_params["rule_id"]
     location = project(request).location(key)
-    line = await run_in_threadpool(actions.discard_quarantined, location, rule_id)
+    line = await run_in_threadpool(actions.discard, location, rule_id)
     return redirect(request, agent_url(key), lines=[line])
 
 

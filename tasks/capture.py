@@ -238,9 +238,9 @@ def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
 
 @plain_task("restamp", "restamp/{ctx.agent_key}")
 def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date):
-    """Apply the re-vet under the store lock: passes re-stamped, failures quarantined with the reason, and
-    a rule the vet could not judge left exactly as it was. Verdicts for rules that left the store or were
-    re-stamped meanwhile (a concurrent tidy) are ignored."""
+    """Apply the re-vet under the store lock: passes re-stamped (a quarantined rule released), failures
+    quarantined with the reason, and a rule the vet could not judge left exactly as it was. Verdicts for
+    rules that left the store or were re-stamped meanwhile (a concurrent tidy) are ignored."""
     from agentuse.core import revet
     from agentuse.core.capture_report import RevetSummary
 
@@ -255,7 +255,8 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
             if request.candidates:
                 revet.apply(state, request, answer)
         doc.learnings = state.learnings
-    summary.restamped = sum(1 for c in state.changes if c.kind == "restamped")
-    summary.quarantined = sum(1 for c in state.changes if c.kind == "quarantined")
+    counts = state.counts()
+    summary.restamped, summary.quarantined = counts.restamped, counts.quarantined
+    summary.released, summary.requarantined = counts.released, counts.requarantined
     summary.notes = list(state.notes)
     return summary

@@ -143,10 +143,20 @@ def test_discarding_a_quarantined_rule_archives_it(client, agent):
     assert "Discarded &#34;Skip the call-to-action on short posts&#34; (archived, id:d4e5f6a7)." in shown
 
 
-def test_only_a_quarantined_rule_can_be_discarded(client, agent):
+def test_every_rule_in_the_store_can_be_discarded_with_the_cli_s_function(client, agent):
+    location = store.locate(agent)
+    rules = store.load(location).learnings
+    assert {r.state for r in rules} >= {State.active, State.quarantined}
+    page = client.get(LEARNINGS).text
+    for r in rules:  # applied, dormant, stale, outside the cap and quarantined alike
+        assert f'action="/agents/{AGENT_KEY}/learnings/{r.id}/discard"' in page
     answer = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/a1b2c3d4/discard")
-    assert answer.status_code == 400 and "not quarantined" in answer.text
-    assert "a1b2c3d4" in {r.id for r in store.load(store.locate(agent)).learnings}
+    assert answer.status_code == 303
+    assert "a1b2c3d4" not in {r.id for r in store.load(location).learnings}
+    [archived] = [r for r in store.load_archive(location).learnings if r.id == "a1b2c3d4"]
+    assert archived.why == "retired: discarded by hand"  # what `agentuse learnings discard` writes
+    unknown = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/a1b2c3d4/discard")
+    assert unknown.status_code == 400 and "no learning with id" in unknown.text
 
 
 # ------------------------------------------------------------------------------------------------ safety

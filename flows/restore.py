@@ -1,0 +1,50 @@
+"""`agentuse learnings restore` as one flow: read the archived copy -> vet it against the current contract
+and the rules in force (one model call; the capture vet task, so the same retry policy) -> put it back
+through the cap and out of the archive (core/restore.py decides what a verdict, or a failed vet, means)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+
+from agentuse.core import restore, store
+from agentuse.core.agent_file import load_agent
+from agentuse.core.capture import rules_in_force
+from agentuse.core.contract import agent_hash, contract_text
+from agentuse.flows.names import agent_run_name
+from agentuse.flows.runner import call
+from agentuse.tasks import capture as capture_steps
+
+
+@flow(name="restore", flow_run_name=agent_run_name("restore"), log_prints=False)
+def restore_flow(agent_path: str, rule_id: str, agent_arg: str | None = None, helper: Any = None,
+                 announce: Any = None) -> restore.Restored:
+    """`helper` defaults to the agent's helper model (the offline evaluator without a key, which
+    `announce` hears about), built only when the rule needs a vet."""
+    agent = load_agent(Path(agent_path))
+    location = store.locate(Path(agent_path))
+    copy = restore.archived(location, rule_id)
+    contract, ih = contract_text(agent), agent_hash(agent)
+    rules = rules_in_force(store.load(location).learnings, ih)
+    request = restore.vet_request(copy, contract=contract, rules=rules)
+    answer = None
+    if request is not None:
+        if helper is None:
+            from agentuse.flows.capture import resolve_helper
+
+            helper = resolve_helper(agent_path, announce=announce)
+        answer = call(capture_steps.vet, request, f"restore/{copy.id}", helper=helper, on_error="collect")
+    record, verdict = restore.decide(copy, request, answer, rules=rules, ih=ih)
+    return restore.put_back(location, copy, record, verdict=verdict, cap=agent.cap,
+                            agent_arg=agent_arg or agent_path)
+
+
+def run_restore(agent_path: Path, rule_id: str, *, agent_arg: str, helper: Any = None,
+                force_prefect: bool = False, announce: Any = None) -> restore.Restored:
+    """The entry point surfaces use: a real flow run when Prefect is configured, inline otherwise."""
+    from agentuse.flows.runner import run_flow
+
+    return run_flow(restore_flow, force_prefect=force_prefect, agent_path=str(agent_path), rule_id=rule_id,
+                    agent_arg=agent_arg, helper=helper, announce=announce)
