@@ -4,29 +4,31 @@ does not fit).
 When the set is full a new learning has to be paid for, in order:
 - Fold: the reconcile answer names the rules the new one restates, sharpens or contradicts, with one
   merged rule carrying every case; the replaced rules are retired to the archive, never deleted.
-- Trade: the weakest auto-extracted rule is retired, but only if the new rule ranks above it (a person's
-  correction always does). Rules a person wrote or approved, and repeated rules, are never evicted.
+- Trade: the weakest auto-extracted rule is retired, but only if the new rule is worth more (core/ranking.py
+  `worth`: evidence, not recency; a person's correction always is). Rules a person wrote or approved,
+  repeated rules, and rules inside their 14-day grace are never evicted.
 - A correction that can do neither is kept anyway, outside the cap (never injected; doctor says so).
   An observation that can do neither is not stored: the set keeps the best rules, not the last ones.
 
 A store over the cap from before it was enforced is drained on the first capture: auto rules are retired
 from the bottom of the ranking (the ones that were not reaching the model anyway).
 
-The 14-day grace is the tidy-up's rule for retiring; a trade does not apply it: the spec's trade names
-only "the weakest auto-extracted rule", and the outside-the-cap message ("no auto-extracted rule was left
-to trade away") must be literally true when a correction is kept past the cap.
+The 14-day grace protects a new rule from a trade and from the drain as it does from the tidy-up: a new
+learning gets that long to prove itself. When the only auto rules left are inside it, the outside-the-cap
+message says so ("no auto-extracted rule past its 14-day grace was left to trade away").
 """
 
 from __future__ import annotations
 
+from datetime import date
 from enum import Enum
 
 from pydantic import BaseModel, Field
 
 from agentuse.core import store, tool_errors
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
-from agentuse.core.learning import Channel, Learning, State
-from agentuse.core.ranking import evictable, rank
+from agentuse.core.learning import NEW_RULE_GRACE_DAYS, Channel, Learning, State
+from agentuse.core.ranking import evictable, rank, tradeable, worth
 from agentuse.core.screen import quarantined_twin
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import merged_record
@@ -59,15 +61,17 @@ def in_force(learnings: list[Learning]) -> int:
     return sum(1 for r in learnings if r.state is State.active)
 
 
-def weakest_evictable(learnings: list[Learning]) -> Learning | None:
-    victims = [r for r in rank(learnings) if evictable(r)]
-    return victims[-1] if victims else None
+def weakest_evictable(learnings: list[Learning], today: date) -> Learning | None:
+    """The auto rule a trade would retire: the least worth among those that may go (never a person's rule,
+    never a repeated one, never one inside its 14-day grace); the lower-ranked one on a tie."""
+    victims = [r for r in rank(learnings) if tradeable(r, today)]
+    return min(reversed(victims), key=worth) if victims else None
 
 
-def outranks(new: Learning, victim: Learning, learnings: list[Learning]) -> bool:
-    """Would `new` stand above `victim` in the precedence order, had it been added last?"""
-    order = [r.id for r in rank([*learnings, new])]
-    return order.index(new.id) < order.index(victim.id)
+def worth_more(new: Learning, victim: Learning) -> bool:
+    """A trade happens only when the new rule has earned more than the rule it displaces (core/ranking.py
+    `worth`): the set keeps the best rules rather than the last ones."""
+    return worth(new) > worth(victim)
 
 
 def valid_fold(answer: ReconcileAnswer | None, learnings: list[Learning]) -> list[Learning]:
@@ -101,11 +105,13 @@ def _replace(learnings: list[Learning], sources: list[Learning], product: Learni
 
 
 def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: ReconcileAnswer | None = None,
-          room_first: bool = True) -> Placed:
+          room_first: bool = True, today: date | None = None) -> Placed:
     """Place one stamped record into `learnings` (mutated). A quarantined record is set aside outside
     the count, once: the same text as a rule already quarantined is that rule again (core/screen.py),
     and a person's refreshes it. `room_first`: capture folds only once the set is full; the remember
-    path reconciles always (a correction replaces the rule it corrects whether or not the set is full)."""
+    path reconciles always (a correction replaces the rule it corrects whether or not the set is full).
+    `today` decides the 14-day grace (default: the record's own date, the day it was captured)."""
+    today = today or _day(record.date)
     if record.state is not State.active:
         twin = quarantined_twin(record.text, learnings)
         if twin is not None:
@@ -133,18 +139,20 @@ def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: Reconc
     if has_room:
         learnings.append(record)
         return Placed(record=record, how=Placement.added)
-    victim = weakest_evictable(learnings)
-    if victim is not None and (record.is_human or outranks(record, victim, learnings)):
+    victim = weakest_evictable(learnings, today)
+    if victim is not None and worth_more(record, victim):
         learnings[:] = [r for r in learnings if r.id != victim.id]
         learnings.append(record)
         return Placed(record=record, how=Placement.traded, replaced=[victim])
+    waiting = victim is None and any(evictable(r) for r in learnings)  # there are some, all inside their grace
+    left = f"past its {NEW_RULE_GRACE_DAYS}-day grace " if waiting else ""
     if record.is_human:
         learnings.append(record)
         return Placed(record=record, how=Placement.outside_cap,
-                      note="it could not be folded into an existing rule, and no auto-extracted rule was "
+                      note=f"it could not be folded into an existing rule, and no auto-extracted rule {left}was "
                            "left to trade away")
-    why = "no auto-extracted rule is left to trade away" if victim is None else \
-        f"it does not rank above the weakest auto-extracted rule (id:{victim.id})"
+    why = f"no auto-extracted rule {left}is left to trade away" if victim is None else \
+        f"it has earned less than the weakest auto-extracted rule (id:{victim.id})"
     return Placed(record=record, how=Placement.not_worth, note=f"the set is full and {why}")
 
 
@@ -191,12 +199,13 @@ def _structural(learnings: list[Learning], record: Learning) -> Placed | None:
     return Placed(record=product, how=Placement.superseded, replaced=[old])
 
 
-def drain(learnings: list[Learning], cap: int) -> list[Learning]:
+def drain(learnings: list[Learning], cap: int, today: date) -> list[Learning]:
     """Retire auto rules from the bottom of the ranking until the set fits (or none is left to retire).
-    Corrections and repeated rules are never touched, so a starved correction moves into force."""
+    Corrections, repeated rules and rules inside their 14-day grace are never touched, so a starved
+    correction moves into force."""
     retired: list[Learning] = []
     while in_force(learnings) > cap:
-        victim = weakest_evictable(learnings)
+        victim = next((r for r in reversed(rank(learnings)) if tradeable(r, today)), None)
         if victim is None:
             break
         learnings[:] = [r for r in learnings if r.id != victim.id]
@@ -227,12 +236,13 @@ class WriteReport(BaseModel):
 
 
 def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, room_first: bool = True,
-          drain_excess: bool = True, rng=None) -> WriteReport:
+          drain_excess: bool = True, rng=None, today: date | None = None) -> WriteReport:
     """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
     spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
     whatever left it, and write once. Folds planned against an earlier read are re-validated here: a rule that
     vanished meanwhile (a concurrent tidy) simply cannot be folded into, and the record trades instead."""
     report = WriteReport()
+    today = today or date.today()
     with store.transaction(location) as doc:
         learnings = list(doc.learnings)
         for item in incoming:
@@ -240,8 +250,9 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
             taken = {r.id for r in learnings}
             if record.id in taken:
                 record = record.model_copy(update={"id": new_id(taken, rng)})
-            report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first))
-        report.drained = drain(learnings, cap) if drain_excess else []
+            report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first,
+                                       today=today))
+        report.drained = drain(learnings, cap, today) if drain_excess else []
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
         for placed in report.placed:
             reason = {Placement.folded: f"folded into {placed.record.id}",
@@ -253,3 +264,10 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
             store.archive(location, report.drained, reason=f"over the {cap}-rule cap (drained)")
         doc.learnings = learnings
     return report
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return date.today()

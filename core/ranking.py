@@ -103,6 +103,22 @@ def within_grace(rule: Learning, today: date) -> bool:
     return age < NEW_RULE_GRACE_DAYS
 
 
+def worth(rule: Learning) -> tuple:
+    """What a rule has earned, compared in this order (a trade keeps the better of two rules): who wrote it
+    (a person's rule, then a reviewer's, then a model's), how often a person repeated it, how many runs it
+    was in force for that were approved without a comment, how many runs it has been in force for (capped
+    at the 10 that qualify it for graduation: surviving is evidence, but weaker), the confidence it was
+    captured with, then how recent it is. Two rules equal on all of these are worth the same; the one
+    already in the set keeps its place."""
+    return (-_SOURCE_RANK[rule.src], rule.re, rule.ok, min(rule.injected, GRADUATE_AFTER_INJECTED_RUNS),
+            rule.confidence or 0.0, -_negated_date(rule.date))
+
+
+def tradeable(rule: Learning, today: date) -> bool:
+    """May be retired to make room (a trade or the drain): an auto rule never repeated, past its 14-day grace."""
+    return evictable(rule) and not within_grace(rule, today)
+
+
 def evictable(rule: Learning) -> bool:
     """Never evicted: a rule a person wrote or approved, and a rule a person repeated."""
     return rule.state is State.active and not rule.is_human and rule.re == 0

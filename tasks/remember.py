@@ -79,7 +79,7 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
     record = remember.record(judged, rule_id=rule_id, note=ctx.note, ih=ctx.ih, today=today)
     usable = fold if record.state.value == "active" else None
     report = capping.write(location, [capping.Incoming(record=record, fold=usable)], cap=ctx.cap, room_first=False,
-                           drain_excess=False)
+                           drain_excess=False, today=today)
     placed = report.placed[0]
     outside = None
     if placed.how is capping.Placement.outside_cap:

@@ -93,14 +93,43 @@ def test_no_fold_trades_the_weakest_auto_rule_when_the_new_one_ranks_above_it(ag
     assert [r.id for r in archived(agent)] == ["aaaa0002"]  # the bottom of the ranking, archived
 
 
-def test_a_new_rule_that_ranks_below_every_victim_is_not_stored(agent):
-    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-09-01"),
-         rule("aaaa0002", "Prefer short paragraphs", date_="2026-09-02"))
+def test_a_trade_keeps_the_rules_that_earned_their_place_not_the_newest(agent):
+    # Issue 12: two auto rules with approved:2, injected:9 were traded away for a brand-new rule with no
+    # evidence at all. Worth is evidence (core/ranking.py `worth`), so the new rule is not stored.
+    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-06-01", ok=2, injected=9),
+         rule("aaaa0002", "Prefer short paragraphs", date_="2026-06-02", ok=2, injected=9))
     helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[NEW])
-    report = capture(agent, helper, today=date(2026, 8, 1))  # older than both: worth less
+    report = capture(agent, helper)
     assert {r.id for r in stored(agent)} == {"aaaa0001", "aaaa0002"} and archived(agent) == []
     assert report.extracted == 0
-    assert "does not rank above the weakest auto-extracted rule (id:aaaa0001)" in " ".join(report.notes)
+    assert "has earned less than the weakest auto-extracted rule (id:aaaa0001)" in " ".join(report.notes)
+
+
+def test_no_rule_inside_its_14_day_grace_is_traded_or_drained(agent):
+    full(agent, rule("aaaa0001", "Use numbered lists", date_="2026-08-10"),
+         rule("aaaa0002", "Prefer short paragraphs", date_="2026-08-12"))  # 9 and 7 days old on TODAY
+    helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing], reconcile=[NEW])
+    report = capture(agent, helper)
+    assert {r.id for r in stored(agent)} == {"aaaa0001", "aaaa0002"} and archived(agent) == []
+    assert "no auto-extracted rule past its 14-day grace is left to trade away" in " ".join(report.notes)
+    rules = [rule("a1", "fresh", date_="2026-08-15"), rule("a2", "old", date_="2026-07-01"),
+             rule("m1", "manual", src=Source.manual, date_="2026-01-01")]
+    assert [r.id for r in drain(rules, cap=1, today=TODAY)] == ["a2"] and {r.id for r in rules} == {"a1", "m1"}
+
+
+def test_worth_orders_by_evidence_then_confidence_then_recency():
+    from agentuse.core.ranking import worth
+
+    order = [rule("x1", "manual", src=Source.manual),
+             rule("x2", "repeated", re=1),
+             rule("x3", "approved twice", ok=2),
+             rule("x4", "in force 12 runs", injected=12),
+             rule("x5", "in force 10 runs, surer", injected=10, confidence=0.9),
+             rule("x6", "in force 10 runs", injected=10, confidence=0.8),
+             rule("x7", "no evidence, newer", date_="2026-08-02"),
+             rule("x8", "no evidence, older", date_="2026-08-01")]
+    # Runs in force count up to the 10 that qualify for graduation; past that, confidence decides.
+    assert [r.id for r in sorted(order, key=worth, reverse=True)] == ["x1", "x2", "x3", "x5", "x6", "x4", "x7", "x8"]
 
 
 @pytest.mark.parametrize("protected", [
@@ -161,8 +190,8 @@ def test_a_pre_cap_store_is_drained_from_the_bottom_of_the_ranking(agent):
 def test_drain_order_and_the_weakest_victim():
     rules = [rule("a1", "newest auto", date_="2026-08-03"), rule("a2", "oldest auto", date_="2026-08-01"),
              rule("a3", "middle auto", date_="2026-08-02"), rule("m1", "manual", src=Source.manual, date_="2026-01-01")]
-    assert weakest_evictable(rules).id == "a2"
-    retired = drain(rules, cap=2)
+    assert weakest_evictable(rules, date(2026, 9, 1)).id == "a2"
+    retired = drain(rules, cap=2, today=date(2026, 9, 1))
     assert [r.id for r in retired] == ["a2", "a3"] and {r.id for r in rules} == {"a1", "m1"}
 
 
