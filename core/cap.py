@@ -10,7 +10,7 @@ When the set is full a new learning has to be paid for, in order:
   An observation that can do neither is not stored: the set keeps the best rules, not the last ones.
 
 A store over the cap from before it was enforced is drained on the first capture: auto rules are retired
-from the bottom of the ranking (the ones that were not reaching the model anyway).
+from the bottom of the ranking (the ones that were not reaching the model anyway), as one undo.
 
 The 14-day grace is the tidy-up's rule for retiring; a trade does not apply it: the spec's trade names
 only "the weakest auto-extracted rule", and the outside-the-cap message ("no auto-extracted rule was left
@@ -23,7 +23,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core import store, tool_errors
+from agentuse.core import snapshots, store, tool_errors
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
 from agentuse.core.learning import Channel, Learning, State
 from agentuse.core.ranking import evictable, rank
@@ -230,18 +230,18 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
           drain_excess: bool = True, rng=None) -> WriteReport:
     """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
     spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
-    whatever left it, and write once. Folds planned against an earlier read are re-validated here: a rule that
-    vanished meanwhile (a concurrent tidy) simply cannot be folded into, and the record trades instead."""
+    whatever left it, and write once; the drain is one undo. Folds planned against an earlier read are
+    re-validated here: a rule that vanished meanwhile (a concurrent tidy) simply cannot be folded into,
+    and the record trades instead."""
     report = WriteReport()
-    with store.transaction(location) as doc:
-        learnings = list(doc.learnings)
+    with snapshots.store_pass(location, kind=DRAIN_PASS) as work:
+        learnings = list(work.doc.learnings)
         for item in incoming:
             record = item.record
             taken = {r.id for r in learnings}
             if record.id in taken:
                 record = record.model_copy(update={"id": new_id(taken, rng)})
             report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first))
-        report.drained = drain(learnings, cap) if drain_excess else []
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
         for placed in report.placed:
             reason = {Placement.folded: f"folded into {placed.record.id}",
@@ -249,7 +249,22 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
                       Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
             if placed.replaced:
                 store.archive(location, placed.replaced, reason=reason)
-        if report.drained:
-            store.archive(location, report.drained, reason=f"over the {cap}-rule cap (drained)")
-        doc.learnings = learnings
+        work.doc.learnings = learnings
+        if drain_excess and in_force(learnings) > cap:
+            _drain(work, cap, report)
     return report
+
+
+DRAIN_PASS = "capture drain"  # what undo calls this pass
+
+
+def _drain(work: snapshots.StorePass, cap: int, report: WriteReport) -> None:
+    """The drain is one undo of its own: undoing it brings the drained rules back (and out of the archive)
+    and keeps the records this write placed before it."""
+    work.undo_point()
+    learnings = list(work.doc.learnings)
+    report.drained = drain(learnings, cap)
+    if report.drained:
+        work.doc.learnings = learnings
+        work.retired = [(rule, f"over the {cap}-rule cap (drained)") for rule in report.drained]
+        work.summary = f"{DRAIN_PASS}: {len(report.drained)} retired over the {cap}-rule cap"

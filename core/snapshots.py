@@ -308,9 +308,18 @@ class StorePass:
 
     doc: StoreDoc  # the store as read under the locks; the caller changes it in place
     retired: list[tuple[Learning, str]] = field(default_factory=list)  # rules that left the store, each with its archive reason
+    before: bytes | None = None  # the store undo returns to: as read, unless `undo_point` moved it
     # Set when the pass rewrote, quarantined or retired existing rules (not when it only added or counted):
     # the pass is then one undo, and undo says this is what it undid.
     summary: str = ""
+
+    def undo_point(self) -> None:
+        """What the caller did to `doc` so far is not part of the pass: undo returns to it. Capture places
+        its new records and then drains, in one write (old or new on a crash, never half); undoing the
+        drain must not take the new records with it. Unchanged so far: the bytes as read, exactly."""
+        text = render(self.doc)
+        if self.before is None or text != self.before.decode("utf-8-sig"):
+            self.before = text.encode("utf-8")
 
 
 @contextmanager
@@ -321,15 +330,14 @@ def store_pass(location: store.AgentLocation, *, kind: str) -> Iterator[StorePas
     with locks(location):
         snapshot = None
         with store.transaction(location) as doc:
-            store_before = _read(location.store_path)
-            work = StorePass(doc=doc)
+            work = StorePass(doc=doc, before=_read(location.store_path))
             yield work
             archive = archive_append(location, work.retired)
             store_after = render(doc).encode("utf-8")  # what the transaction writes on the way out
-            if work.summary and (archive is not None or store_after != store_before):
+            if work.summary and (archive is not None or store_after != work.before):
                 agent = _read(location.agent_path) or b""
                 block = read_block(agent.decode("utf-8-sig"), filename=str(location.agent_path)) or []
-                snapshot = take(location, agent_before=agent, store_before=store_before, agent_after=agent,
+                snapshot = take(location, agent_before=agent, store_before=work.before, agent_after=agent,
                                 store_after=store_after, block_after=block, summary=work.summary,
                                 archive=archive, complete=False, kind=kind)
             # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
