@@ -144,3 +144,86 @@ def _editor(tmp_path, monkeypatch, body: str) -> None:
 
 def _cli(*args):
     return [sys.executable, "-m", "agentuse", *map(str, args)]
+
+
+EXAMPLES = install.__globals__["REPO"] / "examples"
+
+
+@pytest.fixture
+def seeded(tmp_path):
+    import shutil
+
+    agent = tmp_path / "proj" / "blog-writer.agentuse"
+    agent.parent.mkdir()
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    location = store.locate(agent)
+    location.store_path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(EXAMPLES / "seeds" / "blog-writer.learnings.md", location.store_path)
+    return agent
+
+
+# The "editor": reads the file when it opens, lets the world move on (`meanwhile`), then saves its buffer
+# with one edit, as a real editor does: a write of what it loaded, whatever happened to the file since.
+EDITOR = """import subprocess, sys
+path = sys.argv[1]
+buffer = open(path, encoding="utf-8").read()
+{meanwhile}
+open(path, "w", encoding="utf-8").write(buffer.replace({old!r}, {new!r}))
+"""
+AGENTUSE = str(__import__("pathlib").Path(sys.executable).with_name("agentuse"))
+
+
+def edit(tmp_path, monkeypatch, agent, *, meanwhile: str, old: str, new: str):
+    script = tmp_path / "editor.py"
+    script.write_text(EDITOR.format(meanwhile=meanwhile, old=old, new=new))
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    return runner.invoke(app, ["learnings", str(agent), "--edit"])
+
+
+def test_a_rule_added_through_the_cli_while_the_editor_is_open_is_kept(seeded, tmp_path, monkeypatch):
+    add = [AGENTUSE, "learnings", "add", str(seeded), "Name every post file after its slug."]
+    result = edit(tmp_path, monkeypatch, seeded, meanwhile=f"subprocess.run({add!r}, check=True)",
+                  old="### [warning] Keep intros factual", new="### [warning] Keep intros factual and short")
+    assert result.exit_code == 0, result.output
+    assert "1 rule(s) added meanwhile kept" in result.output
+    titles = [r.title for r in store.load(store.locate(seeded)).learnings]
+    assert "Keep intros factual and short" in titles  # the person's edit
+    assert any("slug" in t for t in titles)  # the rule added while the editor was open
+    assert not list((store.locate(seeded).project_dir / "edits").iterdir())  # the copy is gone once merged
+
+
+def test_counts_recorded_while_the_editor_is_open_land_on_the_edited_rule(seeded, tmp_path, monkeypatch):
+    location = store.locate(seeded)
+    bump = ("from pathlib import Path; from agentuse.core import store, inject; "
+            f"inject.record_injection(store.locate(Path({str(seeded)!r})), ['a1b2c3d4'])")
+    result = edit(tmp_path, monkeypatch, seeded, meanwhile=f"subprocess.run([sys.executable, '-c', {bump!r}], check=True)",
+                  old="### [warning] Keep intros factual", new="### [warning] Keep intros factual and short")
+    assert result.exit_code == 0, result.output
+    rule = {r.id: r for r in store.load(location).learnings}["a1b2c3d4"]
+    assert rule.title == "Keep intros factual and short" and rule.injected == 32  # 31 + the run meanwhile
+
+
+def test_an_edit_over_a_rule_changed_meanwhile_is_refused_and_kept_aside(seeded, tmp_path, monkeypatch):
+    location = store.locate(seeded)
+    change = (f"p = {str(location.store_path)!r}; t = open(p).read(); "
+              "open(p, 'w').write(t.replace('keep intros factual rather', 'keep intros plain rather'))")
+    result = edit(tmp_path, monkeypatch, seeded, meanwhile=change,
+                  old="### [warning] Keep intros factual", new="### [warning] Keep intros short")
+    assert result.exit_code == 1
+    assert '"Keep intros factual" edited meanwhile' in result.stderr and "nothing was written" in result.stderr
+    assert "keep intros plain rather" in location.store_path.read_text()  # the other change stands
+    kept = result.stderr.split("Your edit is kept at ")[1].split(":")[0]
+    assert "### [warning] Keep intros short" in open(kept, encoding="utf-8").read()
+
+
+def test_an_edit_that_does_not_parse_is_refused_with_file_and_line_and_kept_aside(seeded, tmp_path, monkeypatch):
+    location = store.locate(seeded)
+    before = location.store_path.read_bytes()
+    result = edit(tmp_path, monkeypatch, seeded, meanwhile="",
+                  old="### [warning] Keep intros factual", new="### [bogus] Keep intros factual")
+    assert result.exit_code == 1
+    assert location.store_path.read_bytes() == before
+    kept = result.stderr.split("Your edit is kept at ")[1].split(":")[0]
+    assert f"{kept}:4:" in result.stderr  # file:line of the person's text
+    assert "[bogus]" in open(kept, encoding="utf-8").read()
