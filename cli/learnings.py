@@ -71,19 +71,20 @@ def show(
 
 
 def _edit(agent_file: Path) -> None:
-    from agentuse.core import store
-    from agentuse.core.store_format import render
+    """The person edits a copy; it is merged onto whatever arrived meanwhile (core/store_edit.py)."""
+    from agentuse.core import store, store_edit
 
     location = store.locate(agent_file)
-    if not location.store_path.exists():
-        with store.lock_for(location.store_path):
-            if not location.store_path.exists():
-                store.atomic_write(location.store_path, render(store.load(location)))
+    copy, baseline = store_edit.begin(location)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    result = subprocess.run([*shlex.split(editor), str(location.store_path)], check=False)
+    result = subprocess.run([*shlex.split(editor), str(copy)], check=False)
     if result.returncode != 0:
-        raise AgentuseError(f"{editor} exited with status {result.returncode}")
-    store.load(location)  # says where, if the edit left the file unreadable; nothing is rewritten
+        raise AgentuseError(f"{editor} exited with status {result.returncode}: nothing was written to "
+                            f"{location.store_path}. Whatever it saved is at {copy}")
+    outcome = store_edit.finish(location, copy, baseline)
+    if outcome.merged:
+        say(f"Saved your edit to {location.store_path}, merged with what changed while the editor was open"
+            + (f" ({outcome.kept_added} rule(s) added meanwhile kept)." if outcome.kept_added else "."))
 
 
 IdArg = Annotated[str, typer.Argument(help="The rule's id (8 characters, or a prefix only one rule has).",

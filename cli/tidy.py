@@ -60,17 +60,19 @@ def tidy(
 @app.command("undo")
 @friendly_errors
 def undo(agent_file: AgentArg) -> None:
-    """Undo the last tidy-up: both files restored byte for byte from its snapshot, and its archive entries removed."""
+    """Undo the last tidy-up (or capture pass that rewrote rules): files restored byte for byte from its
+    snapshot, and its archive entries removed."""
     from agentuse.core import snapshots, store
 
     location = store.locate(agent_file)
     snapshot = snapshots.undo(location)
     manifest = snapshot.manifest
-    say(f"Undid the tidy-up of {manifest.created}" + (f" ({manifest.summary})" if manifest.summary else ""))
-    say(f"  restored {agent_file}")
+    say(f"Undid the {manifest.kind} of {manifest.created}" + (f" ({manifest.summary})" if manifest.summary else ""))
+    if manifest.kind == snapshots.TIDY_UP:  # capture's passes write the store alone
+        say(f"  restored {agent_file}")
     say(f"  restored {location.store_path}")
     if manifest.archive_after is not None:
         say(f"  took the rules it retired back out of {location.archive_path}")
     left = len(snapshots.listing(location))
     if left:
-        say(f"  {left} earlier tidy-up(s) can still be undone, newest first.")
+        say(f"  {left} earlier pass(es) can still be undone, newest first.")

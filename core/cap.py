@@ -11,7 +11,7 @@ When the set is full a new learning has to be paid for, in order:
   An observation that can do neither is not stored: the set keeps the best rules, not the last ones.
 
 A store over the cap from before it was enforced is drained on the first capture: auto rules are retired
-from the bottom of the ranking (the ones that were not reaching the model anyway).
+from the bottom of the ranking (the ones that were not reaching the model anyway), as one undo.
 
 The 14-day grace protects a new rule from a trade and from the drain as it does from the tidy-up: a new
 learning gets that long to prove itself. When the only auto rules left are inside it, the outside-the-cap
@@ -25,7 +25,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core import store, tool_errors
+from agentuse.core import snapshots, store, tool_errors
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
 from agentuse.core.learning import NEW_RULE_GRACE_DAYS, Channel, Learning, State
 from agentuse.core.ranking import evictable, rank, tradeable, worth
@@ -239,12 +239,13 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
           drain_excess: bool = True, rng=None, today: date | None = None) -> WriteReport:
     """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
     spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
-    whatever left it, and write once. Folds planned against an earlier read are re-validated here: a rule that
-    vanished meanwhile (a concurrent tidy) simply cannot be folded into, and the record trades instead."""
+    whatever left it, and write once; the drain is one undo. Folds planned against an earlier read are
+    re-validated here: a rule that vanished meanwhile (a concurrent tidy) simply cannot be folded into,
+    and the record trades instead."""
     report = WriteReport()
     today = today or date.today()
-    with store.transaction(location) as doc:
-        learnings = list(doc.learnings)
+    with snapshots.store_pass(location, kind=DRAIN_PASS) as work:
+        learnings = list(work.doc.learnings)
         for item in incoming:
             record = item.record
             taken = {r.id for r in learnings}
@@ -252,7 +253,6 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
                 record = record.model_copy(update={"id": new_id(taken, rng)})
             report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first,
                                        today=today))
-        report.drained = drain(learnings, cap, today) if drain_excess else []
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
         for placed in report.placed:
             reason = {Placement.folded: f"folded into {placed.record.id}",
@@ -260,9 +260,9 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
                       Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
             if placed.replaced:
                 store.archive(location, placed.replaced, reason=reason)
-        if report.drained:
-            store.archive(location, report.drained, reason=f"over the {cap}-rule cap (drained)")
-        doc.learnings = learnings
+        work.doc.learnings = learnings
+        if drain_excess and in_force(learnings) > cap:
+            _drain(work, cap, report, today)
     return report
 
 
@@ -271,3 +271,18 @@ def _day(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:
         return date.today()
+
+
+DRAIN_PASS = "capture drain"  # what undo calls this pass
+
+
+def _drain(work: snapshots.StorePass, cap: int, report: WriteReport, today: date) -> None:
+    """The drain is one undo of its own: undoing it brings the drained rules back (and out of the archive)
+    and keeps the records this write placed before it."""
+    work.undo_point()
+    learnings = list(work.doc.learnings)
+    report.drained = drain(learnings, cap, today)
+    if report.drained:
+        work.doc.learnings = learnings
+        work.retired = [(rule, f"over the {cap}-rule cap (drained)") for rule in report.drained]
+        work.summary = f"{DRAIN_PASS}: {len(report.drained)} retired over the {cap}-rule cap"

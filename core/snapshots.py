@@ -1,5 +1,9 @@
 """Undo snapshots of a tidy-up (spec: Storage `consolidations/`; Tidying up, "one tidy-up is one Undo").
 
+Every pass that rewrites rules is one undo, not only the tidy-up: capture's re-vet (the backfill after an
+upgrade) and its drain of an over-cap store snapshot the same way through `store_pass`. They write only the
+store (and the archive), so their snapshot records the agent file's bytes as both before and after.
+
 Before a tidy-up writes, the exact bytes of both files go into a snapshot folder, with the digests of
 what the tidy-up is about to write. Undo restores the newest snapshot byte for byte and removes it, but
 only while both files still hold what the tidy-up wrote: anything written since (a run, a hand edit)
@@ -27,6 +31,7 @@ import secrets
 import shutil
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,10 +39,13 @@ from pydantic import BaseModel
 
 from agentuse.core import store
 from agentuse.core.errors import AgentuseError
-from agentuse.core.learned_block import BlockRule
+from agentuse.core.learned_block import BlockRule, read_block
+from agentuse.core.learning import Learning
+from agentuse.core.store_format import StoreDoc, render
 
 KEEP = 20  # newest snapshots kept per agent
 MANIFEST = "manifest.json"
+TIDY_UP = "tidy-up"  # Manifest.kind of a tidy-up; capture's passes name themselves ("capture re-vet", ...)
 
 
 class UndoError(AgentuseError):
@@ -59,6 +67,7 @@ class Manifest(BaseModel):
     archive_end: int = 0  # bytes up to the end of its entries: where a later append starts writing
     archive_upto: str = ""  # sha256 of those first archive_end bytes
     summary: str = ""
+    kind: str = TIDY_UP  # what undo says it undid: "Undid the <kind> of <created>"
     # False from the moment the commit snapshots until both files are written. A tidy-up killed in between
     # leaves it False, and `recover` then puts back what it had written (manifests from before this field
     # existed read as complete).
@@ -102,9 +111,25 @@ class ArchiveAppend(BaseModel):
     kept: int
 
 
+def archive_append(location: store.AgentLocation, retired: list[tuple[Learning, str]]) -> ArchiveAppend | None:
+    """Everything a pass retires, (rule, reason) in order, as one append to the archive (the caller holds its
+    lock), and where the old archive ends in the new one: undo needs both to take them back out."""
+    if not retired:
+        return None
+    before = _read(location.archive_path)
+    base = store.archive_base(location, before)
+    groups: dict[str, list[Learning]] = {}
+    for rule, reason in retired:
+        groups.setdefault(reason, []).append(rule)
+    entries = "".join(store.archive_entries(rules, reason=reason).removesuffix("\n")
+                      for reason, rules in groups.items())
+    return ArchiveAppend(before=before, after=f"{base}{entries}\n".encode("utf-8"), kept=len(base.encode("utf-8")))
+
+
 def take(location: store.AgentLocation, *, agent_before: bytes, store_before: bytes | None,
          agent_after: bytes, store_after: bytes, block_after: list[BlockRule], summary: str = "",
-         archive: ArchiveAppend | None = None, now: datetime | None = None, complete: bool = True) -> Snapshot:
+         archive: ArchiveAppend | None = None, now: datetime | None = None, complete: bool = True,
+         kind: str = TIDY_UP) -> Snapshot:
     """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
     folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
@@ -125,7 +150,8 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
     manifest = Manifest(created=now.isoformat(timespec="seconds"), agent_path=str(location.agent_path),
                         store_path=str(location.store_path), store_existed=store_before is not None,
                         agent_after=digest(agent_after), store_after=digest(store_after),
-                        block_after=block_digest(block_after), summary=summary, complete=complete, **archived)
+                        block_after=block_digest(block_after), summary=summary, kind=kind, complete=complete,
+                        **archived)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
     store.atomic_write(folder / MANIFEST, manifest.model_dump_json(indent=2))
     store.fsync_dir(folder.parent)  # the new folder's own name
@@ -211,6 +237,11 @@ def latest(location: store.AgentLocation) -> Snapshot | None:
     return snapshots[0] if snapshots else None
 
 
+def last_block(location: store.AgentLocation) -> str | None:
+    """The digest of the learned block the newest tidy-up left (a capture pass never writes the block)."""
+    return next((s.manifest.block_after for s in listing(location) if s.manifest.kind == TIDY_UP), None)
+
+
 def _prune(location: store.AgentLocation) -> None:
     for old in listing(location)[KEEP:]:
         shutil.rmtree(old.folder, ignore_errors=True)
@@ -221,13 +252,14 @@ def undo(location: store.AgentLocation) -> Snapshot:
     recover(location)
     snapshot = latest(location)
     if snapshot is None:
-        raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path} has been recorded "
-                        f"(or its last one was already undone).")
+        raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
+                        f"rules, has been recorded (or the last one was already undone).")
     with locks(location):
         changed = blockers(location, snapshot)
         if changed:
             raise UndoError(
-                f"Cannot undo the tidy-up of {snapshot.manifest.created}: {' and '.join(changed)} changed since "
+                f"Cannot undo the {snapshot.manifest.kind} of {snapshot.manifest.created}: {' and '.join(changed)} "
+                f"changed since "
                 f"it ran, and undoing would throw those changes away. Nothing was restored.")
         _restore(location.agent_path, (snapshot.folder / "agent.before").read_bytes())
         store_before = (snapshot.folder / "store.before").read_bytes() if snapshot.manifest.store_existed else None
@@ -268,6 +300,51 @@ def _archive_target(snapshot: Snapshot, now: bytes | None) -> tuple[bool, bytes 
     if now is not None and len(now) > end and digest(now[:end]) == manifest.archive_upto:
         return True, now[:manifest.archive_kept] + now[end:]
     return False, now
+
+
+@dataclass
+class StorePass:
+    """A pass that rewrites the store alone (capture's re-vet, its drain), as the caller fills it in."""
+
+    doc: StoreDoc  # the store as read under the locks; the caller changes it in place
+    retired: list[tuple[Learning, str]] = field(default_factory=list)  # rules that left the store, each with its archive reason
+    before: bytes | None = None  # the store undo returns to: as read, unless `undo_point` moved it
+    # Set when the pass rewrote, quarantined or retired existing rules (not when it only added or counted):
+    # the pass is then one undo, and undo says this is what it undid.
+    summary: str = ""
+
+    def undo_point(self) -> None:
+        """What the caller did to `doc` so far is not part of the pass: undo returns to it. Capture places
+        its new records and then drains, in one write (old or new on a crash, never half); undoing the
+        drain must not take the new records with it. Unchanged so far: the bytes as read, exactly."""
+        text = render(self.doc)
+        if self.before is None or text != self.before.decode("utf-8-sig"):
+            self.before = text.encode("utf-8")
+
+
+@contextmanager
+def store_pass(location: store.AgentLocation, *, kind: str) -> Iterator[StorePass]:
+    """Lock, read the store, let the caller change it; then write once as a tidy-up commit does: snapshot
+    (when the caller set a summary), archive, store, mark complete, all under the commit's locks, so undo
+    and `recover` treat the pass exactly like a tidy-up. Nothing is written when the block raises."""
+    with locks(location):
+        snapshot = None
+        with store.transaction(location) as doc:
+            work = StorePass(doc=doc, before=_read(location.store_path))
+            yield work
+            archive = archive_append(location, work.retired)
+            store_after = render(doc).encode("utf-8")  # what the transaction writes on the way out
+            if work.summary and (archive is not None or store_after != work.before):
+                agent = _read(location.agent_path) or b""
+                block = read_block(agent.decode("utf-8-sig"), filename=str(location.agent_path)) or []
+                snapshot = take(location, agent_before=agent, store_before=work.before, agent_after=agent,
+                                store_after=store_after, block_after=block, summary=work.summary,
+                                archive=archive, complete=False, kind=kind)
+            # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
+            if archive is not None:
+                store.atomic_write(location.archive_path, archive.after)
+        if snapshot is not None:
+            mark_complete(snapshot)
 
 
 @contextmanager

@@ -1,9 +1,11 @@
 """Reading what a tidy-up works on, and writing its result once at the end (spec: Tidying up).
 
 The tidy-up works in memory for as long as its passes take. At the end it takes the locks, re-reads both
-files and merges its result onto what is there now: runs that finished meanwhile bumped counters, and a
-capture may have added rules; neither conflicts. A concurrent edit to a rule the tidy-up changed, or any
-edit to the agent file, does conflict: the tidy-up then writes nothing and says to run it again. Then it
+files and merges its result onto what is there now (core/store_merge.py): runs that finished meanwhile
+bumped counters, a person repeated a rule, a capture added rules; none of it is lost, and counts on a rule
+it merged away go to the merged rule. A concurrent edit to a rule the tidy-up changed, a repeat of a rule
+it retires, or any edit to the agent file, does conflict: the tidy-up then writes nothing and says to run
+it again. Then it
 snapshots the files (for undo) and writes the archive, the agent file, then the store, each once.
 """
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from agentuse.core import snapshots, store
+from agentuse.core import snapshots, store, store_merge
 from agentuse.core.agent_file import AgentFile, load_agent
 from agentuse.core.contract import agent_hash
 from agentuse.core.errors import AgentuseError
@@ -87,49 +89,23 @@ def diff(before: str, after: str, name: str) -> str:
 
 # --- merging onto what is there now -------------------------------------------------------------------------
 
-_CONTENT = ("category", "title", "body", "state", "ih", "why")
-_COUNTERS = ("injected", "ok", "re")
+
+def carriers(state: TidyState) -> dict[str, str]:
+    """Each rule the tidy-up merged or rewrote into another id -> the id it produced (a later pass may
+    consume that product in turn: `store_merge` follows the chain)."""
+    return {source: change.result for change in state.changes if change.result
+            for source in change.ids if source != change.result}
 
 
-def _content(rule: Learning) -> tuple:
-    return tuple(getattr(rule, key) for key in _CONTENT)
-
-
-def merge_onto(start: list[Learning], result: list[Learning], now: list[Learning]) -> list[Learning]:
-    """The tidy-up's result applied to the store as it is now.
-
-    Rules the tidy-up left alone are taken as they are now; rules it changed keep its version plus any
-    counts runs added meanwhile; rules added meanwhile are kept at the end. Counts added meanwhile to a
-    rule that was merged away are not carried into the merged rule: a few runs' worth, against a rule
-    that no longer exists."""
-    before = {r.id: r for r in start}
-    current = {r.id: r for r in now}
-    final = {r.id: r for r in result}
-    conflicts = []
-    for rule_id, old in before.items():
-        mine = final.get(rule_id)
-        if mine is not None and mine == old:
-            continue  # untouched by the tidy-up: whatever it is now wins, even deleted
-        theirs = current.get(rule_id)
-        if theirs is None or _content(theirs) != _content(old):
-            conflicts.append(old.title)
-    if conflicts:
-        names = ", ".join(f'"{t}"' for t in conflicts[:5]) + (" and more" if len(conflicts) > 5 else "")
-        raise ConcurrentEditError(f"The learnings changed while tidying up ({names} edited meanwhile), so nothing "
-                                  "was written. Run the tidy-up again.")
-    merged = []
-    for rule in result:
-        old = before.get(rule.id)
-        if old is not None and rule == old:
-            if rule.id in current:
-                merged.append(current[rule.id])
-            continue
-        if old is not None:
-            bumps = {k: getattr(rule, k) + getattr(current[rule.id], k) - getattr(old, k) for k in _COUNTERS}
-            rule = rule.model_copy(update=bumps)
-        merged.append(rule)
-    merged += [r for r in now if r.id not in before and r.id not in final]
-    return merged
+def merge_onto(start: list[Learning], result: list[Learning], now: list[Learning],
+               moved: dict[str, str] | None = None) -> list[Learning]:
+    """The tidy-up's result applied to the store as it is now (core/store_merge.py): counts runs and people
+    added meanwhile are kept, on the rule that now carries them when the tidy-up merged theirs away."""
+    try:
+        return store_merge.merge(start, result, now, carriers=moved)
+    except store_merge.MergeConflict as conflict:
+        raise ConcurrentEditError(f"The learnings changed while tidying up ({conflict.names()}), so nothing "
+                                  "was written. Run the tidy-up again.") from None
 
 
 def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summary: str) -> snapshots.Snapshot:
@@ -142,10 +118,10 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         store_now = _read(location.store_path)
         now_doc = prepared.doc if store_now == prepared.store_bytes else _parse(store_now, location)
         doc = store_doc(prepared, state)
-        doc.learnings = merge_onto(prepared.doc.learnings, state.learnings, now_doc.learnings)
+        doc.learnings = merge_onto(prepared.doc.learnings, state.learnings, now_doc.learnings, carriers(state))
         new_agent = agent_text(prepared, block)
         new_store = render(doc)
-        archive = _archive_append(location, state)
+        archive = _archive_append(location, state, now_doc.learnings)
         snapshot = snapshots.take(location, agent_before=agent_now, store_before=store_now,
                                   agent_after=new_agent.encode("utf-8"), store_after=new_store.encode("utf-8"),
                                   block_after=block, summary=summary, archive=archive, complete=False)
@@ -159,20 +135,18 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         return snapshots.mark_complete(snapshot)
 
 
-def _archive_append(location: store.AgentLocation, state: TidyState) -> snapshots.ArchiveAppend | None:
-    """Everything the tidy-up retires, appended to the archive in one write (the caller holds its lock), and
-    where the old archive ends in the new one: the snapshot needs both for undo to take them back out."""
-    if not state.archived:
-        return None
-    before = _read(location.archive_path)
-    base = store.archive_base(location, before)
-    groups: dict[str, list[Learning]] = {}
-    for item in state.archived:
-        groups.setdefault(item.reason, []).append(item.learning)
-    entries = "".join(store.archive_entries(rules, reason=reason).removesuffix("\n")
-                      for reason, rules in groups.items())
-    return snapshots.ArchiveAppend(before=before, after=f"{base}{entries}\n".encode("utf-8"),
-                                   kept=len(base.encode("utf-8")))
+def _archive_append(location: store.AgentLocation, state: TidyState,
+                    now: list[Learning]) -> snapshots.ArchiveAppend | None:
+    """Everything the tidy-up retires, in one append, each rule with the counts it has now: a run that
+    counted it meanwhile is part of its history (the merged rule carries them too)."""
+    current = {r.id: r for r in now}
+
+    def as_now(rule: Learning) -> Learning:
+        theirs = current.get(rule.id)
+        counts = {} if theirs is None else {k: getattr(theirs, k) for k in store_merge.COUNTERS}
+        return rule.model_copy(update=counts)
+
+    return snapshots.archive_append(location, [(as_now(item.learning), item.reason) for item in state.archived])
 
 
 def written_diffs(prepared: Prepared, snapshot: snapshots.Snapshot) -> dict[str, str]:

@@ -154,8 +154,7 @@ def _block_needs_rewrite(prepared: tidy_commit.Prepared, block: list[BlockRule])
     """Two or more rules, and not exactly what the last tidy-up left (rules added, or edited by hand)."""
     if len(block) < 2:
         return False
-    last = snapshots.latest(prepared.location)
-    return last is None or last.manifest.block_after != snapshots.block_digest(block)
+    return snapshots.last_block(prepared.location) != snapshots.block_digest(block)
 
 
 def _rewrite_block(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockRule], helper: Helper,

@@ -38,6 +38,7 @@ class LastTidy:
     ago: str  # "5m ago"
     summary: str
     undoable: bool
+    headline: str = "Tidied up"  # or the capture pass it was: "Capture re-vet", "Capture drain"
 
 
 @dataclass
@@ -133,7 +134,9 @@ def last_tidy(location: store.AgentLocation) -> LastTidy | None:
         return None
     manifest = snapshot.manifest
     undoable = not snapshots.blockers(location, snapshot)
-    return LastTidy(folder=str(snapshot.folder), when=manifest.created, ago=ago(manifest.created), summary=manifest.summary, undoable=undoable)
+    headline = "Tidied up" if manifest.kind == snapshots.TIDY_UP else manifest.kind.capitalize()
+    return LastTidy(folder=str(snapshot.folder), when=manifest.created, ago=ago(manifest.created),
+                    summary=manifest.summary, undoable=undoable, headline=headline)
 
 
 def snapshot_diffs(folder: Path, agent_path: Path, store_path: Path) -> dict[str, str]:

@@ -86,8 +86,9 @@ async def undo(request: Request) -> Response:
     location = project(request).location(key)
     snapshot = await run_in_threadpool(snapshots.undo, location)
     return redirect(request, agent_url(key), lines=[
-        f"Undid the tidy-up of {snapshot.manifest.created}: the agent file and the learnings file are back "
-        "to what they were before it."])
+        f"Undid the {snapshot.manifest.kind} of {snapshot.manifest.created}: "
+        + ("the agent file and the learnings file are back to what they were before it."
+           if snapshot.manifest.kind == snapshots.TIDY_UP else "the learnings file is back to what it was before it.")])
 
 
 ROUTES = [

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentuse.core import cap as capping
-from agentuse.core import capture, store, tool_errors
+from agentuse.core import capture, snapshots, store, tool_errors
 from agentuse.core.agent_file import load_agent
 from agentuse.core.contract import agent_hash, contract_text
 from agentuse.core.helper.protocol import (
@@ -210,6 +210,9 @@ def write(agent_path: str, agent_key: str, incoming: list[capping.Incoming], cap
 # ---------------------------------------------------------------- re-vet (the vet calls are tidy's task)
 
 
+REVET_PASS = "capture re-vet"  # what undo calls this pass
+
+
 class RevetPlan(BaseModel):
     items: list[Any] = Field(default_factory=list)  # tasks.tidy.Revet
     asked: int = 0  # every rule to re-vet, tool-errors records (re-stamped without a model) included
@@ -245,8 +248,9 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
     from agentuse.core.capture_report import RevetSummary
 
     summary = RevetSummary(asked=plan.asked)
-    with store.transaction(store.locate(Path(ctx.agent_path))) as doc:
-        state = _state(list(doc.learnings), agent=ctx.agent_key, ih=ctx.ih, cap=ctx.cap, today=today)
+    # One undo, like a tidy-up's re-vet (spec: "undo covers that pass like any other").
+    with snapshots.store_pass(store.locate(Path(ctx.agent_path)), kind=REVET_PASS) as work:
+        state = _state(list(work.doc.learnings), agent=ctx.agent_key, ih=ctx.ih, cap=ctx.cap, today=today)
         revet.restamp_structural(state)
         pending = {r.id for r in revet.candidates(state)}
         for item, answer in zip(plan.items, answers, strict=True):
@@ -254,9 +258,14 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
                 "candidates": [c for c in item.request.candidates if c.id in pending]})
             if request.candidates:
                 revet.apply(state, request, answer)
-        doc.learnings = state.learnings
-    counts = state.counts()
-    summary.restamped, summary.quarantined = counts.restamped, counts.quarantined
-    summary.released, summary.requarantined = counts.released, counts.requarantined
+        work.doc.learnings = state.learnings
+        counts = state.counts()
+        summary.restamped, summary.quarantined = counts.restamped, counts.quarantined
+        summary.released, summary.requarantined = counts.released, counts.requarantined
+        if summary.restamped or summary.quarantined or summary.released or summary.requarantined:
+            work.summary = f"{REVET_PASS}: " + ", ".join(
+                f"{n} {what}" for n, what in ((summary.restamped, "re-stamped"), (summary.quarantined, "quarantined"),
+                                              (summary.released, "released"),
+                                              (summary.requarantined, "still quarantined")) if n)
     summary.notes = list(state.notes)
     return summary

@@ -1,0 +1,109 @@
+"""A rewrite of the rules, worked out on one read of the store, applied to the store as it is now.
+
+A tidy-up works in memory for minutes and `learnings --edit` leaves the file with a person for as long as
+they like; meanwhile runs count injections and approvals, a person repeats a rule, a capture adds one.
+None of that may be lost (spec issue: "no concurrent update is lost"). Three versions meet here: `start`
+(what the rewrite read), `result` (what it wants to write) and `now` (the store as it is at commit):
+
+- a rule the rewrite left alone is taken as it is now (counted, edited or even deleted meanwhile);
+- a rule it changed keeps its version, plus every count added meanwhile;
+- a rule it merged or rewrote into another id hands the counts added meanwhile to the rule that now
+  carries it (`carriers`), so a repeat recorded mid-tidy lands on the merged rule;
+- a rule added meanwhile is kept, at the end;
+- a rule it changed or dropped that was edited or deleted meanwhile, and a rule it drops without a carrier
+  that a person repeated meanwhile, are conflicts: `MergeConflict` names them and nothing is merged.
+"""
+
+from __future__ import annotations
+
+from agentuse.core.errors import AgentuseError
+from agentuse.core.learning import Learning
+from agentuse.core.store_format import new_id
+
+CONTENT = ("category", "title", "body", "state", "ih", "why")
+COUNTERS = ("injected", "ok", "re")
+
+
+class MergeConflict(AgentuseError):
+    """What changed meanwhile that the rewrite cannot be applied over; callers phrase the refusal."""
+
+    def __init__(self, edited: list[str], repeated: list[str]) -> None:
+        self.edited, self.repeated = edited, repeated
+        super().__init__(self.names())
+
+    def names(self) -> str:
+        parts = [f'"{t}" edited meanwhile' for t in self.edited]
+        parts += [f'"{t}" repeated by a person meanwhile, and this drops it' for t in self.repeated]
+        return ", ".join(parts[:5]) + (" and more" if len(parts) > 5 else "")
+
+
+def content(rule: Learning) -> tuple:
+    return tuple(getattr(rule, key) for key in CONTENT)
+
+
+def _carrier(rule_id: str, carriers: dict[str, str], final: dict[str, Learning]) -> str | None:
+    """The rule in `final` that carries `rule_id` after every merge and rewrite in turn; None if none does."""
+    seen = set()
+    while rule_id not in final and rule_id in carriers and rule_id not in seen:
+        seen.add(rule_id)
+        rule_id = carriers[rule_id]
+    return rule_id if rule_id in final else None
+
+
+def merge(start: list[Learning], result: list[Learning], now: list[Learning], *,
+          carriers: dict[str, str] | None = None) -> list[Learning]:
+    """`carriers`: id of a rule the rewrite consumed -> id of the rule it produced from it (chains allowed)."""
+    carriers = carriers or {}
+    before = {r.id: r for r in start}
+    current = {r.id: r for r in now}
+    final = {r.id: r for r in result}
+    edited, repeated = [], []
+    handed: dict[str, dict[str, int]] = {}  # carrier id -> counts added meanwhile to the rules it carries
+    for rule_id, old in before.items():
+        mine = final.get(rule_id)
+        if mine is not None and mine == old:
+            continue  # untouched by the rewrite: whatever it is now wins, even deleted
+        theirs = current.get(rule_id)
+        if theirs is None or content(theirs) != content(old):
+            edited.append(old.title)
+            continue
+        if mine is not None:
+            continue  # changed in place: its own counts are carried below
+        added = {k: getattr(theirs, k) - getattr(old, k) for k in COUNTERS}
+        carrier = _carrier(rule_id, carriers, final)
+        if carrier is None:
+            # Retired (or merged into a rule that itself left). Runs' counts on a rule leaving the set are
+            # a few runs' worth; a person's repeat is the strongest evidence there is, and the plan that
+            # dropped the rule never saw it. Refuse rather than keep it quietly: the counts and summary
+            # shown would then be wrong, and the next pass plans with the repeat (and sharpens the rule).
+            if added["re"] > 0:
+                repeated.append(old.title)
+            continue
+        bucket = handed.setdefault(carrier, dict.fromkeys(COUNTERS, 0))
+        for key, value in added.items():
+            bucket[key] += value
+    if edited or repeated:
+        raise MergeConflict(edited, repeated)
+    merged = []
+    for rule in result:
+        old = before.get(rule.id)
+        if old is not None and rule == old:
+            if rule.id in current:
+                merged.append(current[rule.id])
+            continue
+        bumps = {k: getattr(rule, k) for k in COUNTERS}
+        if old is not None:
+            for key in COUNTERS:
+                bumps[key] += getattr(current[rule.id], key) - getattr(old, key)
+        for key, value in handed.get(rule.id, {}).items():
+            bumps[key] += value
+        merged.append(rule.model_copy(update={k: max(0, v) for k, v in bumps.items()}))
+    taken = set(before) | set(final)
+    for rule in now:
+        if rule.id in before:
+            continue
+        if rule.id in final:  # added meanwhile under an id the rewrite also drew for a new rule: both stay
+            rule = rule.model_copy(update={"id": new_id(taken)})
+        taken.add(rule.id)
+        merged.append(rule)
+    return merged
