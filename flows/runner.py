@@ -9,7 +9,6 @@ directly, in a thread pool for parallel groups, with the same transient-only ret
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,9 +17,10 @@ from typing import Any, Literal
 from prefect.context import FlowRunContext
 from prefect.futures import as_completed
 
+from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.core.tidy_state import Failure
-from agentuse.tasks.retry import is_transient
+from agentuse.tasks.retry import retry_inline
 
 INLINE_WORKERS = 8
 
@@ -47,7 +47,8 @@ def run_flow(flow: Any, *, force_prefect: bool = False, **params: Any) -> Any:
 
 def as_failure(error: HelperError, operation: str = "") -> Failure:
     """The step's failure, as the core reads it: could not be vetted/planned/written, keep what was there."""
-    return Failure(operation=error.operation or operation or "model", message=f"{error} (retries exhausted)")
+    spent = "" if isinstance(error, DeadlineError) else " (retries exhausted)"  # it says why already
+    return Failure(operation=error.operation or operation or "model", message=f"{error}{spent}")
 
 
 def call(task: Any, *args: Any, on_error: OnError = "raise", **kwargs: Any) -> Any:
@@ -133,14 +134,7 @@ def _submitted(task: Any, items: Sequence[Any], bound: int | None, settle: Calla
 
 def _inline_with_retries(task: Any, attempt: Callable[[], Any]) -> Any:
     delays = _delays(task)
-    for retry in range(len(delays) + 1):
-        try:
-            return attempt()
-        except Exception as error:  # noqa: BLE001 - re-raised unless the policy says retry
-            if retry >= len(delays) or not is_transient(error):
-                raise
-            time.sleep(delays[retry])
-    raise AssertionError("unreachable")
+    return retry_inline(attempt, delays=delays) if delays else attempt()
 
 
 def _delays(task: Any) -> list[float]:
