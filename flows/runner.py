@@ -9,6 +9,8 @@ directly, in a thread pool for parallel groups, with the same transient-only ret
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,8 +43,33 @@ def prefect_requested(force: bool = False) -> bool:
 
 def run_flow(flow: Any, *, force_prefect: bool = False, **params: Any) -> Any:
     if prefect_requested(force_prefect):
+        if not os.environ.get("PREFECT_API_URL"):
+            stop_temporary_server_on_signals()
         return flow(**params)
     return flow.fn(**params)
+
+
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def stop_temporary_server_on_signals() -> None:
+    """SIGTERM and SIGHUP end the command the way Ctrl-C does, so the temporary Prefect server stops too.
+
+    Prefect stops its temporary server from an atexit hook, which runs when the interpreter unwinds (as
+    after Ctrl-C's KeyboardInterrupt) but not when a default SIGTERM/SIGHUP kills it: its uvicorn child was
+    left running under PID 1, still listening. The handlers stay for the rest of the process, since the
+    server does too; a second signal is ignored so it cannot cut the shutdown short. Only the main thread
+    may install handlers: a flow run from a worker thread (serve's background jobs) leaves them alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        for sig in TERMINATING_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+    for sig in TERMINATING_SIGNALS:
+        signal.signal(sig, interrupt)
 
 
 def as_failure(error: HelperError, operation: str = "") -> Failure:
