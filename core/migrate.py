@@ -65,10 +65,12 @@ class Report(BaseModel):
 
 
 def plan_one(agent_file: Path) -> Plan:
-    agent_file = agent_file.resolve()
-    if not agent_file.is_file():
-        raise AgentuseError(f"{agent_file}: no such agent file")
+    # Located as given, not resolved first: `store.locate` alone decides where an agent's learnings live
+    # (a symlinked agent file belongs to the project it sits in), so migrate and doctor name one file.
     location = store.locate(agent_file)
+    if not location.agent_path.is_file():
+        raise AgentuseError(f"{location.agent_path}: no such agent file")
+    agent_file = location.agent_path
     steps = [Step(source=location.legacy_path, agent=agent_file)] if location.legacy_path.exists() else []
     return Plan(steps=steps, root=location.root)
 

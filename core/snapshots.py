@@ -221,7 +221,7 @@ def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
         return  # the store was written and the agent file edited since: not ours to guess
     agent_before = (folder / "agent.before").read_bytes()
     if agent_now == manifest.agent_after:
-        _restore(location.agent_path, agent_before)
+        _restore(location.agent_path, agent_before, follow_symlinks=True)
     elif agent_now != digest(agent_before):
         return  # edited by hand since the crash: leave it for undo to explain
     # The archive was appended to first, so its rules are in both files now; the store keeps them. When it
@@ -261,7 +261,7 @@ def undo(location: store.AgentLocation) -> Snapshot:
                 f"Cannot undo the {snapshot.manifest.kind} of {snapshot.manifest.created}: {' and '.join(changed)} "
                 f"changed since "
                 f"it ran, and undoing would throw those changes away. Nothing was restored.")
-        _restore(location.agent_path, (snapshot.folder / "agent.before").read_bytes())
+        _restore(location.agent_path, (snapshot.folder / "agent.before").read_bytes(), follow_symlinks=True)
         store_before = (snapshot.folder / "store.before").read_bytes() if snapshot.manifest.store_existed else None
         _put(location.store_path, store_before)
         # After the store: killed in between, the rules are in both files, never in neither.
@@ -358,17 +358,18 @@ def locks(location: store.AgentLocation) -> Iterator[None]:
 
 def _put(path: Path, data: bytes | None) -> None:
     if data is None:
+        store.refuse_link(path)
         path.unlink(missing_ok=True)
     else:
         _restore(path, data)
 
 
-def _restore(path: Path, data: bytes) -> None:
+def _restore(path: Path, data: bytes, *, follow_symlinks: bool = False) -> None:
     # The files were read as UTF-8 before the tidy-up (a BOM survives the round trip as U+FEFF), so
     # decoding and re-encoding gives back the same bytes. A file the tidy-up left alone is not rewritten,
     # so undo works even when graduation was skipped because the agent file is read-only.
     if _read(path) != data:
-        store.atomic_write(path, data.decode("utf-8"))
+        store.atomic_write(path, data.decode("utf-8"), follow_symlinks=follow_symlinks)
 
 
 def tidy_lock_path(location: store.AgentLocation) -> Path:

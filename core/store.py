@@ -6,6 +6,13 @@ Every write locks a side file `<file>.lock` (never the file itself: `os.replace`
 under any lock held on it), writes a temp file in the same folder, fsyncs it and renames it over the
 target, so a reader sees the old bytes or the new bytes and never a mix, even when the writer is killed.
 A file that does not parse is never overwritten: it is the user's data and they may be fixing it.
+
+Nothing in the state directory is written through a symbolic link: a link planted at a store, archive,
+snapshot or lock path would turn a routine save into a write to wherever it points. Such a write is
+refused with one error naming the link (`LinkRefusedError`) rather than silently replacing the link: a
+link there is either someone's mistake or someone's trick, and either way a person should look at it.
+The agent file is the one file written through a link on purpose (`follow_symlinks=True`): a symlinked
+agent file is the user's own arrangement, and the link must survive a tidy-up.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from pathlib import Path, PurePosixPath
 import filelock
 
 from agentuse.core.discovery import AGENT_SUFFIX
+from agentuse.core.errors import AgentuseError
 from agentuse.core.learning import Learning, State
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
 
@@ -37,7 +45,7 @@ STALE_TEMP_SECONDS = 60.0
 
 @dataclass(frozen=True)
 class AgentLocation:
-    agent_path: Path  # absolute, as given (a symlink stays a symlink; atomic_write writes through it)
+    agent_path: Path  # absolute, as given (a symlink stays a symlink; its writes go through it on purpose)
     root: Path  # resolved git root, or the agent's resolved directory outside git
     key: str  # posix path of the agent file relative to root, e.g. "agents/blog/write.agentuse"
     project_dir: Path
@@ -127,11 +135,24 @@ def locate(agent_path: Path, *, env: Mapping[str, str] | None = None) -> AgentLo
 # ---------------------------------------------------------------- locking and atomic writes
 
 
+class LinkRefusedError(AgentuseError):
+    """A file agentuse writes in its state directory is a symbolic link: writing would go wherever it points."""
+
+
+def refuse_link(path: Path) -> None:
+    if os.path.islink(path):
+        raise LinkRefusedError(
+            f"{path} is a symbolic link (to {os.readlink(path)}): agentuse never writes through a link in its "
+            "state directory. Remove the link (or replace it with the real file) and run the command again.")
+
+
 def lock_for(path: Path) -> filelock.FileLock:
     """The lock guarding `path`: side file `<path>.lock`. Re-entrant within a thread, exclusive across
-    threads and processes (one instance per path, so a save() inside a transaction() cannot deadlock)."""
+    threads and processes (one instance per path, so a save() inside a transaction() cannot deadlock).
+    Opening the lock file truncates it, so a planted link there is refused like one at the file itself."""
     path = Path(os.path.abspath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_link(Path(f"{path}.lock"))
     return filelock.FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_SECONDS, is_singleton=True)
 
 
@@ -168,10 +189,15 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, text: str | bytes) -> None:
+def atomic_write(path: Path, text: str | bytes, *, follow_symlinks: bool = False) -> None:
     """Replace `path` with `text` (UTF-8, newlines as given; bytes as they are) all at once, durably.
-    The caller holds lock_for(path)."""
-    path = Path(os.path.realpath(path))  # through a symlink, not over it
+    The caller holds lock_for(path). A symlink at `path` is refused unless `follow_symlinks` (the agent
+    file only: then the file it points to is replaced and the link stays)."""
+    if follow_symlinks:
+        path = Path(os.path.realpath(path))
+    else:
+        refuse_link(path)
+        path = Path(os.path.abspath(path))
     if path.exists() and not os.access(path, os.W_OK):
         # os.replace would happily swap out a read-only file; keep the owner's "do not write" meaning.
         raise PermissionError(errno.EACCES, "file is not writable", str(path))

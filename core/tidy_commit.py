@@ -130,7 +130,7 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
             store.atomic_write(location.archive_path, archive.after.decode("utf-8"))
         # Agent file first: if the store write never happens, `snapshots.recover` puts it back.
         if new_agent != prepared.agent.text:
-            store.atomic_write(location.agent_path, new_agent)
+            store.atomic_write(location.agent_path, new_agent, follow_symlinks=True)
         store.atomic_write(location.store_path, new_store)
         return snapshots.mark_complete(snapshot)
 

@@ -9,7 +9,8 @@ directly, in a thread pool for parallel groups, with the same transient-only ret
 from __future__ import annotations
 
 import os
-import time
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,9 +19,10 @@ from typing import Any, Literal
 from prefect.context import FlowRunContext
 from prefect.futures import as_completed
 
+from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.core.tidy_state import Failure
-from agentuse.tasks.retry import is_transient
+from agentuse.tasks.retry import retry_inline
 
 INLINE_WORKERS = 8
 
@@ -41,13 +43,39 @@ def prefect_requested(force: bool = False) -> bool:
 
 def run_flow(flow: Any, *, force_prefect: bool = False, **params: Any) -> Any:
     if prefect_requested(force_prefect):
+        if not os.environ.get("PREFECT_API_URL"):
+            stop_temporary_server_on_signals()
         return flow(**params)
     return flow.fn(**params)
 
 
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def stop_temporary_server_on_signals() -> None:
+    """SIGTERM and SIGHUP end the command the way Ctrl-C does, so the temporary Prefect server stops too.
+
+    Prefect stops its temporary server from an atexit hook, which runs when the interpreter unwinds (as
+    after Ctrl-C's KeyboardInterrupt) but not when a default SIGTERM/SIGHUP kills it: its uvicorn child was
+    left running under PID 1, still listening. The handlers stay for the rest of the process, since the
+    server does too; a second signal is ignored so it cannot cut the shutdown short. Only the main thread
+    may install handlers: a flow run from a worker thread (serve's background jobs) leaves them alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        for sig in TERMINATING_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+    for sig in TERMINATING_SIGNALS:
+        signal.signal(sig, interrupt)
+
+
 def as_failure(error: HelperError, operation: str = "") -> Failure:
     """The step's failure, as the core reads it: could not be vetted/planned/written, keep what was there."""
-    return Failure(operation=error.operation or operation or "model", message=f"{error} (retries exhausted)")
+    spent = "" if isinstance(error, DeadlineError) else " (retries exhausted)"  # it says why already
+    return Failure(operation=error.operation or operation or "model", message=f"{error}{spent}")
 
 
 def call(task: Any, *args: Any, on_error: OnError = "raise", **kwargs: Any) -> Any:
@@ -133,14 +161,7 @@ def _submitted(task: Any, items: Sequence[Any], bound: int | None, settle: Calla
 
 def _inline_with_retries(task: Any, attempt: Callable[[], Any]) -> Any:
     delays = _delays(task)
-    for retry in range(len(delays) + 1):
-        try:
-            return attempt()
-        except Exception as error:  # noqa: BLE001 - re-raised unless the policy says retry
-            if retry >= len(delays) or not is_transient(error):
-                raise
-            time.sleep(delays[retry])
-    raise AssertionError("unreachable")
+    return retry_inline(attempt, delays=delays) if delays else attempt()
 
 
 def _delays(task: Any) -> list[float]:

@@ -277,13 +277,16 @@ def test_atomic_write_creates_folders_and_keeps_bytes_exact(tmp_path):
     assert sorted(os.listdir(target.parent)) == ["file.md"]  # no temp file left behind
 
 
-def test_atomic_write_keeps_permissions_and_writes_through_symlinks(tmp_path):
+def test_atomic_write_keeps_permissions_and_writes_through_symlinks_only_when_asked(tmp_path):
     real = tmp_path / "real.agentuse"
     real.write_text("old")
     real.chmod(0o640)
     link = tmp_path / "link.agentuse"
     link.symlink_to(real)
-    store.atomic_write(link, "new")
+    with pytest.raises(store.LinkRefusedError):
+        store.atomic_write(link, "new")  # a state-directory write: never through a link
+    assert real.read_text() == "old"
+    store.atomic_write(link, "new", follow_symlinks=True)  # the agent file: through its link, on purpose
     assert link.is_symlink() and real.read_text() == "new"
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
 

@@ -193,10 +193,10 @@ def test_a_commit_killed_before_the_store_write_also_takes_its_archive_entries_b
     agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
     real_write = store.atomic_write
 
-    def dies_at_the_store(path, text):
+    def dies_at_the_store(path, text, **options):
         if path == location.store_path:
             raise KeyboardInterrupt("killed")
-        real_write(path, text)
+        real_write(path, text, **options)
 
     monkeypatch.setattr(store, "atomic_write", dies_at_the_store)
     with pytest.raises(KeyboardInterrupt):

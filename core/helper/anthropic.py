@@ -6,6 +6,9 @@ is the tool's input. Every answer is validated: a model that answers in the wron
 (`InvalidAnswerError`), which callers handle as the spec says for that step (fail closed for free-form
 capture, open for human corrections).
 
+Every request runs against a wall-clock limit (core/helper/deadline.py): the SDK's timeout bounds each
+read, and a response hook bounds the whole body, so a server that trickles a byte a second is cut off too.
+
 The SDK is imported in the constructor only, so read-only commands that never build a helper never pay
 for `import anthropic` (~1.3 s here).
 """
@@ -13,21 +16,26 @@ for `import anthropic` (~1.3 s here).
 from __future__ import annotations
 
 import json
+import threading
+import time
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.render import prompt, render
 
 PROVIDER = "anthropic"
-DEFAULT_TIMEOUT = 120.0  # a tidy pass takes about a minute; one call should not take longer than two
 
 # Output budgets per operation: enough for the largest honest answer, small enough to fail fast.
 MAX_TOKENS = {
     "extract": 4096, "vet": 4096, "ground": 2048, "reconcile": 2048,
     "plan_groups": 4096, "rewrite_group": 2048, "audit": 2048, "rewrite_block": 8192,
 }
+
+# Short names of transient faults, for the one line a retry prints ("model overloaded, retrying in ...").
+_TRANSIENT_REASONS = {529: "overloaded", 429: "rate-limited", 408: "timed out", 409: "busy (409)"}
 
 # Statuses worth retrying: timeout, conflict, rate limit, and every server-side failure (5xx incl. 529).
 _TRANSIENT_STATUSES = {408, 409, 429}
@@ -47,16 +55,25 @@ class AnthropicHelper:
     """`AnthropicHelper("anthropic:claude-sonnet-5", api_key=...)`; the `anthropic:` prefix is optional."""
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, max_retries: int = 0) -> None:
+                 timeout: float | None = None, max_retries: int = 0,
+                 limits: deadline.Limits | None = None) -> None:
+        """`limits` default to the environment (deadline.Limits.from_env); `timeout` overrides its
+        per-request limit. The command's budget starts now: a command makes its helper once."""
         import anthropic  # lazily: see the module docstring
 
+        limits = limits or deadline.Limits.from_env()
+        self.limits = limits if timeout is None else limits.model_copy(update={"request": timeout})
+        self.budget = deadline.Budget(self.limits.command)
         self.model = model.split(":", 1)[1] if model.startswith(f"{PROVIDER}:") else model
         self.name = f"{PROVIDER}:{self.model}"
         self.usage = p.Usage()
         self._sdk = anthropic
+        self._ends = threading.local()  # the wall-clock end of the request in flight on this thread
+        http = anthropic.DefaultHttpxClient(event_hooks={"response": [self._bound_body]})
         # max_retries defaults to 0: retrying is the caller's decision (Prefect task retries), made once.
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout,
-                                           max_retries=max_retries)
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=self.limits.request,
+                                           max_retries=max_retries, http_client=http)
+        self._messages = self._client.messages  # the SDK imports it on first use: not inside a deadline
 
     # --- the protocol ---------------------------------------------------------------------------
     def extract(self, request: p.ExtractRequest) -> p.ExtractAnswer:
@@ -94,16 +111,21 @@ class AnthropicHelper:
             "description": f"Record your answer for the {operation.replace('_', ' ')} step. Call exactly once.",
             "input_schema": tool_schema(answer_type),
         }
+        seconds, expired = deadline.request_limit(self.limits, self.budget, operation)
+        self._ends.at = time.monotonic() + seconds
         try:
-            message = self._client.messages.create(
+            message = self._messages.create(
                 model=self.model,
                 max_tokens=MAX_TOKENS[operation],
                 system=prompt(operation),
                 messages=[{"role": "user", "content": render(operation, request)}],
                 tools=[tool],
                 tool_choice={"type": "tool", "name": name},
+                timeout=seconds,  # each read; _bound_body bounds the whole body
             )
         except Exception as exc:  # noqa: BLE001 - translated below; anything unknown re-raises as is
+            if expired is not None and isinstance(exc, self._sdk.APITimeoutError):
+                raise expired from exc  # the call's deadline or the command's budget: not worth a retry
             fault = self._translate(operation, exc)
             if fault is exc:
                 raise
@@ -112,6 +134,26 @@ class AnthropicHelper:
         # Tokens are spent whether or not the answer validates, so count before judging it.
         self.usage.add(getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0)
         return self._answer(operation, message, answer_type)
+
+    def _bound_body(self, response: Any) -> None:
+        """httpx response hook: the body must be in by the request's wall-clock end, however it trickles."""
+        import httpx2
+
+        stream, ends, request = response.stream, getattr(self._ends, "at", None), response.request
+        if ends is None:
+            return
+
+        class Bounded(httpx2.SyncByteStream):
+            def __iter__(self):
+                for chunk in stream:
+                    if time.monotonic() > ends:
+                        raise httpx2.ReadTimeout("the response body did not arrive in time", request=request)
+                    yield chunk
+
+            def close(self) -> None:
+                stream.close()
+
+        response.stream = Bounded()
 
     def _answer(self, operation: str, message: Any, answer_type: type[A]) -> A:
         name = tool_name(operation)
@@ -133,23 +175,25 @@ class AnthropicHelper:
     def _translate(self, operation: str, exc: Exception) -> Exception:
         sdk = self._sdk
         if isinstance(exc, sdk.APITimeoutError):
-            return p.TransientHelperError(f"{operation}: the model call timed out", operation=operation)
+            return p.TransientHelperError(f"{operation}: the model call timed out", operation=operation,
+                                          reason="timed out")
         if isinstance(exc, sdk.APIConnectionError):
             return p.TransientHelperError(f"{operation}: could not reach the model API: {exc}",
-                                          operation=operation)
+                                          operation=operation, reason="unreachable")
         if isinstance(exc, sdk.APIStatusError):
             status = exc.status_code
             message = getattr(exc, "api_message", None) or str(exc)
             text = f"{operation}: the model API answered {status}: {message}"
             if status in _TRANSIENT_STATUSES or status >= 500:
-                return p.TransientHelperError(text, operation=operation, status=status)
+                reason = _TRANSIENT_REASONS.get(status, f"failed ({status})")
+                return p.TransientHelperError(text, operation=operation, status=status, reason=reason)
             if status in (401, 403):
                 text += " (check ANTHROPIC_API_KEY)"
             return p.PermanentHelperError(text, operation=operation, status=status)
         if isinstance(exc, json.JSONDecodeError):
             # A 200 whose body is not JSON is a broken hop (proxy, truncated body), not a model verdict.
             return p.TransientHelperError(f"{operation}: the model API sent a body that is not JSON",
-                                          operation=operation)
+                                          operation=operation, reason="answered garbage")
         if isinstance(exc, sdk.APIResponseValidationError):
             return p.InvalidAnswerError(f"{operation}: the model API response is malformed: {exc}",
                                         operation=operation)

@@ -19,7 +19,6 @@ OFFLINE = "offline"
 # Provider -> the environment variable holding its key. Only providers with an implementation are listed.
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
 BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL"}
-TIMEOUT_VARIABLE = "AGENTUSE_HELPER_TIMEOUT"  # seconds per helper call
 
 HelperSource = Union[Helper, Callable[[Union[str, None]], Helper]]
 _override: HelperSource | None = None
@@ -65,11 +64,10 @@ def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
                 announce(f"Helper calls run on the embedded offline evaluator: {reason}.")
         return OfflineHelper()
     from agentuse.core.helper.anthropic import AnthropicHelper  # imports the SDK: only when it is used
+    from agentuse.core.helper.deadline import Limits
 
-    timeout = float(env.get(TIMEOUT_VARIABLE) or 0) or None
-    kwargs = {"timeout": timeout} if timeout else {}
     return AnthropicHelper(model, api_key=env[KEY_VARIABLES[provider]],
-                           base_url=env.get(BASE_URL_VARIABLES[provider]) or None, **kwargs)
+                           base_url=env.get(BASE_URL_VARIABLES[provider]) or None, limits=Limits.from_env(env))
 
 
 def once(announce: Callable[[str], None]) -> Callable[[str], None]:

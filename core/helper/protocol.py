@@ -217,10 +217,11 @@ class HelperError(Exception):
 
     transient = False
 
-    def __init__(self, message: str, *, operation: str = "", status: int | None = None):
+    def __init__(self, message: str, *, operation: str = "", status: int | None = None, reason: str = "failed"):
         super().__init__(message)
         self.operation = operation
         self.status = status
+        self.reason = reason  # a few words for the retry line: "overloaded", "timed out", "unreachable"
 
 
 class TransientHelperError(HelperError):

@@ -9,7 +9,9 @@ from .messages_server import (  # noqa: F401  (re-exported for `from fakes impor
     overloaded,
     rate_limited,
     server_error,
+    silent,
     text,
     tool_use,
+    trickle,
     unauthorized,
 )

@@ -4,7 +4,9 @@ No machine running these tests reaches the Anthropic API, and the SDK uses `http
 mock it): the honest way to exercise the Anthropic path end to end is a loopback server. It speaks just
 enough of `POST /v1/messages`: text and tool_use content blocks with usage, SSE streaming when the request
 asks for it, error statuses with `retry-after-ms`/`retry-after`, deliberately malformed answers, a delay
-per reply, and a record of every request with its start and end time (so tests can assert overlap).
+per reply, a server that never answers (`silent()`) and one that trickles its answer a byte at a time
+(`trickle()`), and a record of every request with its start and end time (so tests can assert overlap).
+Both slow modes stop by themselves after a bounded time, so a client that never gives up cannot hang a test.
 
 Script it per call with a queue of replies, or with a function from the recorded request to a reply:
 
@@ -41,6 +43,9 @@ class Reply:
     output_tokens: int = 7
     stop_reason: str | None = None
     raw: bytes | None = None
+    silent: float = 0.0  # > 0: read the request, send nothing for this long, then drop the connection
+    trickle: float = 0.0  # > 0: send the body one byte per this many seconds ...
+    trickle_for: float = 0.0  # ... for at most this long, then drop the connection mid-body
 
 
 def text(value: str, **kw: Any) -> Reply:
@@ -54,6 +59,25 @@ def tool_use(name: str | None, input: Any, *, preamble: str = "", **kw: Any) -> 
     blocks.append({"type": "tool_use", "id": "", "name": name or "answer", "input": input})
     kw.setdefault("stop_reason", "tool_use")
     return Reply(content=blocks, **kw)
+
+
+# Bounds on the slow modes: long enough that any deadline a test sets passes first, short enough that a
+# client without one still finishes (its test fails on its assertions instead of hanging).
+SLOW_MODE_SECONDS = 20.0
+
+
+def silent(seconds: float = SLOW_MODE_SECONDS, **kw: Any) -> Reply:
+    """A server that accepts the request and never answers (for `seconds`, then it drops the call)."""
+    return Reply(silent=seconds, **kw)
+
+
+def trickle(reply: Reply | None = None, *, every: float = 1.0, limit: float = SLOW_MODE_SECONDS) -> Reply:
+    """`reply` (a short text by default) sent one byte every `every` seconds, headers first: each read
+    gets a byte well inside any read timeout, so only a wall-clock deadline ends the call early. After
+    `limit` seconds the server drops the connection mid-body."""
+    base = reply or text("trickled")
+    base.trickle, base.trickle_for = every, limit
+    return base
 
 
 def error(status: int, error_type: str, message: str = "", *, retry_after_ms: int | None = None,
@@ -159,6 +183,10 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self.server._next_reply(record)
         if reply.delay and self.server._stopping.wait(reply.delay):
             return  # shutting down: drop the call as a vanished server would
+        if reply.silent:
+            self.server._stopping.wait(reply.silent)
+            self.close_connection = True
+            return  # never answered: the connection closes with nothing sent
         # Stamped before the bytes go out, so a client that has its answer always sees `ended` set.
         record.ended = time.monotonic()
         self._send(reply, record)
@@ -185,10 +213,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         try:
-            self.wfile.write(payload)
+            if reply.trickle:
+                self._trickle(payload, reply)
+            else:
+                self.wfile.write(payload)
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout): nothing to deliver to
+
+    def _trickle(self, payload: bytes, reply: Reply) -> None:
+        self.wfile.flush()  # the status line and headers now: the client is "answered", then waits on the body
+        ends = time.monotonic() + reply.trickle_for
+        for i in range(len(payload)):
+            if time.monotonic() > ends or self.server._stopping.wait(reply.trickle):
+                self.close_connection = True  # bounded: drop the call with the body unfinished
+                return
+            self.wfile.write(payload[i:i + 1])
+            self.wfile.flush()
 
 
 def _sse(message: dict[str, Any]) -> str:
