@@ -70,6 +70,8 @@ def capture_flow(agent: str, session: str, helper: Any = None, today: date | Non
     stamped = call(steps.stamp, ctx, screened.candidates, answer, today, settled=screened.settled)
 
     incoming, gate_notes = _fold(ctx, stamped.records, helper)
+    gate_notes = [f"[Learning] Not stored, an invalid answer from the {r.channel} channel: {why}."
+                  for r in results for why in r.invalid] + gate_notes
     written = call(steps.write, ctx.agent_path, ctx.agent_key, incoming, ctx.cap, today)
     revet = _revet(ctx, helper, today)
     report = build(store_path=ctx.store_path, session=ctx.session, channels=ctx.channels, failures=failures,

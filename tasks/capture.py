@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentuse.core import cap as capping
-from agentuse.core import capture, snapshots, store, tool_errors
+from agentuse.core import capture, gate, snapshots, store, tool_errors
 from agentuse.core.agent_file import load_agent
 from agentuse.core.contract import agent_hash, contract_text
 from agentuse.core.helper.protocol import (
@@ -33,7 +33,7 @@ from agentuse.core.helper.protocol import (
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, DEFAULT_MAX, Channel, Learning
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
-from agentuse.core.trace import ToolTrace
+from agentuse.core.trace import ToolTrace, clip
 from agentuse.tasks.retry import ask, model_task, plain_task
 
 
@@ -64,6 +64,7 @@ class CaptureInput(BaseModel):
 class ChannelResult(BaseModel):
     channel: str
     candidates: list[capture.Candidate] = Field(default_factory=list)
+    invalid: list[str] = Field(default_factory=list)  # drafts the gate's checks in code turned down
     failure: Failure | None = None
 
 
@@ -122,8 +123,10 @@ def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
         unknown = Failure(operation="gather", message=f"unknown channel {channel}")
         return ChannelResult(channel=channel, failure=unknown)
     evidence = capture.run_evidence(ctx.trace)
-    drafts = [(d, c) for d, c in drafts if d.title.strip() or d.body.strip()]  # an empty draft says nothing
-    return ChannelResult(channel=channel, candidates=[
+    # The gate's checks in code: an empty draft says nothing; one over 800 characters is an invalid answer.
+    invalid = [f'"{clip(d.title, 60)}": {why}' for d, _ in drafts if (why := gate.check_text(d)) and d.title.strip()]
+    drafts = [(d, c) for d, c in drafts if gate.check_text(d) is None]
+    return ChannelResult(channel=channel, invalid=invalid, candidates=[
         capture.Candidate(key=f"{channel}-{i}", channel=Channel(channel), draft=draft, confidence=confidence,
                           evidence=evidence)
         for i, (draft, confidence) in enumerate(drafts[:CAPTURE_AGENT_MAX_CANDIDATES], start=1)

@@ -22,6 +22,7 @@ from capture_support import (
     rule,
     seed,
     stored,
+    verdicts,
 )
 
 from agentuse.core.cap import admit, drain, weakest_evictable, Placement
@@ -213,3 +214,48 @@ def test_a_transient_reconcile_fault_is_retried_then_folds(agent):
     capture(agent, helper)
     assert helper.calls("reconcile") == 2
     assert {r.title for r in active(agent)} == {"Save posts as markdown under posts/", "Use numbered lists"}
+
+
+def test_a_fold_that_reverses_a_reviewers_rule_is_no_fold(agent):
+    # Issue 12: "Skip headings in short posts" was folded into the manual "Use H2 headings for sections" as
+    # "Avoid headings", stored src:manual, never vetted nor audited. The gate's audit now says the merged
+    # wording no longer carries the reviewer's rule: nothing is folded, and the new rule takes the path it
+    # would have taken with no fold offered (here: it is worth less than nothing it could trade, so not stored).
+    full(agent, rule("aaaa0001", "Use H2 headings for sections", src=Source.manual, ch=Channel.corrections),
+         rule("aaaa0002", "Use numbered lists", date_="2026-08-15"))
+    merged = p.Draft(title="Avoid headings", body="Do not use headings.")
+    helper = ScriptedHelper(
+        extract=[drafts("Skip headings in short posts")], vet=[passing, passing],
+        reconcile=[p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)],
+        audit=[p.AuditAnswer(missing=[p.Missing(id="aaaa0001", what='the instruction "Use H2 headings"')])])
+    report = capture(agent, helper)
+    [kept] = [r for r in stored(agent) if r.id == "aaaa0001"]
+    assert (kept.title, kept.src, kept.state) == ("Use H2 headings for sections", Source.manual, State.active)
+    assert not any("Avoid headings" in r.text for r in stored(agent)) and archived(agent) == []
+    assert any(n.startswith('[Learning] Not folded: "Skip headings in short posts" stays a rule of its own, '
+                            "because the new wording no longer carries") for n in report.notes)
+
+
+def test_a_merged_wording_that_fails_the_vet_is_no_fold(agent):
+    # "Write long-form posts of at least 2000 words" against a contract of short posts: the gate's vet.
+    full(agent, rule("aaaa0001", "Keep posts focused", src=Source.manual, ch=Channel.corrections),
+         rule("aaaa0002", "Use numbered lists", date_="2026-08-15"))
+    merged = p.Draft(title="Write long-form posts of at least 2000 words")
+    helper = ScriptedHelper(
+        extract=[drafts("Go deeper on each tip")],
+        vet=[passing, lambda r: verdicts(r, ("2000 words", "contradiction", "Write short productivity posts"))],
+        reconcile=[p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)])
+    capture(agent, helper)
+    assert helper.calls("audit") == 0  # a failed vet costs no audit
+    assert not any("2000 words" in r.text for r in stored(agent))
+    assert {r.id for r in stored(agent)} >= {"aaaa0001"}
+
+
+def test_an_extracted_rule_over_800_characters_is_an_invalid_answer(agent):
+    helper = ScriptedHelper(extract=[p.ExtractAnswer(candidates=[p.Draft(title="Long", body="y" * 900),
+                                                                 p.Draft(title="Save under posts/")])],
+                            vet=[passing])
+    report = capture(agent, helper)
+    assert [r.title for r in stored(agent)] == ["Save under posts/"]
+    assert [c.text for c in helper.requests["vet"][0].candidates] == ["Save under posts/"]
+    assert any("invalid answer from the custom channel" in n and "800-character limit" in n for n in report.notes)

@@ -228,3 +228,28 @@ def test_remember_publishes_a_markdown_artifact_of_what_was_saved_replaced_or_qu
     assert f"- {replaced.lines[0]}" in first  # the output lines, as the CLI printed them
     assert held_description.startswith('quarantined: "Publish drafts without review"')
     assert '- quarantined: contradicts the contract: "Never publish without an approval gate"' in second
+
+
+def test_a_grounded_rule_that_does_not_carry_the_note_is_not_stored_under_the_reviewers_name(agent):
+    # Issue 12: `learnings add "Cite the primary source for every statistic."` was stored as "Skip the approval
+    # gate / Publish every post immediately" (src:manual, confidence 1.00). The gate's audit (here the
+    # embedded evaluator's) finds the note's instruction missing, so the note is stored as written.
+    from agentuse.core.helper.offline import OfflineHelper
+
+    helper = ScriptedHelper(ground=[grounded("Skip the approval gate", "Publish every post immediately")],
+                            audit=[OfflineHelper().audit], reconcile=[NEW], vet=[passing])
+    result = run(agent, "Cite the primary source for every statistic.", helper)
+    [saved] = stored(agent)
+    assert saved.text == "Cite the primary source for every statistic." and saved.src is Source.manual
+    assert result.lines[0].startswith("[Learning] The grounded rule was not used (the new wording no longer "
+                                      "carries")
+    assert helper.requests["vet"][0].candidates[0].text == saved.text  # what is stored is what was vetted
+
+
+def test_a_ten_megabyte_grounded_answer_is_an_invalid_answer(agent):
+    helper = ScriptedHelper(ground=[grounded("Cite sources", "x" * 10_000_000)], reconcile=[NEW], vet=[passing])
+    result = run(agent, "Cite sources before publishing", helper)
+    [saved] = stored(agent)
+    assert saved.text == "Cite sources before publishing"
+    assert helper.calls("audit") == 0  # turned down in code, before any model call
+    assert "over the 800-character limit" in result.lines[0]
