@@ -149,5 +149,6 @@ def test_each_retry_prints_one_line(tmp_path, fake_anthropic, limits):
     _, err = _add(agent)
     assert [line for line in err.splitlines() if "retrying" in line] == [
         "model overloaded, retrying in 0 s (2 of 4)…", "model overloaded, retrying in 0 s (3 of 4)…"]
-    assert len(fake_anthropic.requests) == 5  # ground three times, then reconcile and vet once each
+    # ground three times, then the gate's audit of the grounded rule, reconcile and vet once each
+    assert len(fake_anthropic.requests) == 6
     assert _note(agent)
