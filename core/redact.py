@@ -115,6 +115,13 @@ _TOKENS = re.compile("|".join([
     r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
     r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 ]), re.S)
+# Cheap substring tests that skip a pattern when the text cannot hold its match: the patterns are tried at
+# every position, and most text (rule text, a quiet trace) holds none of them.
+_TOKEN_PREFIXES = ("-----BEGIN", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "sk_", "rk-", "rk_",
+                   "pk-", "pk_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA",
+                   "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "xox", "AIza", "glpat-", "npm_", "hf_", "SG.",
+                   "eyJ")
+_NAME_STEMS = ("pass", "pwd", "secret", "token", "key", "credential", "cookie", "auth", "session")
 _URL_USERINFO = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]{0,30}://[^\s/@:'"]*:)([^\s/@'"]+)@""")
 _USER_FLAG = re.compile(r"""(?<![\w-])((?:-u|--user|--proxy-user)(?:[ \t]+|=)[^\s:'"]+:)([^\s'"\\]+)""")
 _AUTH_HEADER = re.compile(
@@ -164,19 +171,27 @@ class _Redaction:
         return REDACTED
 
     def run(self, text: str) -> str:
-        text = _TOKENS.sub(lambda m: self.hide(m.group(0)), text)
-        text = _URL_USERINFO.sub(lambda m: m.group(0) if _placeholder(m.group(2))
-                                 else m.group(1) + self.hide(m.group(2)) + "@", text)
-        text = _USER_FLAG.sub(lambda m: m.group(0) if _placeholder(m.group(2)) else m.group(1) + self.hide(m.group(2)),
-                              text)
-        text = _AUTH_HEADER.sub(lambda m: m.group(0) if _placeholder(m.group(2))
-                                else m.group(1) + self.hide(m.group(2)), text)
-        text = _BEARER.sub(lambda m: m.group(1) + self.hide(m.group(2)), text)
-        text = _FLAG.sub(self._flag, text)
-        text = _QUOTED_KEY.sub(self._quoted, text)
-        text = _ASSIGN.sub(self._assign, text)
-        text = _COLON.sub(self._colon, text)
-        return _LONG.sub(lambda m: self.hide(m.group(0)) if high_entropy(m.group(0)) else m.group(0), text)
+        if any(prefix in text for prefix in _TOKEN_PREFIXES):
+            text = _TOKENS.sub(lambda m: self.hide(m.group(0)), text)
+        if "@" in text:
+            text = _URL_USERINFO.sub(lambda m: m.group(0) if _placeholder(m.group(2))
+                                     else m.group(1) + self.hide(m.group(2)) + "@", text)
+        if "-u" in text or "--user" in text or "--proxy-user" in text:
+            text = _USER_FLAG.sub(lambda m: m.group(0) if _placeholder(m.group(2))
+                                  else m.group(1) + self.hide(m.group(2)), text)
+        lower = text.lower()
+        if "bearer" in lower:
+            text = _BEARER.sub(lambda m: m.group(1) + self.hide(m.group(2)), text)
+        if any(stem in lower for stem in _NAME_STEMS):
+            text = _AUTH_HEADER.sub(lambda m: m.group(0) if _placeholder(m.group(2))
+                                    else m.group(1) + self.hide(m.group(2)), text)
+            text = _FLAG.sub(self._flag, text)
+            text = _QUOTED_KEY.sub(self._quoted, text)
+            text = _ASSIGN.sub(self._assign, text)
+            text = _COLON.sub(self._colon, text)
+        if len(text) >= 32:
+            text = _LONG.sub(lambda m: self.hide(m.group(0)) if high_entropy(m.group(0)) else m.group(0), text)
+        return text
 
     def _flag(self, m: re.Match) -> str:
         flag, sep, value = m.groups()

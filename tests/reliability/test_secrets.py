@@ -12,12 +12,15 @@ import json
 import re
 
 import pytest
-from capture_support import TODAY, ScriptedHelper, make_agent, make_session, passing, stored
+from capture_support import TODAY, ScriptedHelper, make_agent, make_session, passing, rule, seed, stored
 from fakes import text, tool_use
 
 from agentuse.core import store
+from agentuse.core.agent_file import load_agent
+from agentuse.core.contract import agent_hash
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.factory import override_helper
+from agentuse.core.inject import select_for_run
 from agentuse.core.learning import Channel
 from agentuse.core.redact import REDACTED, redact_text, redact_value
 from agentuse.core.tool_errors import record_for, recoveries, signature
@@ -226,17 +229,16 @@ def test_ordinary_text_is_left_alone(ordinary):
     assert redact_text(ordinary) == ordinary
 
 
-@pytest.mark.parametrize("error", [
-    "files.length remained 0",
-    "Error: ENOENT: no such file or directory, open './shot.png'",
-    "HTTP 404 for https://api.example.com/v1/items/123",
-    "commit deadbeef12 missing",
-    "session 01K8ZABCDEFGHJKMNPQRSTVWXY not found",
-    "command exited with status 1: git push origin main",
+@pytest.mark.parametrize("error, sig", [  # what the signature was before redaction (tests/test_tool_errors.py has more)
+    ("command exited with status 1: git push origin main", "command exited with status #: git push origin main"),
+    ("invalid token: expired", "invalid token: expired"),
+    ("password: incorrect for user admin", "password: incorrect for user admin"),
+    ("Bearer authentication failed", "bearer authentication failed"),
+    ("--token-file missing; PWD=/srv/app", "--token-file missing; #"),
+    ("max_tokens=1024 exceeded", "max_tokens=# exceeded"),
 ])
-def test_signatures_without_secrets_are_unchanged(error):
-    line = error.lower()
-    assert REDACTED not in signature(error) and signature(error) == signature(line)
+def test_signatures_without_secrets_are_unchanged(error, sig):
+    assert signature(error) == sig
 
 
 def test_the_signature_does_not_carry_the_secret_so_the_dedupe_key_is_stable():
@@ -300,3 +302,23 @@ def test_a_one_off_value_refreshes_its_record_instead_of_superseding_it(tmp_path
     [rec] = stored(agent)
     assert rec.body.endswith('{"path":<string>}') and "2026-08-20" not in rec.body
     assert rec.sess == "01K8ZSECRETS000000000002AA"  # refreshed by the second run, not replaced
+
+
+def test_a_value_recognised_once_is_masked_wherever_the_run_repeats_it():
+    # The error echoes the password with nothing around it to recognise it by; the command named it.
+    trace = ToolTrace(prompt="Log in", transcript="TOOL ERROR run_shell: login failed for hunter2x9", calls=[
+        TraceCall(call_id="1", tool="run_shell", input={"command": "login --password hunter2x9"}, ok=False,
+                  error="login failed for hunter2x9 on db1"),
+        TraceCall(call_id="2", tool="run_shell", input={"command": "login --password hunter2x9 --db db2"}, ok=True,
+                  output="welcome hunter2x9")])
+    shown = trace.model_dump_json() + trace.evidence()
+    assert "hunter2x9" not in shown and "login failed for *** on db1" in shown
+    [found] = recoveries(trace)
+    assert found.sig == "login failed for *** on db1" and "hunter2x9" not in record_for(found).model_dump_json()
+
+
+def test_a_store_written_before_redaction_hands_a_run_no_credential(tmp_path):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    location = seed(agent, [rule("aaaa0001", f"Push with --token {GHP}", ih=agent_hash(load_agent(agent)))])
+    injection = select_for_run(load_agent(agent), store.load(location), agent_hash(load_agent(agent)))
+    assert injection.ids == ["aaaa0001"] and leaked(injection.text) == [] and "--token ***" in injection.text
