@@ -142,7 +142,7 @@ def test_a_reviewer_note_with_a_credential_is_stored_and_grounded_without_it(tmp
     agent = make_agent(tmp_path / "p", "learning: true")
     helper = ScriptedHelper(ground=[lambda r: p.GroundAnswer(rule=p.Draft(title="Authenticate with a token",
                                                                           body=r.comment))],
-                            reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
+                            audit=[p.AuditAnswer()], reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
     with override_helper(helper):
         result = cli("learnings", "add", agent, f"Push with --token {GHP} and PASSWORD=hunter2")
     [ground] = helper.requests["ground"]
@@ -150,7 +150,7 @@ def test_a_reviewer_note_with_a_credential_is_stored_and_grounded_without_it(tmp
     assert leaked(result.stdout) == []
     [rule] = stored(agent)
     assert leaked(rule.model_dump_json()) == [] and "--token ***" in rule.body
-    for request in (*helper.requests["reconcile"], *helper.requests["vet"]):
+    for request in (*helper.requests["audit"], *helper.requests["reconcile"], *helper.requests["vet"]):
         assert leaked(request.model_dump_json()) == []
 
 
