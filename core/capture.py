@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from agentuse.core.helper.protocol import Draft, VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
 from agentuse.core.learning import Channel, Learning, Source, State, Verdict
+from agentuse.core.redact import redact_text
 from agentuse.core.trace import ToolTrace, clip
 
 EVIDENCE_CHARS = 160
@@ -170,9 +171,12 @@ def judge(candidates: list[Candidate], answer: VetAnswer | None, *, contract: st
 
 
 def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, today: date) -> Learning:
-    """A stored record with its provenance: channel, source session, evidence, instruction hash."""
+    """A stored record with its provenance: channel, source session, evidence, instruction hash. Every
+    record of every channel is stamped here. Its title and body come from a `Draft`, which redacts them
+    (core/redact.py); the evidence (a reviewer's note, a run's prompt) and a vet's quote are redacted here."""
     c = judged.candidate
     quarantined = judged.disposition is Disposition.quarantined
+    why = judged.why if quarantined else None
     return Learning(
         id=rule_id,
         category=c.draft.category,
@@ -184,12 +188,12 @@ def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, 
         ch=c.channel,
         ih=ih,
         tool=c.tool,
-        sig=c.sig,
+        sig=c.sig,  # redacted where it is computed (core/tool_errors.py): it is the dedupe key, made once
         sess=session,
         re=c.repeats,
         state=State.quarantined if quarantined else State.active,
-        why=judged.why if quarantined else None,
-        evidence=c.evidence,
+        why=redact_text(why) if why else why,
+        evidence=redact_text(c.evidence) if c.evidence else c.evidence,
     )
 
 

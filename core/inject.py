@@ -13,6 +13,7 @@ from agentuse.core import store
 from agentuse.core.agent_file import AgentFile
 from agentuse.core.learning import Learning
 from agentuse.core.ranking import Selection, select
+from agentuse.core.redact import redact_text
 from agentuse.core.store_format import StoreDoc
 
 RELEVANT_HEADING = "## Relevant Learnings"
@@ -35,8 +36,9 @@ def selection_for(agent: AgentFile, doc: StoreDoc, current_ih: str) -> Selection
 
 
 def render_rule(rule: Learning) -> str:
-    """One bullet; a multi-line rule continues on indented lines so it stays one list item."""
-    lines = rule.text.splitlines() or [rule.title]
+    """One bullet; a multi-line rule continues on indented lines so it stays one list item. Redacted here
+    as well as when stamped: a store written before redaction existed must not hand a run a credential."""
+    lines = redact_text(rule.text).splitlines() or [redact_text(rule.title)]
     head = f"- [{rule.category.value}] {lines[0]}"
     return "\n".join([head, *(f"  {line}" if line.strip() else "" for line in lines[1:])])
 

@@ -11,27 +11,33 @@ failure of the same tool in between means the first failure was not what got cor
 failure pairs instead. Within one run the last recovery of a failure mode is kept: it is the one the run
 ended up relying on.
 
-Values, not shapes: the spec's example stores the corrected call itself (`{"path":"/Users/me/shot.png"}`),
-and a shape alone (`object(1 field: string)`) would not tell the agent what to do differently. Only the
-fields the retry changed are kept (a write_file retried with a corrected path keeps `path`, not the whole
-document it wrote), values under keys that name secrets are replaced by `***`, and long strings are
-clipped, so no credential or document body from a run becomes a rule.
+Values where they are the lesson, shapes where they are not. The spec's example stores the corrected call
+itself (`{"path":"/Users/me/shot.png"}`): a shape alone would not tell the agent what to do differently.
+Only the fields the retry changed are kept (a write_file retried with a corrected path keeps `path`, not
+the whole document it wrote), and long strings are clipped. A value is shown as its JSON type instead
+(`{"command":<string>}`, the shape upstream always stores, DESIGN.md) when it is sensitive (it held a
+credential: the trace is redacted as it is built, core/redact.py) or one-off (it carries a run-specific
+id: a uuid, ULID, hash, date or long number, as in `posts/2026-08-19-focus-3fa85f64.md`). A one-off
+value is not the rule: stored literally it would be "corrected" by every later run (a supersede each
+time) and could graduate as if that file name were the lesson; as a shape the record refreshes instead.
+The signature is computed from the redacted error, so the dedupe key (tool, sig) names the failure mode
+and not the credential: another password for the same command is the same record.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from pydantic import BaseModel
 
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State
+from agentuse.core.redact import REDACTED, redact_text, redact_value
 from agentuse.core.trace import ToolTrace, TraceCall, canonical_json
 
 SIG_CHARS = 120
 VALUE_CHARS = 200
-SECRET_KEY = re.compile(r"(pass(word)?|secret|token|api[_-]?key|auth|credential|cookie|session[_-]?id)", re.I)
-REDACTED = "***"
 
 # Order matters: whole tokens (quoted text, paths, uuids, ids) collapse before bare digit runs do.
 _NOISE = [
@@ -44,6 +50,14 @@ _NOISE = [
     re.compile(r"(?<![a-z_])\d+(?:[.,:]\d+)*"),  # numbers not glued to a word (utf8 stays utf8)
 ]
 _HASH_RUNS = re.compile(r"#(?:[\s,]*#)+")
+# What makes a string value run-specific (a one-off): the id-like parts of `_NOISE`, dates, long numbers.
+_ONE_OFF = re.compile("|".join([
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+    r"\b(?=[0-9a-z]*\d)(?=[0-9a-z]*[a-z])[0-9a-hjkmnp-tv-z]{26}\b",
+    r"\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b",
+    r"\d{4}-\d{2}-\d{2}",
+    r"\d{6,}",
+]), re.I)
 
 
 class Recovery(BaseModel):
@@ -59,7 +73,7 @@ def signature(error: str) -> str:
     """The failure mode: first non-blank line, lower-cased, run-specific noise (quoted values, paths,
     ids, numbers) replaced by `#`, whitespace collapsed. Computed in code so the same failure keys the
     same record across runs; a model-worded signature would vary and dedupe would never fire."""
-    line = next((ln for ln in error.splitlines() if ln.strip()), "").lower()
+    line = redact_text(next((ln for ln in error.splitlines() if ln.strip()), "")).lower()
     for pattern in _NOISE:
         line = pattern.sub("#", line)
     line = _HASH_RUNS.sub("#", " ".join(line.split()))
@@ -77,7 +91,9 @@ def recoveries(trace: ToolTrace) -> list[Recovery]:
         if retry is None or not retry.succeeded:
             continue
         if canonical_json(retry.input) == canonical_json(failed.input):
-            continue  # the same call happened to work: flakiness, not a lesson
+            # the same call happened to work: flakiness, not a lesson. Inputs are compared redacted, so a
+            # retry that changed only a credential is the same call too: "use the right key" cannot be stored.
+            continue
         sig = signature(failed.error or "")
         if not sig:
             continue
@@ -85,18 +101,26 @@ def recoveries(trace: ToolTrace) -> list[Recovery]:
     return list(found.values())
 
 
-def redact(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: REDACTED if SECRET_KEY.search(str(k)) else redact(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    if isinstance(value, str) and len(value) > VALUE_CHARS:
-        return value[:VALUE_CHARS] + "…"
-    return value
+def one_off(value: str) -> bool:
+    return bool(_ONE_OFF.search(value))
 
 
 def shown(value: Any) -> str:
-    return canonical_json(redact(value))
+    """A call input as a rule shows it: canonical JSON, with each sensitive or one-off string as its type."""
+    return _shape(redact_value(value))  # a trace is redacted already; a caller's own input may not be
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_shape(v)}"
+                              for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_shape(v) for v in value) + "]"
+    if isinstance(value, str):
+        if REDACTED in value or one_off(value):
+            return "<string>"
+        return canonical_json(value if len(value) <= VALUE_CHARS else value[:VALUE_CHARS] + "…")
+    return canonical_json(value)
 
 
 class StructuralRecord(BaseModel):

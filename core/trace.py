@@ -2,7 +2,12 @@
 
 core never reads session logs (the runtime owns their format); the runtime converts a log into this
 model (`agentuse.runtime.trace.trace_from_session`), and everything downstream — the tool-errors
-channel, the evaluator, the vet, grounding a reviewer's note — works from it alone.
+channel, the evaluator, the vet, a capture agent — works from it alone.
+
+So a trace is redacted as it is built (core/redact.py): no credential the run handled (a `run_shell`
+command's `--password`, a token in the prompt, a key a tool printed) reaches a record, a helper prompt or
+a capture agent. A value recognised anywhere in the run is masked wherever else it appears, which
+catches an error message that echoes a password with nothing around it to recognise it by.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+from agentuse.core.redact import mask_known_value, redact_value
 
 # Per-field clip when the evidence is rendered from calls: a tool that returned a whole file must not
 # crowd the rest of the run out of the bounded trace the helper sees.
@@ -46,6 +53,16 @@ class ToolTrace(BaseModel):
     output: str = ""  # the final output, or the output a reviewer saw at the gate
     calls: list[TraceCall] = Field(default_factory=list)
     transcript: str = ""
+
+    @model_validator(mode="after")
+    def _redacted(self) -> "ToolTrace":
+        found: set[str] = set()
+        text = {"prompt": self.prompt, "output": self.output, "transcript": self.transcript,
+                "calls": [{"input": c.input, "error": c.error, "output": c.output} for c in self.calls]}
+        text = mask_known_value(redact_value(text, found), found)
+        self.prompt, self.output, self.transcript = text["prompt"], text["output"], text["transcript"]
+        self.calls = [call.model_copy(update=clean) for call, clean in zip(self.calls, text["calls"], strict=True)]
+        return self
 
     def evidence(self) -> str:
         if self.transcript.strip():

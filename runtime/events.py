@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from agentuse.core.redact import Redacted
 from agentuse.runtime.messages import ReplyBlock, Usage
 
 RunStatus = Literal["completed", "awaiting_review", "rejected", "failed"]
@@ -93,7 +94,7 @@ class ApprovalDecision(_Event):
 
 class LearningResult(_Event):
     type: Literal["learning_result"] = "learning_result"
-    line: str
+    line: Redacted  # read back redacted too: a log written before redaction existed shows no credential
 
 
 class RunEnd(_Event):

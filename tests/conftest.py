@@ -35,3 +35,23 @@ def _isolated_state(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def data_dir(_isolated_state) -> Path:
     return Path(os.environ["AGENTUSE_DATA_DIR"])
+
+
+@pytest.fixture
+def cli(fake_anthropic, monkeypatch):
+    """`cli("run", agent, ...)`: the agentuse command in-process, its models pointed at the fake Messages
+    API; asserts the exit code (0 unless `code=` says otherwise) and returns the result."""
+    from typer.testing import CliRunner
+
+    from agentuse.cli.app import app
+
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    runner = CliRunner()
+
+    def invoke(*args, code: int = 0):
+        result = runner.invoke(app, [str(a) for a in args])
+        assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+        return result
+
+    return invoke

@@ -34,20 +34,6 @@ TOOLS_AND_CUSTOM = """learning:
 APPROVAL = "approval: true\nlearning: true"
 
 
-@pytest.fixture
-def cli(fake_anthropic, monkeypatch):
-    for key, value in fake_anthropic.env().items():
-        monkeypatch.setenv(key, value)
-    runner = CliRunner()
-
-    def invoke(*args: str, code: int = 0):
-        result = runner.invoke(app, [str(a) for a in args])
-        assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-        return result
-
-    return invoke
-
-
 def sid_of(output: str) -> str:
     return re.search(r"session (01[0-9A-HJKMNP-TV-Z]{24})", output).group(1)
 

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 from fakes import text, tool_use
-from typer.testing import CliRunner
 
-from agentuse.cli.app import app
 from agentuse.core import store
 from agentuse.core.agent_file import load_agent
 from agentuse.core.contract import agent_hash
@@ -72,20 +70,6 @@ def _offline_helper():
 
     with override_helper(OfflineHelper()):
         yield
-
-
-@pytest.fixture
-def cli(fake_anthropic, monkeypatch):
-    for key, value in fake_anthropic.env().items():
-        monkeypatch.setenv(key, value)
-    runner = CliRunner()
-
-    def invoke(*args: str, code: int = 0):
-        result = runner.invoke(app, list(args))
-        assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-        return result
-
-    return invoke
 
 
 def session_id_in(output: str) -> str:

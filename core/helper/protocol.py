@@ -3,6 +3,10 @@
 Every helper implementation (Anthropic, the embedded offline evaluator, test fakes) implements `Helper`.
 The answer models double as the forced-tool input schemas of the Anthropic implementation, so keep their
 field descriptions precise: the model reads them.
+
+Every field that carries run or reviewer text is `Redacted` (core/redact.py): whichever helper answers,
+and however a request was built, no credential reaches it. The contract and the capture guidance are
+the user's own instructions and go as written (the vet sees the whole contract).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from agentuse.core.learning import Category, Learning, Verdict
+from agentuse.core.redact import Redacted
 
 
 class RuleRef(BaseModel):
@@ -21,7 +26,7 @@ class RuleRef(BaseModel):
 
     id: str
     category: Category = Category.tip
-    text: str
+    text: Redacted
     human: bool = Field(False, description="authored or approved by a person (src manual/approval)")
     re: int = Field(0, description="how many times a person repeated it")
     ok: int = 0
@@ -39,8 +44,8 @@ class Draft(BaseModel):
     """A rule a helper wrote: an order, one behaviour, under 800 characters."""
 
     category: Category = Category.tip
-    title: str = Field(description="one line naming the behaviour")
-    body: str = Field("", description="the rule itself; may repeat the title when the title says it all")
+    title: Redacted = Field(description="one line naming the behaviour")
+    body: Redacted = Field("", description="the rule itself; may repeat the title when the title says it all")
 
 
 # --- extract (custom channel and capture agents) ---------------------------------------------------
@@ -50,7 +55,7 @@ class ExtractRequest(BaseModel):
     guidance: str = Field(description="the capture.custom text that scopes what is worth keeping")
     contract: str = Field(description="the agent's complete instructions, never truncated")
     rules_in_force: list[RuleRef] = Field(default_factory=list)
-    trace: str = Field(description="the run's evidence: prompt, replies, tool calls and results")
+    trace: Redacted = Field(description="the run's evidence: prompt, replies, tool calls and results")
 
 
 class ExtractAnswer(BaseModel):
@@ -63,14 +68,14 @@ class ExtractAnswer(BaseModel):
 class VetCandidate(BaseModel):
     id: str
     category: Category = Category.tip
-    text: str
+    text: Redacted
     human: bool = Field(False, description="a reviewer's correction: never judged ungrounded")
 
 
 class VetRequest(BaseModel):
     contract: str
     rules_in_force: list[RuleRef] = Field(default_factory=list)
-    trace: str = ""
+    trace: Redacted = ""
     candidates: list[VetCandidate]
 
 
@@ -91,8 +96,8 @@ class VetAnswer(BaseModel):
 
 
 class GroundRequest(BaseModel):
-    comment: str = Field(description="the reviewer's note as written")
-    reviewed_output: str = Field("", description="the work the comment was left on")
+    comment: Redacted = Field(description="the reviewer's note as written")
+    reviewed_output: Redacted = Field("", description="the work the comment was left on")
     contract: str = ""
 
 

@@ -1,0 +1,270 @@
+"""Credentials out of everything learning keeps or sends (issue 13): one redaction, by key name and by value.
+
+A run's trace, a reviewer's note and a model's answer can all carry credentials: a `run_shell` command
+with `--password hunter2`, a token pasted into a prompt, a URL with `user:password@`. What the capture
+pipeline reads of a run (`core/trace.py`), what a helper is asked (`core/helper/protocol.py`), what a
+record is stamped with (`core/capture.py`), what a run's prompt is given (`core/inject.py`) and the
+session log's learning lines (`runtime/events.py`) all pass through here, so a credential never becomes
+a rule that the next run's system prompt repeats. Key-name redaction alone missed every credential that
+sat inside a value (a shell command is one string).
+
+Recognised, and replaced by `***` (keeping what says what it was: the flag, the variable, the header
+scheme, the URL's user):
+- credential formats: GitHub (`ghp_ gho_ ghu_ ghs_ ghr_`, `github_pat_`), Anthropic (`sk-ant-`),
+  OpenAI/Stripe style (`sk-`, `sk-proj-`, `sk-live-`, `sk_live_`, `rk_`/`pk_` live/test), AWS access key
+  ids (`AKIA`, `ASIA`, ...), Slack (`xox?-`), Google API keys (`AIza`), GitLab (`glpat-`), npm (`npm_`),
+  Hugging Face (`hf_`), SendGrid (`SG.`), JWTs (`eyJ...`), PEM private key blocks;
+- `Authorization:` headers (any scheme) and `Bearer <token>`;
+- `scheme://user:password@` in URLs, and `-u`/`--user user:password`;
+- long flags with a secret-looking name: `--password x`, `--token=x`, `--api-key x`, `--client-secret x`;
+- assignments to secret-looking names: `PASSWORD=x`, `export DB_PASS='x'`, `"api_key": "x"`, and
+  `password: x` when x looks like a credential (so "invalid token: expired" stays as it is);
+- long high-entropy strings: 32+ characters of the base64/url-safe alphabet with a digit, not hex, not
+  made of words, at least 3.5 bits of entropy per character.
+Left alone: variable references and placeholders (`$TOKEN`, `${X}`, `<key>`, `***`), paths, words, hex
+hashes and git SHAs, uuids, ULIDs, dates, numbers. Names are secret-looking by their words
+(`DB_PASS`, `apiKey`, `X-Api-Key`, `session_id`), not by substrings: `author`, `max_tokens`, `PWD`,
+`--token-file` and `--auth-type` are not credentials.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
+
+REDACTED = "***"
+
+# ---------------------------------------------------------------- names
+
+_NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_SECRET_WORDS = frozenset({
+    "password", "passwords", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "token", "apikey",
+    "credential", "credentials", "cookie", "auth", "authorization", "privatekey", "accesskey", "secretkey",
+    "sessionid", "sessiontoken",
+})
+_SECRET_PAIRS = frozenset({
+    ("api", "key"), ("access", "key"), ("private", "key"), ("signing", "key"), ("encryption", "key"),
+    ("master", "key"), ("license", "key"), ("client", "key"), ("app", "key"), ("account", "key"),
+    ("session", "id"), ("session", "key"),
+})
+# A name ending in one of these names something about the secret, not the secret itself.
+_ABOUT_A_SECRET = frozenset({
+    "type", "method", "mode", "url", "uri", "endpoint", "file", "path", "dir", "name", "header", "scheme",
+    "provider", "enabled", "required", "count", "length", "len", "size", "ttl", "expiry", "expires",
+    "timeout", "policy", "format", "kind", "field", "env", "var", "hint", "prompt", "stdin", "limit", "id",
+})
+
+
+def is_secret_name(name: str) -> bool:
+    """`DB_PASS`, `apiKey`, `X-Api-Key`, `--client-secret`, `session_id`: judged by the name's words."""
+    words = [w.lower() for w in _NAME_WORDS.findall(name)]
+    if not words or words == ["pwd"]:  # $PWD is the working directory
+        return False
+    if any(pair in _SECRET_PAIRS for pair in zip(words, words[1:])):
+        return True
+    if words[-1] in _ABOUT_A_SECRET:
+        return False
+    return any(w in _SECRET_WORDS for w in words)
+
+
+# ---------------------------------------------------------------- values
+
+# A value after a flag, `=` or `:`: JSON-escaped quotes (a transcript holds JSON), quotes, or a bare word.
+_VALUE = r"""(?:\\"(?:[^"\\]|\\[^"])*\\"|"[^"]*"|'[^']*'|\$\{[^}\s]*\}|[^\s"'`;&|,)}\]\\]+)"""
+_PLACEHOLDER = re.compile(
+    r"""^(?:\*+|\$\w+|\$\{[^}]*\}|\$\([^)]*\)|%\w+%|<[^<>]*>|\{\{.*\}\}|x{3,}|\.{3}|…|\[?redacted\]?|null|none)$""",
+    re.I)
+
+
+def _unquoted(value: str) -> str:
+    for quote in ('\\"', '"', "'"):
+        if len(value) >= 2 * len(quote) and value.startswith(quote) and value.endswith(quote):
+            return value[len(quote):-len(quote)]
+    return value
+
+
+def _placeholder(value: str) -> bool:
+    inner = _unquoted(value).strip()
+    return not inner or bool(_PLACEHOLDER.match(inner))
+
+
+def _looks_like_a_credential(value: str) -> bool:
+    """For `name: value`, where prose uses the same shape ("token: expired")."""
+    v = _unquoted(value)
+    return (any(c.isdigit() for c in v) or (any(c.isupper() for c in v) and any(c.islower() for c in v))
+            or any(not c.isalnum() for c in v) or len(v) >= 16)
+
+
+_TOKENS = re.compile("|".join([
+    r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b",
+    r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b",
+    r"\bsk-ant-[A-Za-z0-9_-]{16,}",
+    r"\b(?:sk|rk|pk)[-_](?:live|test|proj|svcacct|admin)[-_][A-Za-z0-9_-]{8,}",
+    r"\bsk-[A-Za-z0-9]{20,}\b",
+    r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}\b",
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+    r"\bAIza[0-9A-Za-z_-]{35}\b",
+    r"\bglpat-[A-Za-z0-9_-]{20,}",
+    r"\bnpm_[A-Za-z0-9]{36}\b",
+    r"\bhf_[A-Za-z0-9]{30,}\b",
+    r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+]), re.S)
+# Cheap substring tests that skip a pattern when the text cannot hold its match: the patterns are tried at
+# every position, and most text (rule text, a quiet trace) holds none of them.
+_TOKEN_PREFIXES = ("-----BEGIN", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "sk_", "rk-", "rk_",
+                   "pk-", "pk_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA",
+                   "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "xox", "AIza", "glpat-", "npm_", "hf_", "SG.",
+                   "eyJ")
+_NAME_STEMS = ("pass", "pwd", "secret", "token", "key", "credential", "cookie", "auth", "session")
+_URL_USERINFO = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]{0,30}://[^\s/@:'"]*:)([^\s/@'"]+)@""")
+_USER_FLAG = re.compile(r"""(?<![\w-])((?:-u|--user|--proxy-user)(?:[ \t]+|=)[^\s:'"]+:)([^\s'"\\]+)""")
+_AUTH_HEADER = re.compile(
+    rf"(?i)(\b(?:proxy-)?authorization\\?\"?\s*[:=]\s*(?:(?:bearer|basic|token|digest|negotiate|bot)\s+)?)({_VALUE})")
+_BEARER = re.compile(r"(?i)(?<![\w-])(bearer\s+)((?=[\w.~+/=-]*[\d.~+/=-])[\w.~+/=-]{8,})")
+_FLAG = re.compile(rf"(?<![\w-])(--[A-Za-z][\w-]{{0,63}})(=|[ \t]+)({_VALUE})")
+_QUOTED_KEY = re.compile(r"""(\\?["'])([A-Za-z_][\w.-]{0,63})\1(\s*:\s*)(\\?["'])((?:(?!\4).)*)\4""")
+_ASSIGN = re.compile(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(\s*=\s*)(?!=)({_VALUE})")
+_COLON = re.compile(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(:[ \t]*)({_VALUE})")
+_LONG = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{32,}(?![\w+/=-])")
+_HEX = re.compile(r"[0-9a-fA-F-]+")
+_CONSONANTS = re.compile(r"[^aeiouy]{4}")
+_WORDY = 0.55  # share of a token in word-like runs above which it is a name, not a secret
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _wordlike(part: str) -> bool:
+    """A run of letters that reads like a word: 3+ letters, vowels, no 4 consonants in a row."""
+    lower = part.lower()
+    return (len(part) >= 3 and part.isalpha() and not (part.isupper() and len(part) > 1)
+            and sum(c in "aeiouy" for c in lower) * 4 >= len(lower) and not _CONSONANTS.search(lower))
+
+
+def high_entropy(token: str) -> bool:
+    """A random-looking token: hex (SHAs, digests) and names made of words (identifiers, file names,
+    slugs) do not count. Measured on random tokens of 32 characters, this finds 99% of base62/base64
+    ones and 97% of lowercase base36 ones; every identifier tried has over 60% of its letters in words."""
+    if len(token.rstrip("=")) < 32 or _HEX.fullmatch(token) or not any(c.isdigit() for c in token):
+        return False
+    words = sum(len(w) for w in _NAME_WORDS.findall(token) if _wordlike(w))
+    return words < _WORDY * len(token) and _entropy(token) >= 3.5
+
+
+class _Redaction:
+    """One pass over a text; `found` collects the values it removed (a trace masks them everywhere)."""
+
+    def __init__(self, found: set[str] | None) -> None:
+        self.found = found
+
+    def hide(self, value: str) -> str:
+        if self.found is not None:
+            self.found.add(_unquoted(value))
+        return REDACTED
+
+    def run(self, text: str) -> str:
+        if any(prefix in text for prefix in _TOKEN_PREFIXES):
+            text = _TOKENS.sub(lambda m: self.hide(m.group(0)), text)
+        if "@" in text:
+            text = _URL_USERINFO.sub(lambda m: m.group(0) if _placeholder(m.group(2))
+                                     else m.group(1) + self.hide(m.group(2)) + "@", text)
+        if "-u" in text or "--user" in text or "--proxy-user" in text:
+            text = _USER_FLAG.sub(lambda m: m.group(0) if _placeholder(m.group(2))
+                                  else m.group(1) + self.hide(m.group(2)), text)
+        lower = text.lower()
+        if "bearer" in lower:
+            text = _BEARER.sub(lambda m: m.group(1) + self.hide(m.group(2)), text)
+        if any(stem in lower for stem in _NAME_STEMS):
+            text = _AUTH_HEADER.sub(lambda m: m.group(0) if _placeholder(m.group(2))
+                                    else m.group(1) + self.hide(m.group(2)), text)
+            text = _FLAG.sub(self._flag, text)
+            text = _QUOTED_KEY.sub(self._quoted, text)
+            text = _ASSIGN.sub(self._assign, text)
+            text = _COLON.sub(self._colon, text)
+        if len(text) >= 32:
+            text = _LONG.sub(lambda m: self.hide(m.group(0)) if high_entropy(m.group(0)) else m.group(0), text)
+        return text
+
+    def _flag(self, m: re.Match) -> str:
+        flag, sep, value = m.groups()
+        if not is_secret_name(flag) or value.startswith("-") or _placeholder(value):
+            return m.group(0)
+        return flag + sep + self.hide(value)
+
+    def _quoted(self, m: re.Match) -> str:
+        quote, name, sep, vquote, value = m.groups()
+        if not is_secret_name(name) or _placeholder(value):
+            return m.group(0)
+        return f"{quote}{name}{quote}{sep}{vquote}{self.hide(value)}{vquote}"
+
+    def _assign(self, m: re.Match) -> str:
+        name, sep, value = m.groups()
+        if not is_secret_name(name) or _placeholder(value):
+            return m.group(0)
+        return name + sep + self.hide(value)
+
+    def _colon(self, m: re.Match) -> str:
+        name, sep, value = m.groups()
+        if name.lower().endswith("authorization"):  # `_AUTH_HEADER` kept its scheme word; it is not the value
+            return m.group(0)
+        if not is_secret_name(name) or _placeholder(value) or not _looks_like_a_credential(value):
+            return m.group(0)
+        return name + sep + self.hide(value)
+
+
+def redact_text(text: str, found: set[str] | None = None) -> str:
+    """`text` with every credential it shows replaced by `***`; idempotent. `found`, when given, collects
+    the removed values so a caller holding more text from the same run can mask their other mentions."""
+    if not text:
+        return text
+    return _Redaction(found).run(text)
+
+
+# A string field that never holds a credential: what a helper is asked, a learning line of the session log.
+Redacted = Annotated[str, AfterValidator(lambda text: redact_text(text))]
+
+
+def redact_value(value: Any, found: set[str] | None = None, *, _secret: bool = False) -> Any:
+    """A JSON-like value (a tool call's input) with credentials removed: every string under a key with a
+    secret-looking name, and every credential inside any other string."""
+    if isinstance(value, dict):
+        return {k: redact_value(v, found, _secret=_secret or is_secret_name(str(k))) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v, found, _secret=_secret) for v in value]
+    if isinstance(value, str):
+        if _secret and not _placeholder(value):
+            if found is not None:
+                found.add(value)
+            return REDACTED
+        return redact_text(value, found)
+    return value
+
+
+# A removed value is masked elsewhere in the run only when it is long enough and looks like a credential:
+# a 3-letter password, or `--token production`, would otherwise erase every ordinary mention of a word.
+_MASK_MIN = 6
+
+
+def mask_known(text: str, found: set[str]) -> str:
+    """Other mentions of values already removed from the same run (a command's `--password hunter2`,
+    then an error that echoes `hunter2` with nothing around it to recognise it by)."""
+    for value in sorted((v for v in found if len(v) >= _MASK_MIN and _looks_like_a_credential(v)), key=len,
+                        reverse=True):
+        text = text.replace(value, REDACTED)
+    return text
+
+
+def mask_known_value(value: Any, found: set[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: mask_known_value(v, found) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_known_value(v, found) for v in value]
+    return mask_known(value, found) if isinstance(value, str) else value

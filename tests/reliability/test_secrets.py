@@ -1,0 +1,324 @@
+"""No secret from a run reaches the store, the session log's learning lines, a helper prompt or the next
+run's system prompt (issue 13, Secrets), and redaction leaves ordinary text alone.
+
+The end-to-end test runs the real loop against the fake Messages API: the model's `run_shell` commands
+carry credentials, each fails once and is corrected, and post-run capture goes through the Anthropic
+helper over HTTP, so the fake server records every prompt a helper model would have read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from capture_support import TODAY, ScriptedHelper, make_agent, make_session, passing, rule, seed, stored
+from fakes import text, tool_use
+
+from agentuse.core import store
+from agentuse.core.agent_file import load_agent
+from agentuse.core.contract import agent_hash
+from agentuse.core.helper import protocol as p
+from agentuse.core.helper.factory import override_helper
+from agentuse.core.inject import select_for_run
+from agentuse.core.learning import Channel
+from agentuse.core.redact import REDACTED, redact_text, redact_value
+from agentuse.core.tool_errors import record_for, recoveries, signature
+from agentuse.core.trace import ToolTrace, TraceCall
+from agentuse.flows.capture import capture_flow
+from agentuse.runtime.approval import find_session
+from agentuse.runtime.review import record_learning_result
+from agentuse.runtime.session import SessionLog
+
+GHP = "ghp_R2d2C3poL8kQ9vX1mN4bT7yH0sJ6wE5aZ3uF"
+SK_ANT = "sk-ant-api03-Xq7Lm2Pz9Rt4Vw8Yb3Nc6Df1Gh5Jk0Ls-Ab12Cd34Ef56_QQ"
+SK_LIVE = "sk-live-4eC39HqLyjWDarjtT1zdp7dc"
+URL_PASSWORD = "S3cretPassw0rd"
+AKIA = "AKIAIOSFODNN7EXAMPLE"
+ENTROPY = "Zx9Qk2LmP7vR4tW8yB3nD6fH1jK5sA0cE2gI4uO7"
+API_KEY = "lemonTree42"
+assert len(GHP) == 4 + 36 and len(ENTROPY) == 40
+
+SECRETS = ["hunter2", GHP, SK_ANT, SK_LIVE, URL_PASSWORD, AKIA, ENTROPY, API_KEY]
+
+# (failed command, corrected command): each correction changes something besides the secret.
+SHELL = [
+    ("false deploy --password hunter2 --target prod", "true deploy --password hunter2 --target staging"),
+    ("PASSWORD=hunter2 false migrate --all", "PASSWORD=hunter2 true migrate"),
+    (f"false push {GHP}", f"true push --force {GHP}"),
+    (f"false models {SK_ANT}", f"true models --list {SK_ANT}"),
+    (f'false curl -H "Authorization: Bearer {SK_LIVE}" https://api.example.com/v1/charges',
+     f'true curl -sf -H "Authorization: Bearer {SK_LIVE}" https://api.example.com/v1/charges'),
+    (f"false clone https://admin:{URL_PASSWORD}@git.example.com/x", f"true clone https://admin:{URL_PASSWORD}@git.example.com/x"
+                                                                      " --depth 1"),
+    (f"false aws --profile ci {AKIA}", f"true aws --profile ci --region eu-west-1 {AKIA}"),
+    (f"false sign {ENTROPY}", f"true sign --detach {ENTROPY}"),
+    (f"false fetch --api-key {API_KEY} items", f"true fetch --api-key {API_KEY} items --all"),
+]
+
+AGENT_LEARNING = """learning:
+  capture:
+    addons: [tool-errors]
+    custom: Only capture rules about shell commands."""
+
+
+def leaked(text_: str) -> list[str]:
+    return [s for s in SECRETS if s in text_]
+
+
+def helper_answer(request):
+    """The capture helper's replies: an extract whose second draft echoes a credential (a model can repeat
+    what it was shown), and a vet that passes the first draft and rejects the second."""
+    if request.forced_tool == "submit_extract":
+        return tool_use("submit_extract", {"candidates": [
+            {"category": "tool-usage", "title": "Read credentials from the environment",
+             "body": "Pass credentials to shell commands through environment variables, not flags."},
+            {"category": "tip", "title": "Deploy with --password hunter2",
+             "body": f"Use PASSWORD=hunter2 and the token {GHP}."}]})
+    if request.forced_tool == "submit_vet":
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        return tool_use("submit_vet", {"verdicts": [
+            {"id": i, "verdict": "pass" if n == 0 else "ungrounded",
+             "detail": "" if n == 0 else "the trace never shows --password hunter2 working"}
+            for n, i in enumerate(ids)]})
+    if request.forced_tool == "submit_reconcile":  # the second run's capture overflows the cap: no fold
+        return tool_use("submit_reconcile", {"action": "new"})
+    raise AssertionError(f"unexpected helper call {request.forced_tool}")
+
+
+def run_replies(pairs):
+    replies = []
+    for bad, good in pairs:
+        replies += [tool_use("run_shell", {"command": bad}), tool_use("run_shell", {"command": good})]
+    return [*replies, text("Done.")]
+
+
+def sid_of(output: str) -> str:
+    return re.search(r"session (01[0-9A-HJKMNP-TV-Z]{24})", output).group(1)
+
+
+def test_no_secret_from_a_run_reaches_the_store_the_log_or_any_prompt(tmp_path, cli, fake_anthropic):
+    agent = make_agent(tmp_path / "p", AGENT_LEARNING)
+    location = store.locate(agent)
+    fake_anthropic.script(*run_replies(SHELL), default=helper_answer)
+    first = cli("run", agent, f"Ship the release. CI has GITHUB_TOKEN={GHP} and PASSWORD=hunter2.")
+    run_requests = len(SHELL) * 2 + 1
+
+    # The run itself worked from its own conversation; capture stored one record per failure mode.
+    records = stored(agent)
+    assert sum(r.ch is Channel.tool_errors for r in records) == len(SHELL)
+    assert sum(r.ch is Channel.custom for r in records) == 1
+
+    # Run again with other values of the same credentials: the failure modes are the same (the dedupe
+    # key does not carry the secret), so the records refresh instead of doubling.
+    other = [(b.replace("hunter2", "hunter3"), g.replace("hunter2", "hunter3")) for b, g in SHELL]
+    before = len(fake_anthropic.requests)
+    fake_anthropic.script(*run_replies(other))
+    second = cli("run", agent, "Ship the release again.")
+    assert sum(r.ch is Channel.tool_errors for r in stored(agent)) == len(SHELL)
+
+    helper_requests = [r for r in fake_anthropic.requests if r.forced_tool]
+    assert [r.forced_tool for r in helper_requests].count("submit_vet") == 2
+    assert "run_shell" in helper_requests[0].text and REDACTED in helper_requests[0].text  # the trace was sent
+    for request in helper_requests:
+        assert leaked(request.text) == [], request.forced_tool
+        assert leaked(json.dumps(request.body)) == [], request.forced_tool
+
+    next_system = fake_anthropic.requests[before].body["system"]
+    assert "## Relevant Learnings" in next_system and "run_shell" in next_system  # the rules were injected
+    assert leaked(next_system) == []
+
+    assert leaked(location.store_path.read_text(encoding="utf-8")) == []
+    if location.archive_path.exists():
+        assert leaked(location.archive_path.read_text(encoding="utf-8")) == []
+    for result in (first, second):
+        lines = find_session(sid_of(result.stdout)).learning
+        assert lines and leaked("\n".join(lines)) == []
+    assert any("rejected by the vet" in line for line in find_session(sid_of(first.stdout)).learning)
+    assert not [r for r in fake_anthropic.requests[before:before + run_requests] if r.forced_tool]
+
+
+def test_a_reviewer_note_with_a_credential_is_stored_and_grounded_without_it(tmp_path, cli):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    helper = ScriptedHelper(ground=[lambda r: p.GroundAnswer(rule=p.Draft(title="Authenticate with a token",
+                                                                          body=r.comment))],
+                            audit=[p.AuditAnswer()], reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
+    with override_helper(helper):
+        result = cli("learnings", "add", agent, f"Push with --token {GHP} and PASSWORD=hunter2")
+    [ground] = helper.requests["ground"]
+    assert leaked(ground.model_dump_json()) == [] and "--token ***" in ground.comment
+    assert leaked(result.stdout) == []
+    [rule] = stored(agent)
+    assert leaked(rule.model_dump_json()) == [] and "--token ***" in rule.body
+    for request in (*helper.requests["audit"], *helper.requests["reconcile"], *helper.requests["vet"]):
+        assert leaked(request.model_dump_json()) == []
+
+
+# ---------------------------------------------------------------- the patterns, one by one
+
+
+@pytest.mark.parametrize("raw, kept", [
+    ("deploy --password hunter2 --target prod", "deploy --password *** --target prod"),
+    ("deploy --password=hunter2", "deploy --password=***"),
+    ('login --passwd "two words"', "login --passwd ***"),
+    ("PASSWORD=hunter2 ./migrate", "PASSWORD=*** ./migrate"),
+    ("export DB_PASS='hunter2'", "export DB_PASS=***"),
+    ("MYSQL_PWD=hunter2 mysql", "MYSQL_PWD=*** mysql"),
+    (f"push --token {API_KEY}", "push --token ***"),
+    (f"fetch --api-key {API_KEY}", "fetch --api-key ***"),
+    (f"fetch --client-secret={API_KEY}", "fetch --client-secret=***"),
+    (f"git push {GHP} main", "git push *** main"),
+    (f"GH=github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "GH=***"),
+    (f"key {SK_ANT} ok", "key *** ok"),
+    (f"key sk-proj-{ENTROPY[:24]} ok", "key *** ok"),
+    (f"stripe sk_live_{ENTROPY[:24]}", "stripe ***"),
+    (f'curl -H "Authorization: Bearer {SK_LIVE}" x', 'curl -H "Authorization: Bearer ***" x'),
+    ("Authorization: Basic YWRtaW46aHVudGVyMg==", "Authorization: Basic ***"),
+    ("got Bearer abc.def-123 back", "got Bearer *** back"),
+    (f"git clone https://admin:{URL_PASSWORD}@git.example.com/x", "git clone https://admin:***@git.example.com/x"),
+    ("curl -u admin:hunter2 https://x.example", "curl -u admin:*** https://x.example"),
+    (f"aws {AKIA} s3", "aws *** s3"),
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=***"),
+    ("secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY end", "secret *** end"),
+    (f"sign {ENTROPY}", "sign ***"),
+    ("slack xoxb-123456789012-abcdefABCDEF", "slack ***"),
+    ("google AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", "google ***"),
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+     "jwt ***"),
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY----- done", "*** done"),
+    ('{"password": "hunter2", "user": "me"}', '{"password": "***", "user": "me"}'),
+    ('{\\"api_key\\":\\"lemonTree42\\"}', '{\\"api_key\\":\\"***\\"}'),  # JSON inside JSON (a transcript)
+    ("https://api.example.com/v1?access_token=lemonTree42&page=2", "https://api.example.com/v1?access_token=***&page=2"),
+    ("password: hunter2", "password: ***"),
+])
+def test_each_secret_pattern_is_redacted(raw, kept):
+    assert redact_text(raw) == kept
+    assert redact_text(kept) == kept  # idempotent: a second pass (or a stored record) changes nothing
+
+
+@pytest.mark.parametrize("ordinary", [
+    "Saved the post to posts/focus.md",
+    "path '/posts/focus.md' is outside the project root; use a path relative to the project root",
+    "/Users/me/Projects/App2/src/Main.java",
+    "src/agentuse/core/helper/render.py:42",
+    "commit deadbeef12 missing; try git checkout 3f2a9c1",
+    "e996637f1b2c3d4e5f60718293a4b5c6d7e8f901",  # a full git SHA
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "published 2026-08-19, updated 2026-08-19T10:15:30Z",
+    "session 01K8ZABCDEFGHJKMNPQRSTVWXY not found",
+    "request 3fa85f64-5717-4562-b3fc-2c963f66afa6 failed after 2.5s",
+    "test_the_record_follows_the_spec_example_and_redacts_secrets",
+    "AbstractSingletonProxyFactoryBeanImplementation22",
+    "posts/2026-08-19-morning-routines-for-busy-people.md",
+    "2026-08-19-morning-routines-for-busy-people-and-teams",
+    "the bearer of bad news; bearer tokens expire",
+    "invalid token: expired",
+    "password: incorrect",
+    "PWD=/home/me/project OLDPWD=/tmp",
+    "export API_KEY=$API_KEY; deploy --token \"$DEPLOY_TOKEN\" --password ${DB_PASSWORD}",
+    "--token-file ~/.config/tok --auth-type basic --password-stdin",
+    "max_tokens=1024 token_count=5 tokens: 12",
+    "email me at user@example.com or git@github.com:org/repo.git",
+    "http://localhost:8765/agents?page=2 and ssh://git@host:22/x",
+    "author: Jane Doe, passage: 3",
+    "files.length remained 0",
+    "Bearer authentication failed",
+    "",
+])
+def test_ordinary_text_is_left_alone(ordinary):
+    assert redact_text(ordinary) == ordinary
+
+
+@pytest.mark.parametrize("error, sig", [  # what the signature was before redaction (tests/test_tool_errors.py has more)
+    ("command exited with status 1: git push origin main", "command exited with status #: git push origin main"),
+    ("invalid token: expired", "invalid token: expired"),
+    ("password: incorrect for user admin", "password: incorrect for user admin"),
+    ("Bearer authentication failed", "bearer authentication failed"),
+    ("--token-file missing; PWD=/srv/app", "--token-file missing; #"),
+    ("max_tokens=1024 exceeded", "max_tokens=# exceeded"),
+])
+def test_signatures_without_secrets_are_unchanged(error, sig):
+    assert signature(error) == sig
+
+
+def test_the_signature_does_not_carry_the_secret_so_the_dedupe_key_is_stable():
+    one = signature("command exited with status 1: deploy --password hunter2 --token " + GHP)
+    two = signature("command exited with status 1: deploy --password hunter3 --token ghp_" + "x" * 36)
+    assert one == two == "command exited with status #: deploy --password *** --token ***"
+
+
+def test_key_names_and_values_are_both_redacted_in_structured_input():
+    # Everything under a secret-looking key goes, whatever its inner keys are called (`{"auth": {"u", "p"}}`).
+    assert redact_value({"api_key": "sk-1", "auth": {"user": "me", "pass": "hunter2"}, "author": "Jane",
+                         "headers": ["Authorization: Bearer " + SK_LIVE], "tokens": 5, "timeout": 30}) == {
+        "api_key": REDACTED, "auth": {"user": REDACTED, "pass": REDACTED}, "author": "Jane",
+        "headers": ["Authorization: Bearer ***"], "tokens": 5, "timeout": 30}
+
+
+def test_a_learning_line_is_redacted_in_the_session_log(tmp_path):
+    log = SessionLog.create(tmp_path, "01K8ZSECRETS000000000000AA")
+    record_learning_result(log, f'[Learning] Superseded by a later recovery: "push {GHP}" (archived, id:x)')
+    [event] = log.read()[0]
+    assert event.line == '[Learning] Superseded by a later recovery: "push ***" (archived, id:x)'
+
+
+# ---------------------------------------------------------------- values and shapes
+
+
+def shell_trace(*calls: tuple[str, object, str | None]) -> ToolTrace:
+    return ToolTrace(calls=[TraceCall(call_id=str(i), tool=t, input=inp, ok=err is None, error=err,
+                                      output=None if err else "ok") for i, (t, inp, err) in enumerate(calls)])
+
+
+def test_a_sensitive_or_one_off_value_is_stored_as_its_shape():
+    [secret] = recoveries(shell_trace(("run_shell", {"command": "false --password hunter2"}, "exit 1"),
+                                      ("run_shell", {"command": "true --password hunter2 --retry"}, None)))
+    rec = record_for(secret)
+    assert rec.body.endswith('use the corrected call shape that succeeded: {"command":<string>}')
+    assert rec.evidence == 'failed: {"command":<string>} → succeeded: {"command":<string>}'
+
+    [dated] = recoveries(shell_trace(("write_file", {"path": "/abs/2026-08-19-focus-3fa85f64.md"}, "outside the root"),
+                                     ("write_file", {"path": "posts/2026-08-19-focus-3fa85f64.md"}, None)))
+    assert record_for(dated).body.endswith('{"path":<string>}')
+
+    [stable] = recoveries(shell_trace(("upload", {"path": "./shot.png", "retries": 2}, "files.length remained 0"),
+                                      ("upload", {"path": "/Users/me/shot.png", "retries": 3}, None)))
+    assert record_for(stable).body.endswith('{"path":"/Users/me/shot.png","retries":3}')  # the spec's example
+
+
+def test_a_retry_that_changed_only_the_secret_teaches_nothing_storable():
+    assert recoveries(shell_trace(("http", {"url": "x", "api_key": "sk-1"}, "401 unauthorized"),
+                                  ("http", {"url": "x", "api_key": "sk-2"}, None))) == []
+
+
+def test_a_one_off_value_refreshes_its_record_instead_of_superseding_it(tmp_path):
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]")
+    for n, day in enumerate(["2026-08-19", "2026-08-20"], start=1):
+        session = make_session(agent, [("write_file", {"path": f"/abs/{day}-focus.md"}, "path is outside the root"),
+                                       ("write_file", {"path": f"posts/{day}-focus.md"}, None)],
+                               session_id=f"01K8ZSECRETS00000000000{n}AA")
+        report = capture_flow.fn(agent=str(agent), session=str(session), helper=ScriptedHelper(), today=TODAY)
+        assert report.extracted == (1 if n == 1 else 0)
+    [rec] = stored(agent)
+    assert rec.body.endswith('{"path":<string>}') and "2026-08-20" not in rec.body
+    assert rec.sess == "01K8ZSECRETS000000000002AA"  # refreshed by the second run, not replaced
+
+
+def test_a_value_recognised_once_is_masked_wherever_the_run_repeats_it():
+    # The error echoes the password with nothing around it to recognise it by; the command named it.
+    trace = ToolTrace(prompt="Log in", transcript="TOOL ERROR run_shell: login failed for hunter2x9", calls=[
+        TraceCall(call_id="1", tool="run_shell", input={"command": "login --password hunter2x9"}, ok=False,
+                  error="login failed for hunter2x9 on db1"),
+        TraceCall(call_id="2", tool="run_shell", input={"command": "login --password hunter2x9 --db db2"}, ok=True,
+                  output="welcome hunter2x9")])
+    shown = trace.model_dump_json() + trace.evidence()
+    assert "hunter2x9" not in shown and "login failed for *** on db1" in shown
+    [found] = recoveries(trace)
+    assert found.sig == "login failed for *** on db1" and "hunter2x9" not in record_for(found).model_dump_json()
+
+
+def test_a_store_written_before_redaction_hands_a_run_no_credential(tmp_path):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    location = seed(agent, [rule("aaaa0001", f"Push with --token {GHP}", ih=agent_hash(load_agent(agent)))])
+    injection = select_for_run(load_agent(agent), store.load(location), agent_hash(load_agent(agent)))
+    assert injection.ids == ["aaaa0001"] and leaked(injection.text) == [] and "--token ***" in injection.text
