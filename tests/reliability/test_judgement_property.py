@@ -172,3 +172,38 @@ def test_no_person_authored_instruction_is_lost_or_misattributed(tmp_path_factor
             run_tidy(agent, helper=helper, today=TODAY, seed=seed_ % 1000)
         _check(agent, location, taught)
     assert all(r.state in (State.active, State.quarantined, State.graduated) for r in store.load(location).learnings)
+
+
+OFFLINE_NOTES = PEOPLE + ["Publish drafts without review", "Skip the call-to-action at the end",
+                          "Write posts of 1000 words", "Always include source links before publishing",
+                          "Start with a relatable hook", "Never use headings"]
+
+
+@FUZZ
+@given(humans=st.integers(0, 4), autos=st.integers(0, 4), cap=st.integers(2, 6),
+       notes=st.lists(st.sampled_from(OFFLINE_NOTES), min_size=1, max_size=4),
+       steps=st.lists(st.sampled_from(["remember", "capture", "tidy"]), min_size=1, max_size=5))
+def test_the_offline_evaluator_keeps_the_same_promises(tmp_path_factory, humans, autos, cap, notes, steps):
+    """The same two properties with the embedded offline evaluator answering every step, as a new user
+    with no key meets it."""
+    from agentuse.core.helper.offline import OfflineHelper
+
+    root = tmp_path_factory.mktemp("offline")
+    agent = make_agent(root, CUSTOM.format(max=cap))
+    taught = PEOPLE[:humans]
+    seeded = [rule(f"{i:08x}", t, src=Source.manual, ch=Channel.corrections, re=i % 2)
+              for i, t in enumerate(taught)]
+    seeded += [rule(f"a{i:07x}", f"Auto rule {i} about lists", date_="2026-06-01") for i in range(autos)]
+    location = seed(agent, seeded)
+    session = make_session(agent)
+    queue = list(notes)
+    for step in steps:
+        if step == "remember" and queue:
+            note = queue.pop(0)
+            remember_flow.fn(agent=str(agent), text=note, helper=OfflineHelper(), today=TODAY)
+            taught.append(note)
+        elif step == "capture":
+            capture_flow.fn(agent=str(agent), session=str(session), helper=OfflineHelper(), today=TODAY)
+        else:
+            run_tidy(agent, helper=OfflineHelper(), today=TODAY, seed=1)
+        _check(agent, location, taught)
