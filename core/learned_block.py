@@ -96,7 +96,7 @@ class Span:
 def find_block(text: str, *, filename: str = "<agent file>", frontmatter: bool = True) -> Span | None:
     """The block's position, None when there is none. Unbalanced markers raise: guessing where the user
     meant the block to end could overwrite their own instructions. `frontmatter=False` for a body alone."""
-    markers = _markup_markers(text, frontmatter=frontmatter).markers
+    markers = _markup_markers(text, frontmatter=frontmatter, filename=filename).markers
     if not markers:
         return None
 
@@ -141,7 +141,7 @@ class _Markup:
     open_fence: int | None  # 1-based line of a code fence still open at the end of the text
 
 
-def _markup_markers(text: str, *, frontmatter: bool) -> _Markup:
+def _markup_markers(text: str, *, frontmatter: bool, filename: str) -> _Markup:
     """The marker lines that are markup: not inside the YAML frontmatter (a multi-line string may hold
     one) and not inside fenced code (a documentation example may show one). Inside an open block fences
     are not tracked: the block is agentuse's, and an odd fence in a rule must not swallow its end marker."""
@@ -149,7 +149,7 @@ def _markup_markers(text: str, *, frontmatter: bool) -> _Markup:
 
     begin = 0
     if frontmatter:
-        yaml_text, body = split_frontmatter(text, filename="<agent file>")
+        yaml_text, body = split_frontmatter(text, filename=filename)
         begin = 0 if yaml_text is None else len(text) - len(body)
     markers: list[re.Match] = []
     fence: tuple[str, int, int] | None = None  # (character, length, line) of the open fence
@@ -272,7 +272,7 @@ def write_block(text: str, rules: list[BlockRule], *, filename: str = "<agent fi
         return _remove(text, span)
     if not rules:
         return text
-    open_fence = _markup_markers(text, frontmatter=frontmatter).open_fence
+    open_fence = _markup_markers(text, frontmatter=frontmatter, filename=filename).open_fence
     if open_fence is not None:
         raise BlockMarkerError(filename, "this code fence is never closed, so a learned block appended at the end "
                                          "would be inside the code: close the fence, then run the command again",
