@@ -33,7 +33,7 @@ import filelock
 
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import read_regular, writing
+from agentuse.core.file_access import check_regular, read_regular, writing
 from agentuse.core.learning import Learning, State
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
 
@@ -277,7 +277,7 @@ def settle(location: AgentLocation) -> None:
     """Finish or roll back a tidy-up killed between writing the agent file and the store, before anything
     reads or writes the store: no reader ever sees one file after the tidy-up and the other before it.
     One stat in the common case; the recovery itself lives with the snapshots it reads."""
-    if pending_tidy_marker(location).exists():
+    if check_regular(pending_tidy_marker(location), "tidy-up marker"):  # an unreadable state dir says so here
         from agentuse.core import snapshots  # only after a crash, or while a commit is in flight
 
         snapshots.recover(location)
