@@ -90,7 +90,8 @@ def test_an_unreadable_state_dir(project):
     project.location.project_dir.chmod(0)
     try:
         for args in (["learnings", str(project.agent)], ["learnings", "add", str(project.agent), "Cite sources."],
-                     ["run", str(project.agent), "--model", f"replay:{REPLAY}"]):
+                     ["run", str(project.agent), "--model", f"replay:{REPLAY}"], ["doctor", str(project.agent)],
+                     ["learnings", "tidy", str(project.agent)], ["learnings", "undo", str(project.agent)]):
             line = one_line(cli(*args, as_user=True))
             assert "permission denied" in line and str(project.location.project_dir) in line, line
     finally:
