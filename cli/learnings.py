@@ -77,7 +77,13 @@ def _edit(agent_file: Path) -> None:
     location = store.locate(agent_file)
     copy, baseline = store_edit.begin(location)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    result = subprocess.run([*shlex.split(editor), str(copy)], check=False)
+    try:
+        result = subprocess.run([*shlex.split(editor), str(copy)], check=False)
+    except (OSError, ValueError) as problem:  # not on PATH, not executable, or unbalanced quotes
+        copy.unlink(missing_ok=True)  # nothing was typed into it
+        reason = "was not found" if isinstance(problem, FileNotFoundError) else f"could not be started ({problem})"
+        raise AgentuseError(f"the editor {editor!r} {reason}: set $VISUAL or $EDITOR to an editor on your PATH; "
+                            f"nothing was written to {location.store_path}") from None
     if result.returncode != 0:
         raise AgentuseError(f"{editor} exited with status {result.returncode}: nothing was written to "
                             f"{location.store_path}. Whatever it saved is at {copy}")

@@ -23,6 +23,7 @@ from agentuse.core.errors import AgentuseError
 TOKEN_ENV = "AGENTUSE_SERVE_TOKEN"
 DEFAULT_PORT = 8765
 MIN_REMOTE_TOKEN = 32  # 32 URL-safe characters carry 192 bits: out of reach of guessing over a network
+MAX_PORT = 65535
 
 
 def is_loopback(host: str) -> bool:
@@ -73,6 +74,8 @@ def serve(
     ] = False,
 ) -> None:
     """Open a local web UI: agents, learnings by status, sessions and review, Tidy up and Undo."""
+    if not 0 <= port <= MAX_PORT:  # 0 lets the system pick a free port
+        raise AgentuseError(f"--port {port} is not a port: give a number from 1 to {MAX_PORT} (default {DEFAULT_PORT})")
     token = launch_token(no_token=no_token)
     check_bind(host, allow_remote=allow_remote, token=token)
     if not project.is_dir():

@@ -49,7 +49,7 @@ def tidy(
         raise AgentuseError(str(broken)) from None
     if as_json:
         say(json.dumps({"summary": None if result.nothing else result.summary,
-                        **result.model_dump(mode="json")}, indent=2, ensure_ascii=False))
+                        **result.model_dump(mode="json")}, indent=2, ensure_ascii=False))  # printable() keeps it JSON
         return
     if shown:
         say()

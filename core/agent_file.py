@@ -27,6 +27,7 @@ from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contra
     parse_learning,
 )
 from agentuse.core.agent_errors import AgentFileError, BlockMarkerError  # noqa: F401
+from agentuse.core.file_access import read_regular
 from agentuse.core.learning import DEFAULT_MAX
 from agentuse.core.learned_block import (  # noqa: F401
     END,
@@ -94,11 +95,10 @@ def load_agent(path: Path) -> AgentFile:
     name = str(path)
     try:
         # Bytes, not read_text(): universal newlines would turn CRLF into LF and break byte-exact edits.
-        text = path.read_bytes().decode("utf-8")
+        # A FIFO or device is refused before it is opened: opening a FIFO would wait forever.
+        text = read_regular(path, "agent file").decode("utf-8")
     except FileNotFoundError:
         raise AgentFileError(name, "no such agent file") from None
-    except IsADirectoryError:
-        raise AgentFileError(name, "is a directory, not an agent file") from None
     except UnicodeDecodeError as error:
         raise AgentFileError(name, f"is not UTF-8 text ({error.reason} at byte {error.start})") from None
     yaml_text, body = split_frontmatter(text, filename=name)

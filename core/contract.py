@@ -47,7 +47,7 @@ def instructions(body: str) -> str:
     """The hashed text: the body, learned block excised, whitespace normalised."""
     body = body.replace("\r\n", "\n").replace("\r", "\n")
     try:
-        span = find_block(body)
+        span = find_block(body, frontmatter=False)
     except BlockMarkerError:
         # Unbalanced markers: nothing is excised. Graduation refuses to edit such a file, so the hash
         # cannot drift through it; and a run must still be able to compute a hash.

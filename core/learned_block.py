@@ -93,10 +93,10 @@ class Span:
     crlf: bool  # the start marker's line ends in CRLF: the rewritten lines follow suit
 
 
-def find_block(text: str, *, filename: str = "<agent file>") -> Span | None:
+def find_block(text: str, *, filename: str = "<agent file>", frontmatter: bool = True) -> Span | None:
     """The block's position, None when there is none. Unbalanced markers raise: guessing where the user
-    meant the block to end could overwrite their own instructions."""
-    markers = list(_MARKER.finditer(text))
+    meant the block to end could overwrite their own instructions. `frontmatter=False` for a body alone."""
+    markers = _markup_markers(text, frontmatter=frontmatter, filename=filename).markers
     if not markers:
         return None
 
@@ -129,14 +129,64 @@ def find_block(text: str, *, filename: str = "<agent file>") -> Span | None:
                 crlf=first.group(0).endswith("\r"))
 
 
+# A fence per CommonMark: 3+ backticks or tildes, indented at most 3 spaces; a backtick fence's info string
+# holds no backtick. It closes with the same character, at least as many, and nothing but blanks after.
+_FENCE_OPEN = re.compile(r"^ {0,3}(?:(`{3,})[^`]*|(~{3,}).*)$")
+_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+
+
+@dataclass(frozen=True)
+class _Markup:
+    markers: list[re.Match]
+    open_fence: int | None  # 1-based line of a code fence still open at the end of the text
+
+
+def _markup_markers(text: str, *, frontmatter: bool, filename: str) -> _Markup:
+    """The marker lines that are markup: not inside the YAML frontmatter (a multi-line string may hold
+    one) and not inside fenced code (a documentation example may show one). Inside an open block fences
+    are not tracked: the block is agentuse's, and an odd fence in a rule must not swallow its end marker."""
+    from agentuse.core.agent_file import split_frontmatter  # frontmatter parsing lives there
+
+    begin = 0
+    if frontmatter:
+        yaml_text, body = split_frontmatter(text, filename=filename)
+        begin = 0 if yaml_text is None else len(text) - len(body)
+    markers: list[re.Match] = []
+    fence: tuple[str, int, int] | None = None  # (character, length, line) of the open fence
+    in_block = False
+    line_number = text.count("\n", 0, begin)
+    for line in _LINE.finditer(text, begin):
+        if line.start() == len(text) and line.start() > begin:
+            break  # the empty match after a final newline is not a line
+        line_number += 1
+        content = line.group(0).rstrip("\r\n")
+        if fence is not None:
+            close = _FENCE_CLOSE.match(content)
+            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= fence[1]:
+                fence = None
+            continue
+        marker = _MARKER.match(text, line.start(), line.start() + len(line.group(0).rstrip("\n")))
+        if marker:
+            markers.append(marker)
+            in_block = not marker.group(1)
+            continue
+        if not in_block and (opening := _FENCE_OPEN.match(content)):
+            run = opening.group(1) or opening.group(2)
+            fence = (run[0], len(run), line_number)
+    return _Markup(markers=markers, open_fence=fence[2] if fence else None)
+
+
+_LINE = re.compile(r"[^\n]*\n?")
+
+
 # --- reading ---------------------------------------------------------------------------------------------
 
 
-def read_block(text: str, *, filename: str = "<agent file>") -> list[BlockRule] | None:
+def read_block(text: str, *, filename: str = "<agent file>", frontmatter: bool = True) -> list[BlockRule] | None:
     """The rules in the block, in order; None when the file has no block. Lines before the first bullet
     are the heading and guidance paragraph (machine text, rewritten on edit); after it, indented lines
     continue the rule above, as in markdown."""
-    span = find_block(text, filename=filename)
+    span = find_block(text, filename=filename, frontmatter=frontmatter)
     if span is None:
         return None
     rules: list[BlockRule] = []
@@ -206,20 +256,27 @@ def render_rules(rules: list[BlockRule], newline: str = "\n") -> str:
     return newline.join(lines)
 
 
-def write_block(text: str, rules: list[BlockRule], *, filename: str = "<agent file>") -> str:
+def write_block(text: str, rules: list[BlockRule], *, filename: str = "<agent file>",
+                frontmatter: bool = True) -> str:
     """Return `text` with the block holding exactly `rules`: replaced in place when present (only the bytes
     between the markers change), appended after a blank line when absent, removed when `rules` is empty.
     A block whose content does not read as a rule list is refused like unbalanced markers: replacing it
-    would throw away whatever the user wrote there."""
-    span = find_block(text, filename=filename)
+    would throw away whatever the user wrote there. So is appending after a code fence that never closes:
+    the block would land inside the code."""
+    span = find_block(text, filename=filename, frontmatter=frontmatter)
     if span is not None:
-        read_block(text, filename=filename)  # raises BlockMarkerError, with the line, before any edit
+        read_block(text, filename=filename, frontmatter=frontmatter)  # raises BlockMarkerError before any edit
         newline = "\r\n" if span.crlf else "\n"
         if rules:
             return text[:span.inner] + newline + render_rules(rules, newline) + newline + text[span.end_line:]
         return _remove(text, span)
     if not rules:
         return text
+    open_fence = _markup_markers(text, frontmatter=frontmatter, filename=filename).open_fence
+    if open_fence is not None:
+        raise BlockMarkerError(filename, "this code fence is never closed, so a learned block appended at the end "
+                                         "would be inside the code: close the fence, then run the command again",
+                               line=open_fence)
     newline = "\r\n" if "\r\n" in text else "\n"
     block = START + newline + render_rules(rules, newline) + newline + END + newline
     if not text:

@@ -14,6 +14,7 @@ from agentuse.core import store
 from agentuse.core.describe import display_path
 from agentuse.core.discovery import walk
 from agentuse.core.errors import AgentuseError
+from agentuse.core.file_access import read_regular
 from agentuse.core.store_format import StoreFormatError, parse
 
 LEGACY_SUFFIX = ".learnings.md"
@@ -96,14 +97,14 @@ def run(plan: Plan, *, dry_run: bool) -> Report:
 def _migrate(step: Step, *, dry_run: bool) -> Step:
     location = store.locate(step.agent)
     step = step.model_copy(update={"dest": location.store_path})
-    data = step.source.read_bytes()
+    data = read_regular(step.source, "learnings file")  # a FIFO or device is refused, never opened
     try:
         parse(data.decode("utf-8"), filename=str(step.source))
     except (StoreFormatError, UnicodeDecodeError) as error:
         return step.model_copy(update={"outcome": "failed", "detail": str(error)})
     with store.lock_for(location.store_path):
         if location.store_path.exists():
-            if location.store_path.read_bytes() == data:
+            if read_regular(location.store_path, "learnings file") == data:
                 return step.model_copy(update={"outcome": "already copied"})
             if store.load(location).learnings:
                 return step.model_copy(

@@ -100,7 +100,7 @@ def with_permanent(contract: str, block: list[BlockRule], permanent: list[BlockR
     permanent, only not yet written into the file), so they sit in its learned block as they will."""
     if len(permanent) == len(block):
         return contract
-    return write_block(contract, permanent)
+    return write_block(contract, permanent, frontmatter=False)  # the contract is a body
 
 
 def already_permanent(judged: Judged, permanent: list[BlockRule]) -> BlockRule | None:

@@ -39,6 +39,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store
 from agentuse.core.errors import AgentuseError
+from agentuse.core.file_access import check_regular
 from agentuse.core.learned_block import BlockRule, read_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, render
@@ -198,7 +199,7 @@ def recover(location: store.AgentLocation) -> None:
     dropped, so the interrupted tidy-up did not happen and undo reaches the one before it. A file edited
     since (neither version) is left alone, and undo says which one changed."""
     marker = store.pending_tidy_marker(location)
-    if not marker.exists() and all(snapshot.manifest.complete for snapshot in _all(location)):
+    if not check_regular(marker, "tidy-up marker") and all(snapshot.manifest.complete for snapshot in _all(location)):
         return  # the common case: no lock taken
     # Under the commit's own locks: a commit still in flight finishes first, and only then is judged.
     with locks(location):

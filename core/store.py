@@ -33,6 +33,7 @@ import filelock
 
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.errors import AgentuseError
+from agentuse.core.file_access import check_regular, read_regular, writing
 from agentuse.core.learning import Learning, State
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
 
@@ -151,7 +152,8 @@ def lock_for(path: Path) -> filelock.FileLock:
     threads and processes (one instance per path, so a save() inside a transaction() cannot deadlock).
     Opening the lock file truncates it, so a planted link there is refused like one at the file itself."""
     path = Path(os.path.abspath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    with writing(path.parent, kept="nothing was written"):
+        path.parent.mkdir(parents=True, exist_ok=True)
     refuse_link(Path(f"{path}.lock"))
     return filelock.FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_SECONDS, is_singleton=True)
 
@@ -192,12 +194,21 @@ def fsync_dir(folder: Path) -> None:
 def atomic_write(path: Path, text: str | bytes, *, follow_symlinks: bool = False) -> None:
     """Replace `path` with `text` (UTF-8, newlines as given; bytes as they are) all at once, durably.
     The caller holds lock_for(path). A symlink at `path` is refused unless `follow_symlinks` (the agent
-    file only: then the file it points to is replaced and the link stays)."""
+    file only: then the file it points to is replaced and the link stays). Any OSError (a full disk, a
+    read-only file system) is one FileAccessError that names the file: the old file is intact, since
+    nothing replaced it."""
     if follow_symlinks:
         path = Path(os.path.realpath(path))
     else:
         refuse_link(path)
         path = Path(os.path.abspath(path))
+    existed = path.exists()
+    with writing(path, kept=None if existed else f"{path} was not created"):
+        _replace(path, text)
+    fsync_dir(path.parent)
+
+
+def _replace(path: Path, text: str | bytes) -> None:
     if path.exists() and not os.access(path, os.W_OK):
         # os.replace would happily swap out a read-only file; keep the owner's "do not write" meaning.
         raise PermissionError(errno.EACCES, "file is not writable", str(path))
@@ -217,7 +228,6 @@ def atomic_write(path: Path, text: str | bytes, *, follow_symlinks: bool = False
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
 
 
 # ---------------------------------------------------------------- the store
@@ -225,7 +235,7 @@ def atomic_write(path: Path, text: str | bytes, *, follow_symlinks: bool = False
 
 def _read(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
+        data = read_regular(path, "learnings file")
     except FileNotFoundError:
         return None
     return _decode(path, data)
@@ -267,7 +277,7 @@ def settle(location: AgentLocation) -> None:
     """Finish or roll back a tidy-up killed between writing the agent file and the store, before anything
     reads or writes the store: no reader ever sees one file after the tidy-up and the other before it.
     One stat in the common case; the recovery itself lives with the snapshots it reads."""
-    if pending_tidy_marker(location).exists():
+    if check_regular(pending_tidy_marker(location), "tidy-up marker"):  # an unreadable state dir says so here
         from agentuse.core import snapshots  # only after a crash, or while a commit is in flight
 
         snapshots.recover(location)
@@ -323,7 +333,10 @@ def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) 
         return
     path = location.archive_path
     with lock_for(path):
-        existing = path.read_bytes() if path.exists() else None
+        try:
+            existing = read_regular(path, "learnings archive")
+        except FileNotFoundError:
+            existing = None
         atomic_write(path, archive_base(location, existing) + archive_entries(learnings, reason=reason))
 
 

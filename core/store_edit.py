@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
+from agentuse.core.file_access import read_regular
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 
@@ -38,7 +39,7 @@ class Outcome(BaseModel):
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path, "learnings file")
     except FileNotFoundError:
         return None
 

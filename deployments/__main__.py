@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 
 from agentuse.core.errors import AgentuseError
+from agentuse.core.terminal_text import printable
 from agentuse.deployments import definitions
 from agentuse.deployments.serving import serve_project
 
 
 def _echo(text: str = "", *, err: bool = False) -> None:
-    print(text, file=sys.stderr if err else sys.stdout, flush=True)
+    print(printable(text), file=sys.stderr if err else sys.stdout, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from agentuse.core.errors import AgentuseError
+from agentuse.core.terminal_text import printable
 from agentuse.core.helper.protocol import HelperError
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def as_typed(path: Path) -> str:
 
 
 def _announce(message: str) -> None:
-    sys.stderr.write(message + "\n")
+    sys.stderr.write(printable(message) + "\n")
 
 
 def announcer() -> Announce:

@@ -27,6 +27,7 @@ from agentuse.core import store
 from agentuse.core.agent_file import AgentFileError, check_model, split_frontmatter
 from agentuse.core.contract import body_hash
 from agentuse.core.errors import AgentuseError
+from agentuse.core.file_access import FileAccessError, read_regular
 from agentuse.core.helper.protocol import Draft, PermanentHelperError, RuleRef
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, Category
 from agentuse.runtime.events import RunEnd, RunStart
@@ -74,10 +75,12 @@ def load_capture_agent(path: Path) -> CaptureAgent:
     """Only what a capture agent needs: model, approval, body. `learning:`/`verify:` are never read."""
     name = str(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path, "capture agent file").decode("utf-8")
     except FileNotFoundError:
         raise CaptureAgentError(f"capture agent {name} does not exist (capture.agent resolves relative to "
                                 "the agent file that declares it)", operation="capture-agent") from None
+    except FileAccessError as problem:
+        raise CaptureAgentError(str(problem), operation="capture-agent") from None
     try:
         yaml_text, body = split_frontmatter(text, filename=name)
         raw = yaml.safe_load(yaml_text or "") or {}

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from agentuse.core.errors import AgentuseError
+from agentuse.core.file_access import read_regular, writing
 from agentuse.runtime.events import EVENT_ADAPTER, Event
 
 
@@ -40,18 +41,21 @@ class SessionLog:
 
     @classmethod
     def create(cls, session_dir: Path, session_id: str, *, clock: Callable[[], str] = utc_now) -> "SessionLog":
-        session_dir.mkdir(parents=True, exist_ok=True)
         path = session_dir / f"{session_id}.jsonl"
-        # "x" refuses to reuse an id: two runs must never interleave in one log.
-        with open(path, "x", encoding="utf-8"):
-            pass
+        with writing(path, kept="the run did not start"):
+            session_dir.mkdir(parents=True, exist_ok=True)
+            # "x" refuses to reuse an id: two runs must never interleave in one log.
+            with open(path, "x", encoding="utf-8"):
+                pass
         return cls(path, clock=clock)
 
     def append(self, event: Event) -> Event:
         if event.at is None:
             event.at = self.clock()
         line = event.model_dump_json() + "\n"
-        with open(self.path, "a+b") as handle:
+        # A failed append leaves at most a torn last line, which every reader skips.
+        with writing(self.path, kept=f"{self.path} keeps every event written before this one"), \
+                open(self.path, "a+b") as handle:
             # A crash can leave a torn last line; start on a fresh line so this event stays readable.
             if handle.tell() > 0:
                 handle.seek(-1, os.SEEK_END)
@@ -70,7 +74,7 @@ class SessionLog:
 def read_events(path: Path) -> tuple[list[Event], list[str]]:
     """Every readable event and a note for each line that could not be read (never a traceback)."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, "session log")
     except FileNotFoundError:
         raise SessionError(f"session log {path} does not exist") from None
     events: list[Event] = []

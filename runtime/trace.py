@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentuse.core.file_access import check_regular
 from agentuse.core.trace import ToolTrace, TraceCall, canonical_json, clip
 from agentuse.runtime.events import (
     ApprovalDecision,
@@ -30,7 +31,7 @@ def resolve_session(ref: str, data_dir: Path) -> Path:
     """A session log path from an id, a unique id prefix, or a path to a `.jsonl` file."""
     candidate = Path(ref).expanduser()
     if candidate.suffix == ".jsonl" or candidate.exists():
-        if not candidate.is_file():
+        if not check_regular(candidate, "session log"):  # a FIFO or device is refused, never opened
             raise SessionError(f"session log {candidate} does not exist")
         return candidate.absolute()
     return find_log(ref, sessions_roots(data_dir))
@@ -82,6 +83,10 @@ def trace_from_events(events: list[Event], *, session: str | None = None) -> Too
 
 
 def trace_from_session(path: Path) -> ToolTrace:
-    """Read a session log (a torn last line is skipped, as everywhere) and convert it."""
-    events, _notes = read_events(path)
+    """Read a session log (a torn last line is skipped, as everywhere) and convert it. A log with no
+    readable event is an error: learning nothing from it would look like a run with nothing to learn."""
+    events, notes = read_events(path)
+    if not events:
+        unread = f" ({len(notes)} unreadable line(s))" if notes else ""
+        raise SessionError(f"session log {path} could not be read: it holds no session events{unread}")
     return trace_from_events(events, session=path.stem)

@@ -232,3 +232,77 @@ def test_a_malformed_block_is_refused_for_editing_with_its_line(inside, line):
         write_block(text, [CITE], filename="a.agentuse")
     assert read_error.value.line == write_error.value.line == line
     assert str(write_error.value).startswith(f"a.agentuse:{line}: ")
+
+
+# --- markers that are not the block: inside the frontmatter or a fenced code example ---------------------
+
+FRONTMATTER_MARKERS = """\
+---
+model: anthropic:claude-sonnet-5
+description: |
+  Shows how graduation works:
+  <!-- agentuse:learned -->
+  - [tip] an example rule
+  <!-- /agentuse:learned -->
+---
+
+# Docs Writer
+"""
+
+FENCED_EXAMPLE = """\
+# Docs Writer
+
+Document the learned block like this:
+
+````html
+<!-- agentuse:learned -->
+<ul id="index"></ul>
+<!-- /agentuse:learned -->
+```not a close: the fence is four backticks
+````
+
+~~~
+<!-- agentuse:learned -->
+~~~
+"""
+
+
+def test_markers_in_a_frontmatter_string_are_not_the_block(tmp_path):
+    assert read_block(FRONTMATTER_MARKERS) is None
+    edited = write_block(FRONTMATTER_MARKERS, [CITE])
+    assert edited == FRONTMATTER_MARKERS + "\n" + SPEC_BLOCK  # appended; the frontmatter untouched
+    path = tmp_path / "docs.agentuse"
+    path.write_text(edited)
+    agent = load_agent(path)  # still parses
+    assert "<!-- agentuse:learned -->" in agent.frontmatter["description"]
+    assert read_block(agent.text) == [CITE]
+
+
+def test_markers_in_a_fenced_example_are_not_the_block():
+    assert read_block(FENCED_EXAMPLE) is None
+    edited = write_block(FENCED_EXAMPLE, [CITE, INTROS])
+    assert edited.startswith(FENCED_EXAMPLE)  # the example untouched, the block after it
+    assert read_block(edited) == [CITE, INTROS]
+    assert write_block(edited, []) == FENCED_EXAMPLE
+
+
+def test_a_real_block_after_a_fenced_example_is_found():
+    text = write_block(FENCED_EXAMPLE, [CITE])
+    span = find_block(text)
+    assert span is not None and text[span.start_line:].startswith(START)
+    assert text.count("\n", 0, span.start_line) == FENCED_EXAMPLE.count("\n") + 1  # after the blank line
+    assert write_block(text, [INTROS]) == write_block(FENCED_EXAMPLE, [INTROS])
+
+
+def test_a_fence_in_a_rule_does_not_hide_the_end_marker():
+    rule = BlockRule(category=Category.tip, text="Quote code like this:\n```")
+    text = write_block(AGENT, [rule])
+    assert read_block(text) == [rule]
+    assert write_block(text, [CITE]) == write_block(AGENT, [CITE])
+
+
+def test_no_block_is_appended_inside_a_fence_that_never_closes():
+    text = AGENT + "\n```python\nprint('open')\n"
+    with pytest.raises(BlockMarkerError, match="never closed") as raised:
+        write_block(text, [CITE])
+    assert raised.value.line == AGENT.count("\n") + 2

@@ -14,6 +14,7 @@ import git
 import pytest
 
 from agentuse.core import store
+from agentuse.core.file_access import FileAccessError
 from agentuse.core.learning import Learning, State
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
@@ -298,7 +299,7 @@ def test_atomic_write_refuses_a_read_only_file(tmp_path, monkeypatch):
     if os.geteuid() == 0:  # root passes every permission check, so ask as an ordinary user would be answered
         real_access = os.access
         monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == target else real_access(path, mode))
-    with pytest.raises(PermissionError):
+    with pytest.raises(FileAccessError, match="permission denied writing .*locked.agentuse was left as it was"):
         store.atomic_write(target, "changed")
     assert target.read_text() == "keep"
 

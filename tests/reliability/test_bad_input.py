@@ -98,7 +98,7 @@ _YAML_LINE = st.sampled_from([
 _BODY_LINE = st.sampled_from([
     "# Blog Writer", "## Requirements", "- Start with a relatable hook", "<!-- agentuse:learned -->",
     "<!-- /agentuse:learned -->", "## Learned Guidance", "- [tip] Cite sources before publishing",
-    "- [nonsense] x", "- ", "  continued rule text", "unindented text", "", "---",
+    "- [nonsense] x", "- ", "  continued rule text", "unindented text", "", "---", "```", "````html", "~~~",
 ]) | st.text(max_size=20)
 AGENT_TEXT = st.builds(
     lambda fm, yaml_lines, body, newline: newline.join(
@@ -130,7 +130,12 @@ def test_agent_file_parser_only_ever_raises_its_documented_error(tmp_path_factor
         assert path.read_bytes() == text.encode("utf-8")
         return
     new = [*(rules or []), BlockRule(category=Category.tip, text="A rule added by graduation")]
-    edited = write_block(agent.text, new)
+    try:
+        edited = write_block(agent.text, new)
+    except BlockMarkerError as refused:
+        # Only appending after a code fence that never closes is refused: the block would be code.
+        assert rules is None and "never closed" in str(refused)
+        return
     assert read_block(edited) == new  # what is written reads back; nothing else in the file is lost
     if rules is not None:
         assert write_block(edited, rules or []) == write_block(agent.text, rules or [])

@@ -1,0 +1,176 @@
+"""Odd files where agentuse expects ordinary ones: a directory as the learnings file, a permission-denied store
+or state dir, a FIFO or device as agent file, replay file or session, a missing editor, a port that is not
+one, a session log that cannot be read. Each is one `error: ` line and exit 1, never a traceback or a hang.
+
+Commands that could block on a FIFO run in a subprocess with a timeout, so a regression fails instead of
+hanging the suite. Permission tests need permissions to apply: the suite runs as root here, so they run
+the CLI under `setpriv` with CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH dropped from the bounding set: a
+root process that obeys file modes, as an ordinary user's would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentuse.cli.app import app
+
+from .test_disk_full import REPLAY, one_error_line
+
+AGENTUSE = str(Path(sys.executable).with_name("agentuse"))
+HANG_GUARD_SECONDS = 120  # only so a FIFO that blocks fails the test; a passing command returns at once
+
+
+def cli(*args: str, as_user: bool = False, env: dict | None = None) -> subprocess.CompletedProcess:
+    prefix = []
+    if as_user and os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root without setpriv: file modes cannot be made to apply")
+        prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+    try:
+        return subprocess.run([*prefix, AGENTUSE, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              env={**os.environ, **(env or {})}, timeout=HANG_GUARD_SECONDS)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"agentuse {' '.join(args)} hung (it opened a FIFO?)")
+
+
+def one_line(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and result.stderr.rstrip("\n").endswith(errors[0]), result.stderr
+    return errors[0]
+
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "pipe.agentuse"
+    os.mkfifo(path)
+    return path
+
+
+# --- the learnings file is a directory --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [[], ["--json"], ["--edit"]])
+def test_a_directory_as_the_learnings_file(project, args, monkeypatch):
+    project.location.store_path.mkdir(parents=True)
+    monkeypatch.setenv("EDITOR", "true")
+    line = one_error_line(CliRunner().invoke(app, ["learnings", str(project.agent), *args]))
+    assert line == f"error: {project.location.store_path}: is a directory, not a learnings file"
+
+
+def test_a_directory_as_the_learnings_file_for_add(project):
+    project.location.store_path.mkdir(parents=True)
+    line = one_error_line(CliRunner().invoke(app, ["learnings", "add", str(project.agent), "Cite sources."]))
+    assert line == f"error: {project.location.store_path}: is a directory, not a learnings file"
+
+
+# --- permission denied ------------------------------------------------------------------------------------
+
+
+def test_an_unreadable_store(project):
+    project.seed(3)
+    project.location.store_path.chmod(0)
+    for args in (["learnings", str(project.agent)], ["learnings", "add", str(project.agent), "Cite sources."],
+                 ["run", str(project.agent), "--model", f"replay:{REPLAY}"]):
+        line = one_line(cli(*args, as_user=True))
+        assert line.startswith(f"error: {project.location.store_path}: could not read the learnings file: "
+                               "permission denied"), line
+
+
+def test_an_unreadable_state_dir(project):
+    project.seed(3)
+    project.location.project_dir.chmod(0)
+    try:
+        for args in (["learnings", str(project.agent)], ["learnings", "add", str(project.agent), "Cite sources."],
+                     ["run", str(project.agent), "--model", f"replay:{REPLAY}"], ["doctor", str(project.agent)],
+                     ["learnings", "tidy", str(project.agent)], ["learnings", "undo", str(project.agent)]):
+            line = one_line(cli(*args, as_user=True))
+            assert "permission denied" in line and str(project.location.project_dir) in line, line
+    finally:
+        project.location.project_dir.chmod(0o755)  # so the temp dir can be removed
+
+
+def test_an_unwritable_state_dir(project):
+    data = Path(os.environ["AGENTUSE_DATA_DIR"])
+    data.chmod(0o555)
+    try:
+        line = one_line(cli("learnings", "add", str(project.agent), "Cite sources.", as_user=True))
+        assert line.startswith("error: permission denied writing ") and str(data) in line, line
+    finally:
+        data.chmod(0o755)
+
+
+# --- the editor -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("editor", ["no-such-editor-agentuse", "/nonexistent/bin/vim", "'unbalanced"])
+def test_a_missing_editor(project, monkeypatch, editor):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor)
+    line = one_error_line(CliRunner().invoke(app, ["learnings", str(project.agent), "--edit"]))
+    assert line.startswith(f"error: the editor {editor!r} ") and "set $VISUAL or $EDITOR" in line
+
+
+# --- FIFOs and devices are refused before they are opened ------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("command", [["learnings", "{}"], ["learnings", "{}", "--path"], ["doctor", "{}"],
+                                     ["run", "{}"], ["learnings", "add", "{}", "Cite sources."]])
+def test_a_fifo_or_device_as_agent_file(fifo, kind, command):
+    agent = str(fifo) if kind == "fifo" else "/dev/zero"
+    line = one_line(cli(*(arg.format(agent) for arg in command)))
+    what = "a named pipe (FIFO)" if kind == "fifo" else "a character device"
+    assert line == f"error: {agent}: is {what}, not an agent file; agentuse reads only regular files"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_device_as_replay_file(project, fifo, kind):
+    replay = str(fifo) if kind == "fifo" else "/dev/zero"
+    line = one_line(cli("run", str(project.agent), "--model", f"replay:{replay}"))
+    assert line.startswith(f"error: {replay}: is a ") and "not a session log" in line
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_device_as_session(project, fifo, kind):
+    session = str(fifo) if kind == "fifo" else "/dev/zero"
+    line = one_line(cli("learnings", "capture", str(project.agent), "--session", session))
+    assert line.startswith(f"error: {session}: is a ") and "not a session log" in line
+
+
+# --- session logs that cannot be read ---------------------------------------------------------------------
+
+
+def test_an_unreadable_session_log(project, tmp_path):
+    log = tmp_path / "run.jsonl"
+    shutil.copy(REPLAY, log)
+    log.chmod(0)
+    line = one_line(cli("learnings", "capture", str(project.agent), "--session", str(log), as_user=True))
+    assert line == f"error: {log}: could not read the session log: permission denied; make it (and its folders) " \
+                   "readable by you"
+
+
+def test_a_session_log_with_no_readable_event(project, tmp_path):
+    log = tmp_path / "run.jsonl"
+    log.write_bytes(b"\x00\x01 not json\n{\"type\": \"nonsense\"}\n")
+    result = CliRunner().invoke(app, ["learnings", "capture", str(project.agent), "--session", str(log)])
+    line = one_error_line(result)
+    assert line == f"error: session log {log} could not be read: it holds no session events (2 unreadable line(s))"
+    assert "Extracted" not in result.stdout
+
+
+# --- serve ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_serve_on_a_port_that_is_not_one(tmp_path, port):
+    line = one_error_line(CliRunner().invoke(app, ["serve", "-C", str(tmp_path), "--port", port]))
+    assert line == f"error: --port {port} is not a port: give a number from 1 to 65535 (default 8765)"
