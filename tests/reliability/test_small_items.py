@@ -4,6 +4,7 @@ must be true of what actually happened."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -43,3 +44,79 @@ def test_a_stale_rule_is_not_listed_ready_to_make_permanent(seeded):
     entries = {e["record"]["id"]: e for e in json.loads(invoke("learnings", seeded, "--json").stdout)["entries"]}
     assert entries["e5f6a7b8"]["stale"] and not entries["e5f6a7b8"]["ready_to_graduate"]
     assert entries["a1b2c3d4"]["ready_to_graduate"]
+
+
+# ---------------------------------------------------------------- a note's words are stored once
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w'/]+", text)  # a heading drops its closing period: words, not punctuation
+
+
+def _stored_once(agent: Path, note: str):
+    """The rule saved for `note`: its text carries the note's words in order, once, and so do the store
+    file and the injected section."""
+    from agentuse.core.inject import render_section
+
+    location = store.locate(agent)
+    [rule] = [r for r in store.load(location).learnings if r.id != "seeded"]
+    assert _words(rule.text) == _words(note)
+    assert rule.body.strip() != rule.title and not rule.body.startswith(rule.title)
+    # The entry's heading and body; its `<!-- evidence: reviewer: "..." -->` quote is provenance, never sent.
+    file = "\n".join(line for line in location.store_path.read_text().splitlines() if not line.startswith("<!--"))
+    section = render_section([rule])
+    for sentence in ("Cite the primary source for every statistic", "Split a longer one at its second idea"):
+        if sentence in note:
+            assert file.count(sentence) == 1 and section.count(sentence) == 1, (file, section)
+    return rule
+
+
+@pytest.fixture
+def blank(tmp_path) -> Path:
+    agent = tmp_path / "blog-writer.agentuse"
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    return agent
+
+
+@pytest.mark.parametrize("note", [
+    "Cite the primary source for every statistic.",
+    "Keep paragraphs under four sentences.\nSplit a longer one at its second idea.",
+])
+def test_learnings_add_stores_the_note_once_on_the_offline_evaluator(blank, note):
+    invoke("learnings", "add", blank, note)
+    rule = _stored_once(blank, note)
+    if "\n" not in note:
+        assert (rule.title, rule.body) == (note.removesuffix("."), "")  # a one-line note is its title alone
+
+
+def _remember(agent: Path, note: str, draft):
+    from capture_support import ScriptedHelper, passing
+
+    from agentuse.core.helper import protocol as p
+    from agentuse.flows.remember import remember_flow
+
+    ground = p.GroundAnswer(rule=draft) if draft is not None else p.InvalidAnswerError(
+        "ground: the model's answer does not validate", operation="ground")
+    helper = ScriptedHelper(ground=[ground], reconcile=[p.ReconcileAnswer(action=p.ReconcileAction.new)],
+                            vet=[passing])
+    remember_flow.fn(agent=str(agent), text=note, helper=helper, agent_arg=str(agent))
+
+
+@pytest.mark.parametrize("title, body", [
+    ("Cite the primary source for every statistic.", "Cite the primary source for every statistic."),
+    ("Cite the primary source", "Cite the primary source for every statistic."),
+    ("Keep paragraphs under four sentences", "Keep paragraphs under four sentences.\nSplit a longer one at its second idea."),
+])
+def test_a_grounded_rule_whose_body_repeats_its_title_is_stored_once(blank, title, body):
+    from agentuse.core.helper import protocol as p
+
+    _remember(blank, "cite sources", p.Draft(title=title, body=body))
+    _stored_once(blank, body)
+
+
+def test_a_long_note_stored_as_written_keeps_every_word_once(blank):
+    # Grounding failed: the note is stored as written. Its first line is longer than a heading.
+    note = ("When a post quotes a statistic, link the primary source it comes from rather than an article that "
+            "summarises it, and name the year.\nSkip the link only for figures from the agent's own data.")
+    _remember(blank, note, None)
+    _stored_once(blank, note)
