@@ -120,3 +120,41 @@ def test_a_long_note_stored_as_written_keeps_every_word_once(blank):
             "summarises it, and name the year.\nSkip the link only for figures from the agent's own data.")
     _remember(blank, note, None)
     _stored_once(blank, note)
+
+
+# ---------------------------------------------------------------- the capture headline names only a written file
+
+CUSTOM_ONLY = """learning:
+  capture:
+    custom: Only capture rules about file paths and saving."""
+
+
+def _capture_nothing(agent: Path):
+    from capture_support import ScriptedHelper, make_session
+
+    from agentuse.core.helper import protocol as p
+    from agentuse.core.helper.factory import override_helper
+
+    session = make_session(agent)
+    with override_helper(ScriptedHelper(extract=[p.ExtractAnswer(candidates=[])])):
+        return invoke("learnings", "capture", agent, "--session", session.stem)
+
+
+def test_a_capture_that_stores_nothing_points_at_no_file(tmp_path):
+    from capture_support import make_agent
+
+    agent = make_agent(tmp_path / "p", CUSTOM_ONLY)
+    result = _capture_nothing(agent)
+    assert result.stdout.splitlines()[0] == "Extracted 0 learning(s), 0 quarantined — nothing stored"
+    assert "→" not in result.stdout and not store.locate(agent).store_path.exists()
+
+
+def test_a_capture_that_stores_nothing_into_an_existing_store_points_at_no_file(tmp_path):
+    from capture_support import current_ih, make_agent, rule, seed
+
+    agent = make_agent(tmp_path / "p", CUSTOM_ONLY)
+    location = seed(agent, [rule("aaaa0001", "Save posts under posts/", ih=current_ih(agent))])
+    before = location.store_path.read_bytes()
+    result = _capture_nothing(agent)
+    assert result.stdout.splitlines()[0] == "Extracted 0 learning(s), 0 quarantined — nothing stored"
+    assert "→" not in result.stdout and location.store_path.read_bytes() == before
