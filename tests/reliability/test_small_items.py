@@ -145,7 +145,7 @@ def test_a_capture_that_stores_nothing_points_at_no_file(tmp_path):
 
     agent = make_agent(tmp_path / "p", CUSTOM_ONLY)
     result = _capture_nothing(agent)
-    assert result.stdout.splitlines()[0] == "Extracted 0 learning(s), 0 quarantined — nothing stored"
+    assert result.stdout.splitlines()[0] == "Extracted 0 learning(s), 0 quarantined — nothing new stored"
     assert "→" not in result.stdout and not store.locate(agent).store_path.exists()
 
 
@@ -156,5 +156,5 @@ def test_a_capture_that_stores_nothing_into_an_existing_store_points_at_no_file(
     location = seed(agent, [rule("aaaa0001", "Save posts under posts/", ih=current_ih(agent))])
     before = location.store_path.read_bytes()
     result = _capture_nothing(agent)
-    assert result.stdout.splitlines()[0] == "Extracted 0 learning(s), 0 quarantined — nothing stored"
+    assert result.stdout.splitlines()[0] == "Extracted 0 learning(s), 0 quarantined — nothing new stored"
     assert "→" not in result.stdout and location.store_path.read_bytes() == before
