@@ -97,8 +97,9 @@ def _remember(agent: Path, note: str, draft):
 
     ground = p.GroundAnswer(rule=draft) if draft is not None else p.InvalidAnswerError(
         "ground: the model's answer does not validate", operation="ground")
+    # The audit (the gate a grounded note passes) finds the note carried: this test is about the wording stored.
     helper = ScriptedHelper(ground=[ground], reconcile=[p.ReconcileAnswer(action=p.ReconcileAction.new)],
-                            vet=[passing])
+                            vet=[passing], audit=[p.AuditAnswer(missing=[])])
     remember_flow.fn(agent=str(agent), text=note, helper=helper, agent_arg=str(agent))
 
 
@@ -158,3 +159,65 @@ def test_a_capture_that_stores_nothing_into_an_existing_store_points_at_no_file(
     result = _capture_nothing(agent)
     assert result.stdout.splitlines()[0] == "Extracted 0 learning(s), 0 quarantined — nothing new stored"
     assert "→" not in result.stdout and location.store_path.read_bytes() == before
+
+
+# ---------------------------------------------------------------- the re-vet report adds up
+
+UNHASHED = ["Save posts under posts/", "Name files in kebab-case", "Use H2 headings for sections",
+            "Keep intros factual"]
+
+
+def _capture_over(agent: Path, rules, helper=None):
+    from capture_support import make_session, seed
+
+    from agentuse.core.helper.factory import override_helper
+
+    seed(agent, rules)
+    session = make_session(agent)
+    if helper is None:  # the embedded offline evaluator: no key is configured
+        return invoke("learnings", "capture", agent, "--session", session.stem).stdout.splitlines()
+    with override_helper(helper):
+        return invoke("learnings", "capture", agent, "--session", session.stem).stdout.splitlines()
+
+
+def test_a_capture_over_an_unhashed_store_reports_a_backfill_not_a_re_vet(tmp_path):
+    from capture_support import make_agent, rule
+
+    agent = make_agent(tmp_path / "p", CUSTOM_ONLY)
+    lines = _capture_over(agent, [rule(f"aaaa000{i}", t) for i, t in enumerate(UNHASHED, 1)])
+    assert lines[1:] == ["[Learning] Backfilled 4 learning(s) that had no instruction hash: 4 stamped, 0 quarantined."]
+    assert all(r.ih for r in store.load(store.locate(agent)).learnings)
+
+
+def test_a_failed_vet_of_unhashed_rules_says_they_keep_injecting_and_claims_no_re_vet(tmp_path):
+    from capture_support import ScriptedHelper, make_agent, permanent, rule
+
+    from agentuse.core.helper import protocol as p
+
+    agent = make_agent(tmp_path / "p", CUSTOM_ONLY)
+    helper = ScriptedHelper(extract=[p.ExtractAnswer(candidates=[])], vet=[permanent()])
+    lines = _capture_over(agent, [rule(f"aaaa000{i}", t) for i, t in enumerate(UNHASHED, 1)], helper)
+    assert lines[1:] == [
+        "[Learning] 4 learning(s) with no instruction hash could not be re-vetted (vet: the model's answer does "
+        "not validate); they keep injecting until a later capture or tidy backfills them"]
+    assert all(r.ih is None for r in store.load(store.locate(agent)).learnings)
+
+
+def test_stale_and_unhashed_rules_are_counted_apart_and_add_up(tmp_path):
+    from capture_support import ScriptedHelper, current_ih, make_agent, rule, verdicts
+
+    from agentuse.core.helper import protocol as p
+    from agentuse.core.learning import Channel
+
+    agent = make_agent(tmp_path / "p", CUSTOM_ONLY)
+    rules = [rule("aaaa0001", "Keep posts short", ih="0ldc0ntract0"),
+             rule("aaaa0002", "Publish without review", ih="0ldc0ntract0"),
+             rule("aaaa0003", "Use H2 headings for sections"),  # no hash
+             rule("aaaa0004", "upload: boom", ch=Channel.tool_errors, tool="upload", sig="boom"),  # no model call
+             rule("aaaa0005", "Fresh rule", ih=current_ih(agent))]
+    contradicts = ("Publish", "contradiction", "Never publish without an approval gate")
+    helper = ScriptedHelper(extract=[p.ExtractAnswer(candidates=[])], vet=[lambda r: verdicts(r, contradicts)])
+    lines = _capture_over(agent, rules, helper)
+    assert lines[1:] == [
+        "[Learning] Re-vetted 2 stale learning(s) against the current instructions: 1 re-stamped, 1 quarantined.",
+        "[Learning] Backfilled 2 learning(s) that had no instruction hash: 2 stamped, 0 quarantined."]
