@@ -210,5 +210,8 @@ def display_path(path: Path, home: Path | None = None) -> str:
 
 def report_line(extracted: int, quarantined: int, path: Path) -> str:
     """Spec: `Extracted 2 learning(s), 1 quarantined → ~/.local/share/agentuse/project/…/x.learnings.md`.
-    N counts every record this capture wrote (quarantined ones included), M those set aside."""
-    return f"Extracted {extracted} learning(s), {quarantined} quarantined → {display_path(path)}"
+    N counts every record this capture wrote (quarantined ones included), M those set aside. With nothing
+    stored the arrow would point at a file this capture never wrote (or that does not exist): say so. (A
+    re-vet or a repeat may still have updated rules already there: their own lines say so.)"""
+    where = f"→ {display_path(path)}" if extracted else "— nothing new stored"
+    return f"Extracted {extracted} learning(s), {quarantined} quarantined {where}"

@@ -15,16 +15,45 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.cap import Placement, WriteReport
 from agentuse.core.capture import Disposition, Judged, report_line
-from agentuse.core.tidy_state import Failure
+from agentuse.core import revet as revet_kinds
+from agentuse.core.learning import Learning
+from agentuse.core.tidy_state import Change, Failure
+
+
+class RevetCounts(BaseModel):
+    """One kind of rule the re-vet took up: how many, and what became of those the vet judged. The rest
+    (a failed or silent vet) are left exactly as they were, and a note says what that means for them."""
+
+    asked: int = 0
+    stamped: int = 0  # re-stamped, backfilled, or released from quarantine
+    quarantined: int = 0  # quarantined, or kept quarantined with the new reason
+
+    @property
+    def judged(self) -> int:
+        return self.stamped + self.quarantined
 
 
 class RevetSummary(BaseModel):
-    asked: int = 0
-    restamped: int = 0
-    quarantined: int = 0
-    released: int = 0  # quarantined rules revisited that pass now
-    requarantined: int = 0  # quarantined rules revisited that still fail, with the new reason
+    stale: RevetCounts = Field(default_factory=RevetCounts)  # vetted against instructions now gone
+    unhashed: RevetCounts = Field(default_factory=RevetCounts)  # never stamped (pre-v0.19.0): the backfill
+    revisited: RevetCounts = Field(default_factory=RevetCounts)  # quarantined rules whose reason may be gone
     notes: list[str] = Field(default_factory=list)
+
+    @property
+    def asked(self) -> int:
+        return self.stale.asked + self.unhashed.asked + self.revisited.asked
+
+
+def revet_summary(asked: list[Learning], changes: list[Change], notes: list[str]) -> RevetSummary:
+    """Tally a re-vet pass by kind: `asked` as the rules were before it, `changes` what it did to them."""
+    done = {i: c.kind for c in changes for i in c.ids}
+    summary = RevetSummary(notes=list(notes))
+    for rule in asked:
+        counts = getattr(summary, revet_kinds.kind(rule))
+        counts.asked += 1
+        counts.stamped += done.get(rule.id) in ("restamped", "released")
+        counts.quarantined += done.get(rule.id) in ("quarantined", "requarantined")
+    return summary
 
 
 class CaptureReport(BaseModel):
@@ -89,13 +118,18 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
         if write.drained:
             notes.append(f"[Learning] Retired {len(write.drained)} auto-extracted rule(s) from the bottom of the "
                          f"ranking: the set was over its {cap}-rule cap (archived, not deleted).")
-    if revet.asked:
-        revisited = ""
-        if revet.released or revet.requarantined:
-            revisited = (f"; {revet.released} released from quarantine, "
-                         f"{revet.requarantined} still quarantined")
-        notes.append(f"[Learning] Re-vetted {revet.asked} learning(s) against the current instructions: "
-                     f"{revet.restamped} re-stamped, {revet.quarantined} quarantined{revisited}.")
+    # Only what the vet judged is counted here; the rest are left as they were, and revet.notes say so.
+    stale, unhashed, revisited = revet.stale, revet.unhashed, revet.revisited
+    if stale.judged:
+        notes.append(f"[Learning] Re-vetted {stale.judged} stale learning(s) against the current instructions: "
+                     f"{stale.stamped} re-stamped, {stale.quarantined} quarantined.")
+    if unhashed.judged:  # spec: not stale, only never stamped: the upgrade's backfill
+        notes.append(f"[Learning] Backfilled {unhashed.judged} learning(s) that had no instruction hash: "
+                     f"{unhashed.stamped} stamped, {unhashed.quarantined} quarantined.")
+    if revisited.judged:
+        notes.append(f"[Learning] Revisited {revisited.judged} quarantined learning(s) against the current "
+                     f"instructions: {revisited.stamped} released from quarantine, "
+                     f"{revisited.quarantined} still quarantined.")
     notes += [f"[Learning] {note}" for note in revet.notes]
     return CaptureReport(
         line=report_line(stored, quarantined, Path(store_path)), extracted=stored, quarantined=quarantined,

@@ -97,7 +97,8 @@ def _entry(rule: Learning, group: str) -> EntryView:
         group=group,
         injected=group == "applied",
         stale=group == "stale",
-        ready_to_graduate=group in {"applied", "held", "stale", "outside_cap"} and graduation_eligible(rule),
+        # A stale rule awaits re-vet: it is proven against instructions that no longer exist, not ready.
+        ready_to_graduate=group in {"applied", "held", "outside_cap"} and graduation_eligible(rule),
     )
 
 

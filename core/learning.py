@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # Numbers the spec gives, named once (DESIGN.md, "Style to follow").
 DEFAULT_MAX = 15
@@ -63,6 +63,29 @@ class Verdict(str, Enum):
 HUMAN_SOURCES = frozenset({Source.manual, Source.approval})
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def title_said_once(title: str, body: str) -> tuple[str, str]:
+    """(title, body) with the title said once. A body that opens with its own title (a note stored as
+    written; a model's draft titled with its first words) would put those words into every prompt twice:
+    the title becomes the body's opening sentence, the body keeps what follows, and no word is lost. A
+    title that summarises the body without opening it is left alone. A title cut short with "…" opens the
+    body even when it ends mid-word."""
+    text = body.strip()
+    cut = title.endswith("…")
+    head = title.removesuffix("…").rstrip() if cut else title.rstrip(" .!?:;,")
+    opening = re.match(r"\s+".join(map(re.escape, head.split())) + ("" if cut else r"(?!\w)"), text,
+                       flags=re.IGNORECASE) if head and text else None
+    if opening is None:
+        return title, body
+    end = _SENTENCE_END.search(text, opening.end())
+    stop = len(text) if end is None else end.start() if end.group() == "\n" else end.end()
+    heading = " ".join(text[:stop].split())
+    # A heading written without a closing period keeps none (the line break after it separates).
+    return (heading if title.endswith(".") else heading.removesuffix(".")), text[stop:].strip()
+
+
 class Learning(BaseModel):
     """One stored rule: the `### [category] title` entry, its metadata comment, why/evidence and body."""
 
@@ -103,14 +126,18 @@ class Learning(BaseModel):
         # dropping it here keeps the record a caller holds equal to the one the file reads back.
         return value.rstrip()
 
+    @model_validator(mode="after")
+    def _title_once(self) -> "Learning":
+        # Every record, however it was made (capture, remember, tidy, an older store file being read).
+        # Written through __dict__: assigning would validate again.
+        self.__dict__["title"], self.__dict__["body"] = title_said_once(self.title, self.body)
+        return self
+
     @property
     def is_human(self) -> bool:
         return self.src in HUMAN_SOURCES
 
     @property
     def text(self) -> str:
-        """The rule as one string: title, then body when it adds anything."""
-        body = self.body.strip()
-        if not body or body == self.title:
-            return self.title
-        return f"{self.title}\n{body}"
+        """The rule as one string: title, then body (which never repeats the title)."""
+        return f"{self.title}\n{self.body}" if self.body else self.title

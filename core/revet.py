@@ -93,10 +93,35 @@ def reason(verdict: VetVerdict, *, contract: str, rules: list[Learning]) -> str 
                              against=verdict.against)
 
 
+STALE, UNHASHED, REVISITED = "stale", "unhashed", "revisited"
+# What happens to a rule the vet did not judge: it stays exactly as it was, which means this for each kind.
+LEFT = {
+    STALE: "stale learning(s) {what}; they stay held out",
+    # Spec: rules with no hash at all are not stale: they stay injectable until a capture or tidy backfills them.
+    UNHASHED: "learning(s) with no instruction hash {what}; they keep injecting until a later capture or tidy "
+              "backfills them",
+    REVISITED: "quarantined learning(s) {what}; they stay set aside",
+}
+
+
+def kind(rule: Learning) -> str:
+    """Which of the re-vet's three kinds a candidate is, as it was before the pass."""
+    if rule.state is State.quarantined:
+        return REVISITED
+    return UNHASHED if rule.ih is None else STALE
+
+
+def _left_as_they_were(state: TidyState, ids: set[str], what: str) -> None:
+    tally = {k: 0 for k in LEFT}
+    for rule_id in ids:
+        tally[kind(state.get(rule_id))] += 1
+    state.notes += [f"{n} {LEFT[k].format(what=what)}" for k, n in tally.items() if n]
+
+
 def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) -> None:
     asked = {c.id for c in request.candidates}
     if isinstance(answer, Failure):
-        state.notes.append(f"{len(asked)} learning(s) could not be re-vetted: {answer.message}")
+        _left_as_they_were(state, asked, f"could not be re-vetted ({answer.message})")
         return
     judged: set[str] = set()
     for verdict in answer.verdicts:
@@ -113,5 +138,4 @@ def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) ->
         else:
             state.restamp(rule)
     if asked - judged:
-        state.notes.append(f"{len(asked - judged)} learning(s) got no verdict and stay as they were "
-                           "(stale ones held out, quarantined ones set aside)")
+        _left_as_they_were(state, asked - judged, "got no verdict")

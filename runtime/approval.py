@@ -1,8 +1,9 @@
 """Resuming a run stopped at its approval gate: approve, revise with a comment, or reject.
 
 Counting (spec: How Application Works, What makes a learning permanent): an approval with no comment is
-a vote for every rule injected that run, so each gets `ok` +1; a run that got any comment — in any round,
-including a `--remember` note — credits nothing, because the reviewer had to correct something.
+a vote for every rule in force in the round it approves, so each gets `ok` +1; a run that got any
+comment — in any round, including a `--remember` note — credits nothing, because the reviewer had to
+correct something. A revision round re-reads the store and counts its rules as injected once more.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from pathlib import Path
 import filelock
 
 from agentuse.core import store
+from agentuse.core.agent_file import load_agent
 from agentuse.core.inject import credit_approval
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.events import ApprovalDecision, Decision, RunEnd
-from agentuse.runtime.providers import provider_for
-from agentuse.runtime.runner import RunResult, result_of, work
+from agentuse.runtime.providers import Provider, provider_for
+from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
 from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, utc_now
 from agentuse.runtime.summary import Session, summarize
 from agentuse.runtime.tools import ToolBox
@@ -81,13 +83,15 @@ def _resume_locked(
         raise SessionError(
             f"session {session.id} is {session.status.replace('_', ' ')}: only a session awaiting review can be resumed"
         )
-    provider = None
+    agent_path = Path(start.agent_path)
+    revision: tuple[Provider, Instructions, store.AgentLocation] | None = None
     if decision == "revise":
-        # Before the decision is logged: a missing key must leave the session awaiting review, untouched.
-        # A replay provider skips the replies this session already consumed.
-        provider = provider_for(
-            model or start.model, env=env, base_dir=Path(start.agent_path).parent, replay_skip=session.model_calls
-        )
+        # Before the decision is logged: a missing key, or an agent file or store that cannot be read, must
+        # leave the session awaiting review, untouched. A replay provider skips the replies already consumed.
+        provider = provider_for(model or start.model, env=env, base_dir=agent_path.parent,
+                                replay_skip=session.model_calls)
+        location = store.locate(agent_path, env=env)
+        revision = provider, instructions_now(load_agent(agent_path), location), location
     chosen = ApprovalDecision(
         decision=decision,
         comment=comment.strip() if comment and comment.strip() else None,
@@ -97,20 +101,22 @@ def _resume_locked(
     if decision == "approve" and not (session.had_feedback or chosen.has_feedback):
         # Credited before the decision is logged: a store that cannot be read leaves the gate unanswered.
         try:
-            credit_approval(store.locate(Path(start.agent_path), env=env), start.injected)
+            # The round under review: the rules in force when this output was written.
+            credit_approval(store.locate(agent_path, env=env), session.injected)
         except StoreFormatError as problem:
             raise SessionError(f"{problem} — fix the learnings file, then approve again") from None
     if chosen.remember:
         # The note is saved into the store after the decision: a store that cannot be read would leave it
         # stranded in the log with the gate already answered. Stop first, as an uncommented approval does.
         try:
-            store.load(store.locate(Path(start.agent_path), env=env))
+            store.load(store.locate(agent_path, env=env))
         except StoreFormatError as problem:
             raise SessionError(f"{problem} — fix the learnings file, then answer again with the note") from None
     log = SessionLog(path, clock=clock)
     log.append(chosen)
-    if decision == "revise":
-        return work(log, provider=provider, tools=ToolBox(Path(start.project_root)), approval=True)
+    if revision is not None:
+        provider, now, location = revision
+        return revise(log, now, location=location, provider=provider, tools=ToolBox(Path(start.project_root)))
     status = "completed" if decision == "approve" else "rejected"
     log.append(RunEnd(status=status, output=session.output))
     return result_of(log)

@@ -38,6 +38,16 @@ class RunStart(_Event):
     pid: int
 
 
+class RoundStart(_Event):
+    """A revision round begins: the store is read again, so the round runs with the rules in force now."""
+
+    type: Literal["round_start"] = "round_start"
+    round: int = Field(description="the approval round this work answers (the first round is the run's start)")
+    ih: str = Field(description="instruction hash of the agent file when the round began")
+    system: str  # replaces the earlier round's system prompt for every model request of this round
+    injected: list[str] = Field(default_factory=list, description="ids of the rules injected this round")
+
+
 class ModelRequestEvent(_Event):
     type: Literal["model_request"] = "model_request"
     model: str
@@ -107,6 +117,7 @@ class RunEnd(_Event):
 Event = Annotated[
     Union[
         RunStart,
+        RoundStart,
         ModelRequestEvent,
         ModelReplyEvent,
         ToolCallEvent,
@@ -120,3 +131,8 @@ Event = Annotated[
 ]
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def in_force(events: list[Event]) -> RunStart | RoundStart | None:
+    """The round whose system prompt and rules are in force: the latest revision round, else the start."""
+    return next((e for e in reversed(events) if isinstance(e, (RunStart, RoundStart))), None)

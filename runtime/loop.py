@@ -17,6 +17,7 @@ from agentuse.runtime.events import (
     RunStart,
     ToolCallEvent,
     ToolResultEvent,
+    in_force,
 )
 from agentuse.runtime.messages import Message, ModelCall, ToolResultBlock, Usage
 from agentuse.runtime.providers import ModelError, Provider
@@ -67,13 +68,13 @@ def revision_message(comment: str) -> str:
 def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns: int = MAX_TURNS) -> TurnsResult:
     """Work until the model ends its turn. Tool failures go back to the model; model faults raise."""
     events, _ = log.read()
-    start = next(e for e in events if isinstance(e, RunStart))
+    system = in_force(events).system  # a revision round's rules replace the earlier round's
     messages = conversation_from(events)
     usage = Usage()
     for turn in range(1, max_turns + 1):
         log.append(ModelRequestEvent(model=provider.model, turn=turn, messages=len(messages)))
         reply = provider.complete(
-            ModelCall(model=provider.model, system=start.system, messages=messages, tools=tools.specs)
+            ModelCall(model=provider.model, system=system, messages=messages, tools=tools.specs)
         )
         log.append(ModelReplyEvent(content=reply.content, stop_reason=reply.stop_reason, usage=reply.usage))
         usage = usage + reply.usage

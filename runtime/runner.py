@@ -3,6 +3,8 @@
 Everything a later step needs is written to the session log before it is needed: the run_start event
 holds the exact system prompt and the ids of the injected rules, so an approval resumed hours later (in
 another process) credits exactly the rules that were in force and continues the same conversation.
+A revision round reads the agent file and the store again, as a new run would (spec: learnings apply "on
+next run or approval resume"), and records its own system prompt and rules in a round_start event.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
 from agentuse.core.status_text import stranded_notice
 from agentuse.core.store_format import StoreFormatError
-from agentuse.runtime.events import ApprovalRequest, RunEnd, RunStart, RunStatus
+from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
@@ -52,6 +54,21 @@ def system_prompt(agent: AgentFile, injection: Injection) -> str:
     """The agent body as written (its learned block included) plus the probation rules, if any."""
     body = agent.body.strip()
     return f"{body}\n\n{injection.text.strip()}\n" if injection.text.strip() else f"{body}\n"
+
+
+class Instructions(BaseModel):
+    """What one round of work is sent: the system prompt, the rules in it, the hash they were checked for."""
+
+    ih: str
+    system: str
+    injected: list[str] = Field(default_factory=list)
+
+
+def instructions_now(agent: AgentFile, location: store.AgentLocation) -> Instructions:
+    """The agent file and the rules in force at this moment: a run's start and every revision round."""
+    ih = agent_hash(agent)
+    injection = _injection(agent, location, ih)
+    return Instructions(ih=ih, system=system_prompt(agent, injection), injected=injection.ids)
 
 
 def _injection(agent: AgentFile, location: store.AgentLocation, ih: str) -> Injection:
@@ -96,8 +113,7 @@ def start_run(
         raise AgentuseError(f"{agent_path} names no model: add `model: anthropic:<name>` or pass --model")
     # The provider comes first: a missing key stops the run before any session or counter is written.
     provider = provider_for(model, env=env, base_dir=agent_path.parent)
-    ih = agent_hash(agent)
-    injection = _injection(agent, location, ih)
+    now = instructions_now(agent, location)
     shown = _notices(agent, location)
     log = SessionLog.create(location.session_dir, new_id(), clock=clock)
     log.append(
@@ -106,18 +122,29 @@ def start_run(
             agent_key=location.key,
             agent_path=str(location.agent_path),
             project_root=str(location.root),
-            ih=ih,
+            ih=now.ih,
             model=model,
             prompt=prompt or DEFAULT_PROMPT,
-            system=system_prompt(agent, injection),
-            injected=injection.ids,
+            system=now.system,
+            injected=now.injected,
             approval=agent.approval,
             pid=os.getpid(),
         )
     )
-    record_injection(location, injection.ids)
+    record_injection(location, now.injected)
     result = work(log, provider=provider, tools=ToolBox(location.root), approval=agent.approval)
     return result.model_copy(update={"notices": shown})
+
+
+def revise(
+    log: SessionLog, now: Instructions, *, location: store.AgentLocation, provider: Provider, tools: ToolBox
+) -> RunResult:
+    """A revision round: log the rules in force now (counted once, like a run's), then work again."""
+    events, _ = log.read()
+    answered = sum(1 for e in events if isinstance(e, ApprovalRequest))
+    log.append(RoundStart(round=answered + 1, ih=now.ih, system=now.system, injected=now.injected))
+    record_injection(location, now.injected)
+    return work(log, provider=provider, tools=tools, approval=True)
 
 
 def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool) -> RunResult:

@@ -13,6 +13,7 @@ from agentuse.runtime.events import (
     ModelReplyEvent,
     ModelRequestEvent,
     RunEnd,
+    RoundStart,
     RunStart,
     ToolCallEvent,
     ToolResultEvent,
@@ -32,6 +33,8 @@ def event_line(event: Event) -> str:
     if isinstance(event, RunStart):
         injected = f", {len(event.injected)} learning(s) injected" if event.injected else ""
         return f"run_start          {event.model}{injected}"
+    if isinstance(event, RoundStart):
+        return f"round_start        round {event.round}, {len(event.injected)} learning(s) injected"
     if isinstance(event, ModelRequestEvent):
         return f"model_request      turn {event.turn}, {event.messages} message(s)"
     if isinstance(event, ModelReplyEvent):

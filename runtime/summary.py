@@ -21,6 +21,7 @@ from agentuse.runtime.events import (
     RunStart,
     ToolCallEvent,
     ToolResultEvent,
+    in_force,
 )
 from agentuse.runtime.messages import Usage
 from agentuse.runtime.session import pid_alive, read_events
@@ -52,7 +53,7 @@ class Session(BaseModel):
     model_calls: int = 0
     tool_calls: list[ToolCallSummary] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list, description="tool errors and the run's own failure")
-    injected: list[str] = Field(default_factory=list)
+    injected: list[str] = Field(default_factory=list, description="the rules in force: the latest round's")
     decisions: list[ApprovalDecision] = Field(default_factory=list)
     learning: list[str] = Field(default_factory=list, description="capture/remember result lines")
     notes: list[str] = Field(default_factory=list, description="problems reading the log itself")
@@ -125,7 +126,7 @@ def summarize(path: Path) -> Session:
         model_calls=sum(1 for e in events if isinstance(e, ModelReplyEvent)),
         tool_calls=list(calls.values()),
         errors=errors,
-        injected=list(start.injected) if start else [],
+        injected=list(current.injected) if (current := in_force(events)) else [],
         decisions=[e for e in events if isinstance(e, ApprovalDecision)],
         learning=[e.line for e in events if isinstance(e, LearningResult)],
         notes=notes,

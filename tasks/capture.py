@@ -248,12 +248,12 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
     quarantined with the reason, and a rule the vet could not judge left exactly as it was. Verdicts for
     rules that left the store or were re-stamped meanwhile (a concurrent tidy) are ignored."""
     from agentuse.core import revet
-    from agentuse.core.capture_report import RevetSummary
+    from agentuse.core.capture_report import revet_summary
 
-    summary = RevetSummary(asked=plan.asked)
     # One undo, like a tidy-up's re-vet (spec: "undo covers that pass like any other").
     with snapshots.store_pass(store.locate(Path(ctx.agent_path)), kind=REVET_PASS) as work:
         state = _state(list(work.doc.learnings), agent=ctx.agent_key, ih=ctx.ih, cap=ctx.cap, today=today)
+        asked = revet.candidates(state)  # as they are before this pass: what the report counts by kind
         revet.restamp_structural(state)
         pending = {r.id for r in revet.candidates(state)}
         for item, answer in zip(plan.items, answers, strict=True):
@@ -263,12 +263,9 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
                 revet.apply(state, request, answer)
         work.doc.learnings = state.learnings
         counts = state.counts()
-        summary.restamped, summary.quarantined = counts.restamped, counts.quarantined
-        summary.released, summary.requarantined = counts.released, counts.requarantined
-        if summary.restamped or summary.quarantined or summary.released or summary.requarantined:
+        if counts.restamped or counts.quarantined or counts.released or counts.requarantined:
             work.summary = f"{REVET_PASS}: " + ", ".join(
-                f"{n} {what}" for n, what in ((summary.restamped, "re-stamped"), (summary.quarantined, "quarantined"),
-                                              (summary.released, "released"),
-                                              (summary.requarantined, "still quarantined")) if n)
-    summary.notes = list(state.notes)
-    return summary
+                f"{n} {what}" for n, what in ((counts.restamped, "re-stamped"), (counts.quarantined, "quarantined"),
+                                              (counts.released, "released"),
+                                              (counts.requarantined, "still quarantined")) if n)
+    return revet_summary(asked, state.changes, state.notes)

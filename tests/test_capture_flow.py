@@ -166,8 +166,9 @@ def test_stale_and_unhashed_rules_are_re_vetted_after_the_write(agent):
     held = by_id["aaaa0002"]
     assert held.state is State.quarantined and held.src is Source.manual  # a person's rule: kept, shown
     assert held.why == 'contradicts the contract: "Never publish without an approval gate"'
-    assert ("[Learning] Re-vetted 3 learning(s) against the current instructions: 2 re-stamped, 1 quarantined."
-            in report.notes)
+    assert report.notes == [  # stale and never-stamped rules counted apart (spec: no hash is not stale)
+        "[Learning] Re-vetted 1 stale learning(s) against the current instructions: 1 re-stamped, 0 quarantined.",
+        "[Learning] Backfilled 2 learning(s) that had no instruction hash: 1 stamped, 1 quarantined."]
 
 
 def test_a_failed_re_vet_leaves_the_rules_as_they_were(agent):

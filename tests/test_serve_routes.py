@@ -288,6 +288,7 @@ def test_request_changes_revises_with_the_comment_and_reject_ends_it(client, age
     session = find_session(sid)
     assert session.status == "awaiting_review" and session.output == "Draft two"
     assert session.decisions[-1].comment == "Shorter, please" and session.decisions[-1].remember is None
+    assert [e.type for e in session.events].count("round_start") == 1  # the rules in force re-read, as the CLI does
     post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "reject", "comment": "Not this week"})
     assert find_session(sid).status == "rejected"
     again = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "approve"})

@@ -86,7 +86,7 @@ def test_capture_revisits_a_quarantined_rule_and_says_so(tmp_path):
     assert by_id["q0000001"].ih == current_ih(agent)
     assert by_id["q0000002"].why == 'contradicts the contract: "Start with a relatable hook"'
     assert by_id["q0000002"].ih == current_ih(agent)
-    assert ("[Learning] Re-vetted 2 learning(s) against the current instructions: 0 re-stamped, 0 quarantined; "
+    assert ("[Learning] Revisited 2 quarantined learning(s) against the current instructions: "
             "1 released from quarantine, 1 still quarantined.") in report.notes
 
 
