@@ -12,7 +12,7 @@ import typer
 
 from agentuse.cli.common import friendly_errors, say
 from agentuse.cli.learnings import AgentArg, app
-from agentuse.flows.post_run import channels_of, run_capture, run_remember
+from agentuse.flows.post_run import channels_of
 
 PrefectOpt = Annotated[bool, typer.Option("--prefect", help="Run as a real Prefect flow run (a temporary server "
                                                           "when no PREFECT_API_URL is configured).")]
@@ -36,6 +36,8 @@ def capture(
         say(f"No automatic capture channel is configured in {agent_file}: nothing to capture. Name one under "
             "learning.capture: addons: [tool-errors], custom: \"...\" or agent: ./file.agentuse")
         return
+    from agentuse.flows.capture import run_capture
+
     report = run_capture(agent_file, str(path), force_prefect=prefect)  # the flow logs its lines
     for line in report.lines:
         say(line)
@@ -49,5 +51,7 @@ def add(
     prefect: PrefectOpt = False,
 ) -> None:
     """Save a rule by hand: grounded, reconciled with the rules in force, vetted, stored as src:manual."""
-    for line in run_remember(agent_file, text, agent_arg=str(agent_file), force_prefect=prefect):
+    from agentuse.flows.remember import run_remember
+
+    for line in run_remember(agent_file, text, agent_arg=str(agent_file), force_prefect=prefect).lines:
         say(line)

@@ -53,7 +53,7 @@ def capture_trigger() -> DeploymentEventTrigger:
 
 def tidy_deployment(root: Path, *, cron: str = DEFAULT_CRON, timezone: str = DEFAULT_TIMEZONE,
                     concurrency: int = DEFAULT_CONCURRENCY) -> RunnerDeployment:
-    return project_tidy_flow.to_deployment(
+    return project_tidy_flow.prefect_flow().to_deployment(
         name=TIDY_DEPLOYMENT,
         schedules=[Cron(cron, timezone=timezone)],
         parameters={"root": str(Path(root).resolve()), "concurrency": concurrency},
@@ -64,7 +64,7 @@ def tidy_deployment(root: Path, *, cron: str = DEFAULT_CRON, timezone: str = DEF
 
 
 def capture_deployment() -> RunnerDeployment:
-    return capture_flow.to_deployment(
+    return capture_flow.prefect_flow().to_deployment(
         name=CAPTURE_DEPLOYMENT,
         triggers=[capture_trigger()],
         description=f"Capture learnings after each agent run ({RUN_COMPLETED}).",

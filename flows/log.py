@@ -7,14 +7,14 @@ one, `get_run_logger()` raises, so plain `logging` takes over and the CLI stays 
 from __future__ import annotations
 
 import logging
+import sys
 
 PLAIN_LOGGER = "agentuse"
 
 
 def logger() -> logging.Logger | logging.LoggerAdapter:
-    from prefect.context import FlowRunContext, TaskRunContext
-
-    if FlowRunContext.get() is not None or TaskRunContext.get() is not None:
+    context = sys.modules.get("prefect.context")  # not imported: certainly not a Prefect run (runner.py)
+    if context is not None and (context.FlowRunContext.get() is not None or context.TaskRunContext.get() is not None):
         from prefect.logging import get_run_logger
 
         return get_run_logger()

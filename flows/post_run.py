@@ -41,75 +41,11 @@ def as_typed(path: Path) -> str:
         return str(path)
 
 
-def _announce(message: str) -> None:
-    sys.stderr.write(printable(message) + "\n")
-
-
 def announcer() -> Announce:
-    """One per command: a command that resolves several helpers (`sessions resume --remember` saves the
-    note, then captures the run) passes the same announcer to each, so the offline notice prints once."""
-    from agentuse.core.helper.factory import once
+    """One per command (tasks/helpers.py): several flows of one command print the offline notice once."""
+    from agentuse.tasks.helpers import announcer as one_per_command
 
-    return once(_announce)
-
-
-# ---------------------------------------------------------------- running the flows
-
-
-HELPER_ATTRIBUTES = frozenset({"extract", "vet", "ground", "reconcile", "plan_groups", "rewrite_group", "audit",
-                               "rewrite_block", "name"})
-
-
-class LazyHelper:
-    """The agent's helper, built on first use: a capture that needs no model (tool-errors only, nothing
-    to re-vet) never imports a provider SDK nor announces the offline evaluator."""
-
-    def __init__(self, agent_file: Path, announce: Announce | None = None) -> None:
-        self._agent_file = agent_file
-        self._announce = announce
-        self._helper = None
-
-    def _get(self):
-        if self._helper is None:
-            from agentuse.flows.capture import resolve_helper
-
-            self._helper = resolve_helper(str(self._agent_file), announce=self._announce or announcer())
-        return self._helper
-
-    @property
-    def usage(self):
-        from agentuse.core.helper.protocol import Usage
-
-        return self._helper.usage if self._helper is not None else Usage()
-
-    def __getattr__(self, name: str):
-        # Only the Helper protocol's names: Prefect's parameter serialisation probes others (`keys`,
-        # `__post_root_validators__`, ...), and answering them by building the helper would import the
-        # SDK or announce the offline evaluator for a capture that never calls the model.
-        if name not in HELPER_ATTRIBUTES:
-            raise AttributeError(name)
-        return getattr(self._get(), name)
-
-
-def run_capture(agent_file: Path, session_file: str, *, force_prefect: bool = False,
-                announce: Announce | None = None) -> "CaptureReport":
-    from agentuse.flows.capture import capture_flow
-    from agentuse.flows.runner import run_flow
-
-    return run_flow(capture_flow, force_prefect=force_prefect, agent=str(agent_file), session=session_file,
-                    helper=LazyHelper(agent_file, announce))
-
-
-def run_remember(agent_file: Path, text: str, *, agent_arg: str, session: str | None = None,
-                 label: str = "manual", comment: str | None = None, reviewed_output: str = "",
-                 force_prefect: bool = False, announce: Announce | None = None) -> list[str]:
-    from agentuse.flows.remember import remember_flow
-    from agentuse.flows.runner import run_flow
-
-    result = run_flow(remember_flow, force_prefect=force_prefect, agent=str(agent_file), text=text, label=label,
-                      session=session, comment=comment, reviewed_output=reviewed_output, agent_arg=agent_arg,
-                      helper=LazyHelper(agent_file, announce))
-    return result.lines
+    return one_per_command()
 
 
 def channels_of(agent) -> list[str]:
@@ -141,6 +77,8 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
         if _via_prefect() and _emit_completed(agent_file, result):
             lines = [f"[Learning] Capture handed to Prefect: {RUN_COMPLETED} for session {result.session_id}"]
         else:
+            from agentuse.flows.capture import run_capture
+
             run_capture(agent_file, result.session_file, announce=announce)  # the flow logs its lines
             return
     except (AgentuseError, HelperError, OSError, ValueError) as problem:  # reported, never fatal to the run
@@ -159,6 +97,8 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
 
         notes = remembered_notes(find_session(result.session_id))
         reviewed = notes[-1].reviewed_output if notes else ""
+        from agentuse.flows.remember import run_remember
+
         try:  # the flow records its lines in the session log
             run_remember(agent_path, remember, agent_arg=as_typed(agent_path), session=result.session_file,
                          label=result.session_id, comment=comment, reviewed_output=reviewed, announce=announce)

@@ -17,8 +17,6 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from prefect import flow, task
-from prefect.cache_policies import NONE
 from pydantic import BaseModel, Field
 
 from agentuse.core.discovery import find_agent_files
@@ -26,7 +24,8 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.flows.log import logger
 from agentuse.flows.names import agent_name, artifact_key, root_run_name
-from agentuse.flows.runner import fan_out, orchestrated
+from agentuse.flows.runner import fan_out, orchestrated, pipeline
+from agentuse.tasks.step import step
 
 DASK_ADDRESS = "AGENTUSE_DASK_ADDRESS"  # a Dask scheduler (tcp://host:8786), or "local" for a LocalCluster
 DEFAULT_CONCURRENCY = 4  # tidy-ups at once; each fans its own model calls out under the agentuse-model tag
@@ -56,13 +55,13 @@ class ProjectTidyReport(BaseModel):
         return f"{len(self.agents)} agent(s) under {self.root}: {shown}"
 
 
-@task(name="tidy-agent", task_run_name="tidy-agent/{job.name}", cache_policy=NONE)
+@step("tidy-agent", "tidy-agent/{job.name}")
 def tidy_agent(job: AgentJob, dry_run: bool = False) -> AgentOutcome:
     from agentuse.flows.tidy import tidy_flow
 
     # Under a run the tidy is a real subflow (its own entry in the dashboard); inline it is a plain call,
     # since calling the flow object outside a run would start a temporary server.
-    run = tidy_flow if orchestrated() else tidy_flow.fn
+    run = tidy_flow.prefect_flow() if orchestrated() else tidy_flow.body
     try:
         result = run(agent_path=job.agent_path, dry_run=dry_run)
     except (AgentuseError, HelperError) as problem:  # file/store errors name the file; a model outage outlived retries
@@ -94,7 +93,7 @@ def task_runner() -> Any:
     return DaskTaskRunner() if address == "local" else DaskTaskRunner(address=address)
 
 
-@flow(name="project-tidy", flow_run_name=root_run_name, log_prints=False, task_runner=task_runner())
+@pipeline("project-tidy", root_run_name, agent=None, task_runner=task_runner)
 def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False) -> ProjectTidyReport:
     """Tidy every agent under `root` (the project's root folder), `concurrency` agents at a time."""
     agents = find_agent_files(Path(root).resolve())
@@ -115,3 +114,12 @@ def _publish(report: ProjectTidyReport) -> None:
             for a in report.agents] or [{"agent": "(no .agentuse files found)"}]
     create_table_artifact(table=rows, key=artifact_key("project-tidy", Path(report.root).name),
                           description=report.line)
+
+
+def run_project_tidy(root: str | Path, *, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False,
+                     force_prefect: bool = False) -> ProjectTidyReport:
+    """The entry point, shaped like the others: a real flow run when Prefect is configured, inline otherwise."""
+    from agentuse.flows.runner import run
+
+    return run(project_tidy_flow, force_prefect=force_prefect, root=str(root), concurrency=concurrency,
+               dry_run=dry_run)

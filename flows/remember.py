@@ -10,10 +10,10 @@ repeats counts one more repeat. The same goes for a note with the text of a quar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 from typing import Any
-
-from prefect import flow
 
 from agentuse.core import gate, remember
 from agentuse.core.cap import valid_fold
@@ -32,37 +32,35 @@ from agentuse.core.helper.protocol import (
 from agentuse.core.screen import screen
 from agentuse.core.tidy_state import Failure
 from agentuse.flows.artifacts import remember_completed
-from agentuse.flows.capture import resolve_helper
 from agentuse.flows.gate import through_gate
-from agentuse.flows.runner import call
+from agentuse.flows.runner import call, pipeline, run
 from agentuse.tasks import capture as capture_steps
 from agentuse.tasks import remember as steps
 
 
-@flow(name="remember", flow_run_name="remember/{label}", log_prints=False, on_completion=[remember_completed])
+@pipeline("remember", "remember/{label}", agent="agent", on_completion=[remember_completed])
 def remember_flow(agent: str, text: str, label: str = "manual", session: str | None = None,
                   comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
-                  helper: Any = None, today: date | None = None) -> remember.Result:
+                  today: date | None = None) -> remember.Result:
     """`agent_arg`: the agent file as the user typed it, for the quarantine message."""
     if not text.strip():
         raise AgentuseError("nothing to remember: the note is empty")
     today = today or date.today()
     note = remember.Note(text=text.strip(), comment=comment, reviewed_output=reviewed_output, session=session)
     ctx = call(steps.load_note, agent, note, label)
-    helper = helper if helper is not None else resolve_helper(ctx.agent_path)
     notes: list[str] = []
 
     grounded = call(steps.ground, GroundRequest(comment=note.text, reviewed_output=reviewed_output,
-                                                contract=ctx.contract), label, helper=helper, on_error="collect")
-    draft = _grounded(grounded, note, ctx, helper, label, notes)
+                                                contract=ctx.contract), label, on_error="collect")
+    draft = _grounded(grounded, note, ctx, label, notes)
     rules = rules_in_force(ctx.learnings, ctx.ih)
     item = capture_steps.FoldItem(label=f"{label}/note", key=remember.NOTE_KEY, draft=draft, rules=rules,
                                   human=True, cap_full=in_force(ctx.learnings) >= ctx.cap)
-    fold = call(capture_steps.reconcile, item, helper=helper, on_error="collect")
+    fold = call(capture_steps.reconcile, item, on_error="collect")
     if not isinstance(fold, ReconcileAnswer):
         notes.append(remember.failure_note("reconcile", fold.message))
         fold = None
-    fold, decision = _gate_fold(fold, draft, ctx, rules, helper, label, notes)
+    fold, decision = _gate_fold(fold, draft, ctx, rules, label, notes)
 
     candidate = remember.candidate(note, remember.to_vet(note, draft, fold, rules))
     settled = screen([candidate], ctx.learnings).settled
@@ -74,7 +72,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
         [judged] = settled
     else:
         request = vet_request([candidate], contract=ctx.contract, rules=rules, trace=ctx.trace)
-        answer = call(capture_steps.vet, request, label, helper=helper, on_error="collect")
+        answer = call(capture_steps.vet, request, label, on_error="collect")
         if isinstance(answer, VetAnswer):
             [judged] = judge([candidate], answer, contract=ctx.contract, rules=rules)
         else:
@@ -86,7 +84,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     return result
 
 
-def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, helper, label: str,
+def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label: str,
               notes: list[str]) -> Draft:
     """The grounded rule, only if the gate's audit says it still carries the person's note; the note as
     written otherwise (a model never gets to store other words under a person's name)."""
@@ -97,14 +95,14 @@ def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, helper
         return grounded.rule  # the note's own words, recased or punctuated: nothing to audit
     proposal = gate.Proposal(key="ground", label=f"{label}/ground", draft=grounded.rule,
                              originals=[gate.note_ref(note.text)], vet=False)  # the stored wording is vetted below
-    [decision] = through_gate([proposal], contract=ctx.contract, rules=[], helper=helper, label=f"{label}/ground")
+    [decision] = through_gate([proposal], contract=ctx.contract, rules=[], label=f"{label}/ground")
     if decision.passed:
         return grounded.rule
     notes.append(remember.failure_note("ground", decision.why, rejected=True))
     return remember.verbatim(note.text)
 
 
-def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, helper, label: str,
+def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: str,
                notes: list[str]) -> tuple[ReconcileAnswer | None, gate.Decision | None]:
     """A fold replaces rules only if its merged wording passes the gate (vetted against the contract and the
     rules it does not replace, audited to carry the person's note); a repeat only if the rule it names
@@ -121,7 +119,7 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, helper, l
         # A correction replaces the rules it corrects: it must carry the person's words, not theirs.
         proposal = gate.Proposal(key="fold", label=f"{label}/fold", draft=fold.merged or Draft(title=""),
                                  originals=[*(ref(t) for t in targets), mine], must_carry=["note"])
-    [decision] = through_gate([proposal], contract=ctx.contract, rules=[ref(r) for r in rules], helper=helper,
+    [decision] = through_gate([proposal], contract=ctx.contract, rules=[ref(r) for r in rules],
                               label=f"{label}/{proposal.key}")
     if decision.passed:
         return fold, decision if fold.action is ReconcileAction.fold else None
@@ -129,3 +127,13 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, helper, l
         what = "the rule it named as a repeat" if fold.action is ReconcileAction.repeat else "the merged rule"
         notes.append(f"Saved as a rule of its own, not through {what}: {decision.why}.")
     return None, None
+
+
+def run_remember(agent: str | Path, text: str, *, label: str = "manual", session: str | None = None,
+                 comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
+                 today: date | None = None, force_prefect: bool = False, helper: Any = None,
+                 announce: Callable[[str], None] | None = None) -> remember.Result:
+    """The entry point every surface uses (`learnings add`, `--remember`, the Learn checkbox, tests)."""
+    return run(remember_flow, force_prefect=force_prefect, helper=helper, announce=announce, agent=str(agent),
+               text=text, label=label, session=session, comment=comment, reviewed_output=reviewed_output,
+               agent_arg=agent_arg, today=today)

@@ -7,22 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prefect import flow
-
 from agentuse.core import restore, store
 from agentuse.core.agent_file import load_agent
 from agentuse.core.capture import rules_in_force
 from agentuse.core.contract import agent_hash, contract_text
 from agentuse.flows.names import agent_run_name
-from agentuse.flows.runner import call
+from agentuse.flows.runner import call, pipeline, run
 from agentuse.tasks import capture as capture_steps
 
 
-@flow(name="restore", flow_run_name=agent_run_name("restore"), log_prints=False)
-def restore_flow(agent_path: str, rule_id: str, agent_arg: str | None = None, helper: Any = None,
-                 announce: Any = None) -> restore.Restored:
-    """`helper` defaults to the agent's helper model (the offline evaluator without a key, which
-    `announce` hears about), built only when the rule needs a vet."""
+@pipeline("restore", agent_run_name("restore"), agent="agent_path")
+def restore_flow(agent_path: str, rule_id: str, agent_arg: str | None = None) -> restore.Restored:
+    """The vet uses the agent's helper (the offline evaluator without a key), built only when the rule
+    needs a vet."""
     agent = load_agent(Path(agent_path))
     location = store.locate(Path(agent_path))
     copy = restore.archived(location, rule_id)
@@ -31,11 +28,7 @@ def restore_flow(agent_path: str, rule_id: str, agent_arg: str | None = None, he
     request = restore.vet_request(copy, contract=contract, rules=rules)
     answer = None
     if request is not None:
-        if helper is None:
-            from agentuse.flows.capture import resolve_helper
-
-            helper = resolve_helper(agent_path, announce=announce)
-        answer = call(capture_steps.vet, request, f"restore/{copy.id}", helper=helper, on_error="collect")
+        answer = call(capture_steps.vet, request, f"restore/{copy.id}", on_error="collect")
     record, verdict = restore.decide(copy, request, answer, rules=rules, ih=ih)
     return restore.put_back(location, copy, record, verdict=verdict, cap=agent.cap,
                             agent_arg=agent_arg or agent_path)
@@ -44,7 +37,5 @@ def restore_flow(agent_path: str, rule_id: str, agent_arg: str | None = None, he
 def run_restore(agent_path: Path, rule_id: str, *, agent_arg: str, helper: Any = None,
                 force_prefect: bool = False, announce: Any = None) -> restore.Restored:
     """The entry point surfaces use: a real flow run when Prefect is configured, inline otherwise."""
-    from agentuse.flows.runner import run_flow
-
-    return run_flow(restore_flow, force_prefect=force_prefect, agent_path=str(agent_path), rule_id=rule_id,
-                    agent_arg=agent_arg, helper=helper, announce=announce)
+    return run(restore_flow, force_prefect=force_prefect, helper=helper, announce=announce,
+               agent_path=str(agent_path), rule_id=rule_id, agent_arg=agent_arg)

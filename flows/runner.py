@@ -1,28 +1,40 @@
 """One composition, two ways to run it (DESIGN.md).
 
-Flows call their steps through `call` and `fan_out`. Inside a real flow run they use Prefect's task
-submission (retries, concurrency limits, the dashboard); outside one they call the task's function
-directly, in a thread pool for parallel groups, with the same transient-only retry policy. Calling a
-`@task` object outside a flow run would silently start a temporary server, so inline mode never does.
+A pipeline is a plain function declared with `@pipeline` (its name, how its runs are named, its
+completion hooks); its steps are tasks/step.py declarations. `run` is the one entry: it chooses the
+runner once — a real Prefect flow run when an API is configured or `--prefect` asks for one (the `@flow`
+and `@task` objects are built then, from the same declarations), inline otherwise, which imports no
+prefect at all. Inside, flows call their steps through `call` and `fan_out`: Prefect's task submission
+under a flow run (retries, concurrency limits, the dashboard), plain calls in a thread pool otherwise, with
+the same declared retry policy. "Am I under Prefect?" is `orchestrated()`, decided here only.
+
+Flow parameters are JSON values only (paths, ids, flags, a date, a seed). What is not — the helper a test
+scripts, a progress callback, the offline notice's printer — is handed to `run` and reaches the flow
+through context variables (tasks/helpers.py, `progress` here), never as a parameter.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
+import inspect
 import os
 import signal
+import sys
 import threading
-from collections.abc import Callable, Sequence
+import typing
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from prefect.context import FlowRunContext
-from prefect.futures import as_completed
 
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.core.tidy_state import Failure
+from agentuse.tasks import helpers
 from agentuse.tasks.retry import retry_inline
+from agentuse.tasks.step import Step
 
 INLINE_WORKERS = 8
 
@@ -33,7 +45,10 @@ OnError = Literal["raise", "collect"]
 
 
 def orchestrated() -> bool:
-    return FlowRunContext.get() is not None
+    """Inside a Prefect flow run. Prefect not imported at all means certainly not (the inline runner never
+    imports it), so the check itself costs the inline path nothing."""
+    context = sys.modules.get("prefect.context")
+    return context is not None and context.FlowRunContext.get() is not None
 
 
 def prefect_requested(force: bool = False) -> bool:
@@ -41,12 +56,103 @@ def prefect_requested(force: bool = False) -> bool:
     return force or bool(os.environ.get("PREFECT_API_URL"))
 
 
-def run_flow(flow: Any, *, force_prefect: bool = False, **params: Any) -> Any:
-    if prefect_requested(force_prefect):
-        if not os.environ.get("PREFECT_API_URL"):
-            stop_temporary_server_on_signals()
-        return flow(**params)
-    return flow.fn(**params)
+# Where the built Prefect flows live as module attributes, named for their pipelines (`capture`, `tidy`,
+# `project_tidy`, ...): Prefect loads a deployment's flow from there by import.
+FLOWS_MODULE = "agentuse.deployments.flows"
+
+
+@dataclass(eq=False)
+class Pipeline:
+    """A flow declared as data: the body, its name, how its runs are named, its completion hooks, and the
+    parameter naming its agent file (the helper of its model steps is resolved from it)."""
+
+    fn: Callable[..., Any]
+    name: str
+    run_name: str | Callable[[], str]
+    agent_param: str | None  # None: a pipeline over many agents (each of its subflows opens its own scope)
+    on_completion: tuple[Callable[..., Any], ...] = ()
+    task_runner: Callable[[], Any] | None = None
+    _flow: Any = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def body(self, *args: Any, **kwargs: Any) -> Any:
+        """One run of the flow as a plain call, with its agent's helper scope open."""
+        if self.agent_param is None:
+            return self.fn(*args, **kwargs)
+        bound = _bind(self.fn, args, kwargs)
+        with helpers.scope(str(bound.get(self.agent_param, ""))):
+            return self.fn(*args, **kwargs)
+
+    def prefect_flow(self) -> Any:
+        """The Prefect flow, built on first use from the declaration. It is importable by name from
+        FLOWS_MODULE, which is where a served or worker-run flow run loads it (a module-path entrypoint)."""
+        with self._lock:
+            if self._flow is None:
+                from prefect import flow
+
+                def body(*args: Any, **kwargs: Any) -> Any:
+                    return self.body(*args, **kwargs)
+
+                functools.update_wrapper(body, self.fn)  # the flow's parameters are the declaration's own,
+                # with their types resolved where they were written: Prefect builds its parameter model from
+                # them, and string annotations would otherwise be looked up in FLOWS_MODULE.
+                del body.__wrapped__
+                body.__signature__ = inspect.signature(self.fn, eval_str=True)  # type: ignore[attr-defined]
+                body.__annotations__ = typing.get_type_hints(self.fn)
+                body.__module__ = FLOWS_MODULE
+                body.__name__ = body.__qualname__ = self.name.replace("-", "_")
+                self._flow = flow(body, name=self.name, flow_run_name=self.run_name, log_prints=False,
+                                  on_completion=list(self.on_completion),
+                                  task_runner=self.task_runner() if self.task_runner else None)
+            return self._flow
+
+
+def _bind(fn: Callable[..., Any], args: tuple, kwargs: dict) -> dict[str, Any]:
+    return dict(inspect.signature(fn).bind_partial(*args, **kwargs).arguments)
+
+
+def pipeline(name: str, run_name: str | Callable[[], str], *, agent: str | None,
+             on_completion: Sequence[Callable[..., Any]] = (), task_runner: Callable[[], Any] | None = None):
+    def declare(fn: Callable[..., Any]) -> Pipeline:
+        return Pipeline(fn=fn, name=name, run_name=run_name, agent_param=agent,
+                        on_completion=tuple(on_completion), task_runner=task_runner)
+
+    return declare
+
+
+# --- progress: what a long pipeline reports as it goes, to whoever started it -------------------------
+
+_PROGRESS: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar(
+    "agentuse_progress", default=None)
+
+
+def progress(event: Any) -> None:
+    """Tell the caller of the entry point (the CLI's lines, the web page's counter), if it listens."""
+    listener = _PROGRESS.get()
+    if listener is not None:
+        listener(event)
+
+
+@contextmanager
+def _listening(listener: Callable[[Any], None] | None) -> Iterator[None]:
+    token = _PROGRESS.set(listener)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def run(declared: Pipeline, *, force_prefect: bool = False, helper: Any = None,
+        on_progress: Callable[[Any], None] | None = None, announce: Callable[[str], None] | None = None,
+        **params: Any) -> Any:
+    """The one way a surface runs a pipeline: `params` are the flow's JSON parameters; `helper` replaces
+    the agent's helper (tests), `on_progress` hears `progress(...)`, `announce` prints the offline notice."""
+    with helpers.given(helper, announce), _listening(on_progress):
+        if prefect_requested(force_prefect):
+            if not os.environ.get("PREFECT_API_URL"):
+                stop_temporary_server_on_signals()
+            return declared.prefect_flow()(**params)
+        return declared.body(**params)
 
 
 TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -78,13 +184,13 @@ def as_failure(error: HelperError, operation: str = "") -> Failure:
     return Failure(operation=error.operation or operation or "model", message=f"{error}{spent}")
 
 
-def call(task: Any, *args: Any, on_error: OnError = "raise", **kwargs: Any) -> Any:
-    """Run one step: a task run under orchestration, a retried plain call otherwise.
+def call(task: Step, *args: Any, on_error: OnError = "raise", **kwargs: Any) -> Any:
+    """Run one step: a task run under orchestration, a plain call under its declared policy otherwise.
     `on_error="collect"` returns a `Failure` instead of raising a `HelperError`."""
     try:
         if orchestrated():
-            return task(*args, **kwargs)
-        return _inline_with_retries(task, lambda: task.fn(*args, **kwargs))
+            return task.prefect_task()(*args, **kwargs)
+        return _inline_with_retries(task, lambda: task.run(*args, **kwargs))
     except HelperError as error:
         if on_error != "collect":
             raise
@@ -131,7 +237,9 @@ def fan_out(task: Any, items: Sequence[Any], *, limit: int | None = None, on_err
     else:
         workers = min(bound or INLINE_WORKERS, len(items))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}") as pool:
-            pending = [pool.submit(settle, item, lambda item=item: call(task, item, **kwargs)) for item in items]
+            # Each call in a copy of this context: the flow's helper scope and progress listener follow it.
+            pending = [pool.submit(contextvars.copy_context().run, settle, item,
+                                   lambda item=item: call(task, item, **kwargs)) for item in items]
         outcomes = [future.result() for future in pending]  # all finished: the pool waited on leaving
     raised = next((o.error for o in outcomes if isinstance(o, _Raised)), None)
     if raised is not None:
@@ -139,14 +247,17 @@ def fan_out(task: Any, items: Sequence[Any], *, limit: int | None = None, on_err
     return outcomes
 
 
-def _submitted(task: Any, items: Sequence[Any], bound: int | None, settle: Callable[[Any, Any], Any],
+def _submitted(task: Step, items: Sequence[Any], bound: int | None, settle: Callable[[Any, Any], Any],
                kwargs: dict[str, Any]) -> list[Any]:
     """Prefect submission, at most `bound` in flight; each future is resolved as it finishes."""
+    from prefect.futures import as_completed
+
+    submit = task.prefect_task().submit
     outcomes: list[Any] = [None] * len(items)
     running: dict[Any, int] = {}
     queued = iter(range(len(items)))
     for index in queued:
-        running[task.submit(items[index], **kwargs)] = index
+        running[submit(items[index], **kwargs)] = index
         if bound is not None and len(running) >= bound:
             break
     while running:
@@ -155,20 +266,13 @@ def _submitted(task: Any, items: Sequence[Any], bound: int | None, settle: Calla
         outcomes[index] = settle(items[index], future.result)
         following = next(queued, None)
         if following is not None:
-            running[task.submit(items[following], **kwargs)] = following
+            running[submit(items[following], **kwargs)] = following
     return outcomes
 
 
-def _inline_with_retries(task: Any, attempt: Callable[[], Any]) -> Any:
-    delays = _delays(task)
-    return retry_inline(attempt, delays=delays) if delays else attempt()
-
-
-def _delays(task: Any) -> list[float]:
-    retries = int(getattr(task, "retries", 0) or 0)
-    configured = getattr(task, "retry_delay_seconds", None) or 0
-    if callable(configured):
-        configured = configured(retries)
-    if isinstance(configured, (int, float)):
-        return [float(configured)] * retries
-    return [float(d) for d in list(configured)[:retries]]
+def _inline_with_retries(task: Step, attempt: Callable[[], Any]) -> Any:
+    policy = task.policy
+    delays = policy.delays()
+    if not delays or policy.retry_if is None:
+        return attempt()
+    return retry_inline(attempt, delays=delays, retry_if=policy.retry_if)

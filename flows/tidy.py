@@ -16,11 +16,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from prefect import flow
-
 from agentuse.core import graduate, revet, snapshots, tidy, tidy_commit
 from agentuse.core.contract import contract_text, instructions
-from agentuse.core.helper.protocol import Helper, ref
+from agentuse.core.helper.protocol import ref
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import TIDY_MAX_PASSES
 from agentuse.core.overcap import explain
@@ -30,23 +28,18 @@ from agentuse.core.tidy_state import Failure, TidyState
 from agentuse.flows.artifacts import tidy_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.names import agent_run_name
-from agentuse.flows.runner import fan_out
+from agentuse.flows.runner import fan_out, pipeline, progress, run
+from agentuse.tasks import helpers
 from agentuse.tasks import tidy as steps
 
 ProgressFn = Callable[[Progress], None]
+emit = progress  # the runner hands each Progress to whoever started the tidy-up (the CLI, the web page)
 
 
-def _quiet(_: Progress) -> None:
-    pass
-
-
-@flow(name="tidy", flow_run_name=agent_run_name("tidy"), log_prints=False, on_completion=[tidy_completed])
-def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progress: Any = None,
-              today: date | None = None, seed: int | None = None, announce: Any = None) -> TidyResult:
-    """`helper` defaults to the agent's helper model (offline evaluator without a key), resolved only when
-    something qualifies, and `announce` hears the offline notice; `today` and `seed` make a run
-    repeatable (the 14-day grace and new ids)."""
-    emit: ProgressFn = progress or _quiet
+@pipeline("tidy", agent_run_name("tidy"), agent="agent_path", on_completion=[tidy_completed])
+def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None, seed: int | None = None) -> TidyResult:
+    """Model steps use the agent's helper (the offline evaluator without a key), resolved only when
+    something qualifies; `today` and `seed` make a run repeatable (the 14-day grace and new ids)."""
     prepared = tidy_commit.prepare(Path(agent_path))
     state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
                            current_ih=prepared.current_ih, today=today or date.today(),
@@ -56,12 +49,11 @@ def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progre
     if not qualifies(state, prepared):
         result.nothing = True
         return result
-    helper = helper if helper is not None else _resolve_helper(prepared, announce)
-    calls_before = helper.usage.calls
+    calls_before = helpers.calls()
 
     block = list(prepared.block)
     for pass_no in range(1, TIDY_MAX_PASSES + 1):
-        info = _one_pass(state, prepared, helper, pass_no, emit)
+        info = _one_pass(state, prepared, pass_no)
         if prepared.writable:
             block, added = graduate.graduate(state, block, pass_no=pass_no)
             result.block_edits += added
@@ -73,7 +65,7 @@ def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progre
         result.graduation_skipped = graduate.skipped_message(prepared.location.agent_path,
                                                              len(graduate.eligible(state)))
     if prepared.writable and _block_needs_rewrite(prepared, block):
-        block = _rewrite_block(prepared, state, block, helper, result)
+        block = _rewrite_block(prepared, state, block, result)
 
     result.counts = state.counts()
     result.permanent = [c.title for c in state.changes if c.kind == "graduated"]
@@ -81,8 +73,8 @@ def tidy_flow(agent_path: str, dry_run: bool = False, helper: Any = None, progre
     last = result.passes[-1]
     result.overcap = explain(state, passes=len(result.passes), last_freed=last.freed,
                              graduation_skipped=not prepared.writable)
-    result.model_calls = helper.usage.calls - calls_before
-    _finish(prepared, state, block, result, emit)
+    result.model_calls = helpers.calls() - calls_before
+    _finish(prepared, state, block, result)
     return result
 
 
@@ -95,46 +87,38 @@ def qualifies(state: TidyState, prepared: tidy_commit.Prepared) -> bool:
                 or _block_needs_rewrite(prepared, prepared.block))
 
 
-def _resolve_helper(prepared: tidy_commit.Prepared, announce: Callable[[str], None] | None) -> Helper:
-    from agentuse.core.helper.factory import resolve_helper  # the SDK is imported only when needed
-
-    return resolve_helper(prepared.agent.helper_model, announce=announce)
-
-
-def _each(task, items: list, helper: Helper, on_result: Callable[[Any, Any], None] | None = None) -> list:
+def _each(task, items: list, on_result: Callable[[Any, Any], None] | None = None) -> list:
     """fan_out, where a fault that outlived its retries fails that call, not the tidy-up: the core treats
     a `Failure` as "could not be planned/written/audited" and keeps the originals."""
-    return fan_out(task, items, helper=helper, on_error="collect", on_result=on_result)
+    return fan_out(task, items, on_error="collect", on_result=on_result)
 
 
-def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, helper: Helper, pass_no: int,
-              emit: ProgressFn) -> PassInfo:
+def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, pass_no: int) -> PassInfo:
     info = PassInfo(pass_no=pass_no, read=len(state.in_force()), groups=0, moves=0, rewrites=0, freed=0)
     emit(Progress(kind="reading", pass_no=pass_no, count=info.read))
     if pass_no == 1:  # nothing turns a rule stale mid-tidy, so the re-vet belongs to the first pass
         revet.restamp_structural(state)
         requests = revet.requests(state, contract_text(prepared.agent))
         items = [steps.Revet(agent=state.agent, index=i + 1, request=r) for i, r in enumerate(requests)]
-        for request, answer in zip(requests, _each(steps.revet, items, helper), strict=True):
+        for request, answer in zip(requests, _each(steps.revet, items), strict=True):
             revet.apply(state, request, answer)
     if not tidy.needs_planning(state):
         return info
     groups = tidy.make_groups(state, pass_no)
-    moves = tidy.accept_moves(state, groups, _each(steps.plan_group, groups, helper))
+    moves = tidy.accept_moves(state, groups, _each(steps.plan_group, groups))
     jobs = tidy.jobs_for(state, moves, pass_no)
     info.groups, info.moves, info.rewrites = len(groups), len(moves), len(jobs)
     if jobs:
         emit(Progress(kind="rewriting", pass_no=pass_no, count=len(jobs)))
-    answers = _each(steps.rewrite, jobs, helper, on_result=_rule_counter(emit, pass_no, len(jobs)))
+    answers = _each(steps.rewrite, jobs, on_result=_rule_counter(pass_no, len(jobs)))
     replacements = [r for r in (tidy.accept_replacement(state, j, a) for j, a in zip(jobs, answers, strict=True)) if r]
     decisions = through_gate(tidy.proposals(replacements), contract=contract_text(prepared.agent),
-                             rules=[ref(r) for r in state.in_force()], helper=helper,
-                             label=f"{state.agent}/pass-{pass_no}")
+                             rules=[ref(r) for r in state.in_force()], label=f"{state.agent}/pass-{pass_no}")
     tidy.apply_pass(state, pass_no, moves, replacements, decisions)
     return info
 
 
-def _rule_counter(emit: ProgressFn, pass_no: int, total: int) -> Callable[[Any, Any], None]:
+def _rule_counter(pass_no: int, total: int) -> Callable[[Any, Any], None]:
     """One "written" event per stage-2 rewrite as its call finishes (a `Failure` too: that rule is done
     with, and the stage's count must reach its total). Calls finish on several threads at once; the lock
     keeps the count and the events in step, so a page counting them only ever counts up."""
@@ -157,13 +141,13 @@ def _block_needs_rewrite(prepared: tidy_commit.Prepared, block: list[BlockRule])
     return snapshots.last_block(prepared.location) != snapshots.block_digest(block)
 
 
-def _rewrite_block(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockRule], helper: Helper,
+def _rewrite_block(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockRule],
                    result: TidyResult) -> list[BlockRule]:
     """The rewrite, checked in code (every input claimed once), then each combined rule through the gate:
     vetted against the instructions outside the block and the rules in force, audited against the inputs it
     claims. Inputs of a rule that fails go back untouched."""
     agent, rules = state.agent, [ref(r) for r in state.in_force()]
-    answer = _each(steps.rewrite_block, [steps.BlockRewrite(agent=agent, block=block)], helper)[0]
+    answer = _each(steps.rewrite_block, [steps.BlockRewrite(agent=agent, block=block)])[0]
     if isinstance(answer, Failure):
         result.block_discarded = f"The permanent block was not rewritten: {answer.message}"
         return block
@@ -172,15 +156,14 @@ def _rewrite_block(prepared: tidy_commit.Prepared, state: TidyState, block: list
         result.block_discarded = problem
         return block
     proposals = graduate.proposals(agent, block, answer)
-    decisions = through_gate(proposals, contract=instructions(prepared.agent.body), rules=rules, helper=helper,
+    decisions = through_gate(proposals, contract=instructions(prepared.agent.body), rules=rules,
                              label=f"{agent}/block")
     new_block, edits = graduate.apply_rewrite(block, answer, dict(zip((p.key for p in proposals), decisions)))
     result.block_edits = graduate.fold_edits(result.block_edits + edits)
     return new_block
 
 
-def _finish(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockRule], result: TidyResult,
-            emit: ProgressFn) -> None:
+def _finish(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockRule], result: TidyResult) -> None:
     new_agent = tidy_commit.agent_text(prepared, block)
     before_store = (prepared.store_bytes or b"").decode("utf-8-sig")
     new_store = tidy_commit.store_text(prepared, state)
@@ -197,11 +180,9 @@ def _finish(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockR
     result.diffs = tidy_commit.written_diffs(prepared, snapshot)
 
 
-def run_tidy(agent_path: Path, *, dry_run: bool = False, helper: Helper | None = None,
+def run_tidy(agent_path: str | Path, *, dry_run: bool = False, helper: Any = None,
              progress: ProgressFn | None = None, force_prefect: bool = False, today: date | None = None,
              seed: int | None = None, announce: Callable[[str], None] | None = None) -> TidyResult:
-    """The entry point surfaces use: a real flow run when Prefect is configured, inline otherwise."""
-    from agentuse.flows.runner import run_flow
-
-    return run_flow(tidy_flow, force_prefect=force_prefect, agent_path=str(agent_path), dry_run=dry_run,
-                    helper=helper, progress=progress, today=today, seed=seed, announce=announce)
+    """The entry point every surface uses: a real flow run when Prefect is configured, inline otherwise."""
+    return run(tidy_flow, force_prefect=force_prefect, helper=helper, on_progress=progress, announce=announce,
+               agent_path=str(agent_path), dry_run=dry_run, today=today, seed=seed)

@@ -1,8 +1,8 @@
 """What the buttons do. Each action calls the same function the CLI command calls, so a browser and a
 terminal can never mean different things by "approve", "learn from this comment", "discard" or "undo".
 
-The deliberate-learning and post-resume hooks live in `flows/post_run.py` (`run_remember`, `after_resume`);
-they are imported from there rather than copied, because a second copy of "what happens after an
+The deliberate-learning entry point (`flows/remember.py` `run_remember`) and the post-resume hook
+(`flows/post_run.py` `after_resume`) are imported rather than copied, because a second copy of "what happens after an
 approval" is exactly how two surfaces would drift apart."""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ def discard(location: store.AgentLocation, rule_id: str) -> str:
 
 def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
     """Manual add: the deliberate-learning flow, exactly as `agentuse learnings add` runs it."""
-    from agentuse.flows.post_run import run_remember  # the flow (and Prefect) load only when a note is saved
+    from agentuse.flows.remember import run_remember  # the flow loads only when a note is saved
 
-    return run_remember(agent_path, text, agent_arg=agent_arg)
+    return run_remember(agent_path, text, agent_arg=agent_arg).lines
 
 
 def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> list[str]:

@@ -34,7 +34,8 @@ from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, DEFAULT_MAX, Ch
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
 from agentuse.core.trace import ToolTrace, clip
-from agentuse.tasks.retry import ask, model_task, plain_task
+from agentuse.tasks.retry import ask
+from agentuse.tasks.step import step
 
 
 class CaptureInput(BaseModel):
@@ -75,7 +76,7 @@ def _load_name() -> str:
     return "load/" + Path(str(task_run.parameters.get("session", ""))).name.removesuffix(".jsonl")
 
 
-@plain_task("load", _load_name)
+@step("load", _load_name)
 def load_run(agent: str, session: str) -> CaptureInput:
     from agentuse.runtime.trace import resolve_session, trace_from_session  # tasks -> runtime, only here
 
@@ -97,12 +98,15 @@ def load_run(agent: str, session: str) -> CaptureInput:
     )
 
 
-# The structural channel runs in the same task kind as the model channels so that all channels gather in
-# parallel under one fan-out; it holds a model slot for the milliseconds it takes, and never faults.
-@model_task("gather", "gather/{channel}/{ctx.session}")
+@step("gather", "gather/{channel}/{ctx.session}")
+def gather_structural(channel: str, ctx: CaptureInput) -> ChannelResult:
+    """The tool-errors channel: verified in code, no model, so no model slot and no helper."""
+    return ChannelResult(channel=channel, candidates=structural_candidates(ctx.trace))
+
+
+@step("gather", "gather/{channel}/{ctx.session}", model=True)
 def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
-    if channel == Channel.tool_errors.value:
-        return ChannelResult(channel=channel, candidates=structural_candidates(ctx.trace))
+    """A channel a model judges: custom (the built-in evaluator) or agent (the replacement evaluator)."""
     if channel == Channel.custom.value:
         request = ExtractRequest(guidance=ctx.guidance or "", contract=ctx.contract,
                                  rules_in_force=[ref(r) for r in ctx.rules], trace=ctx.trace.evidence())
@@ -144,7 +148,7 @@ def structural_candidates(trace: ToolTrace) -> list[capture.Candidate]:
     return out
 
 
-@model_task("vet", "vet/{session}")
+@step("vet", "vet/{session}", model=True)
 def vet(request: VetRequest, session: str, helper: Helper) -> VetAnswer | Failure:
     return ask("vet", lambda: helper.vet(request))
 
@@ -154,7 +158,7 @@ class Stamped(BaseModel):
     records: list[Learning]  # one per stored judgement, same order
 
 
-@plain_task("stamp", "stamp/{ctx.session}")
+@step("stamp", "stamp/{ctx.session}")
 def stamp(ctx: CaptureInput, candidates: list[capture.Candidate], answer: VetAnswer | Failure | None,
           today: date, settled: list[capture.Judged] = ()) -> Stamped:
     """`settled`: candidates decided before the vet (core/screen.py), reported and stamped alongside."""
@@ -187,12 +191,12 @@ class FoldItem(BaseModel):
                                 rules_in_force=[ref(r) for r in self.rules], cap_full=self.cap_full)
 
 
-@model_task("reconcile", "reconcile/{item.label}")
+@step("reconcile", "reconcile/{item.label}", model=True)
 def reconcile(item: FoldItem, helper: Helper) -> ReconcileAnswer | Failure:
     return ask("reconcile", lambda: helper.reconcile(item.request()))
 
 
-@plain_task("report", "report/{session}")
+@step("report", "report/{session}")
 def record(session_file: str, session: str, lines: list[str]) -> None:
     """The result lines, appended to the run's session log as `learning_result` events: the run output
     and `sessions show` then say the same thing, whoever ran the capture (the CLI or a deployment)."""
@@ -204,7 +208,7 @@ def record(session_file: str, session: str, lines: list[str]) -> None:
         record_learning_result(log, line)
 
 
-@plain_task("write", "write/{agent_key}")
+@step("write", "write/{agent_key}")
 def write(agent_path: str, agent_key: str, incoming: list[capping.Incoming], cap: int, today: date,
           room_first: bool = True) -> capping.WriteReport:
     return capping.write(store.locate(Path(agent_path)), incoming, cap=cap, room_first=room_first, today=today)
@@ -227,7 +231,7 @@ def _state(learnings: list[Learning], *, agent: str, ih: str, cap: int, today: d
     return TidyState(agent=agent, learnings=learnings, cap=cap, current_ih=ih, today=today)
 
 
-@plain_task("revet-plan", "revet-plan/{ctx.agent_key}")
+@step("revet-plan", "revet-plan/{ctx.agent_key}")
 def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
     """Read the store as written by this capture: anything stale, and anything with no hash at all."""
     from agentuse.core import revet
@@ -242,7 +246,7 @@ def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
                      asked=asked)
 
 
-@plain_task("restamp", "restamp/{ctx.agent_key}")
+@step("restamp", "restamp/{ctx.agent_key}")
 def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date):
     """Apply the re-vet under the store lock: passes re-stamped (a quarantined rule released), failures
     quarantined with the reason, and a rule the vet could not judge left exactly as it was. Verdicts for

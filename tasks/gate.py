@@ -8,7 +8,8 @@ from pydantic import BaseModel
 from agentuse.core import gate
 from agentuse.core.helper.protocol import AuditAnswer, Helper, VetAnswer, VetRequest
 from agentuse.core.tidy_state import Failure
-from agentuse.tasks.retry import ask, model_task
+from agentuse.tasks.retry import ask
+from agentuse.tasks.step import step
 
 
 class GateVet(BaseModel):
@@ -16,12 +17,12 @@ class GateVet(BaseModel):
     request: VetRequest
 
 
-@model_task("gate-vet")
+@step("gate-vet", model=True)
 def vet(item: GateVet, helper: Helper) -> VetAnswer | Failure:
     return ask("vet", lambda: helper.vet(item.request))
 
 
-@model_task("audit")
+@step("audit", model=True)
 def audit(item: gate.Proposal, helper: Helper) -> AuditAnswer | Failure | None:
     request = gate.audit_request(item)
     if request is None:

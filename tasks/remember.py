@@ -19,7 +19,8 @@ from agentuse.core.learning import DEFAULT_MAX, Learning
 from agentuse.core.ranking import select
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
-from agentuse.tasks.retry import ask, model_task, plain_task
+from agentuse.tasks.retry import ask
+from agentuse.tasks.step import step
 
 
 class RememberInput(BaseModel):
@@ -37,7 +38,7 @@ class RememberInput(BaseModel):
     note: remember.Note
 
 
-@plain_task("load-note", "load-note/{label}")
+@step("load-note", "load-note/{label}")
 def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
     agent_file = load_agent(Path(agent))
     location = store.locate(Path(agent))
@@ -60,12 +61,12 @@ def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
     )
 
 
-@model_task("ground", "ground/{label}")
+@step("ground", "ground/{label}", model=True)
 def ground(request: GroundRequest, label: str, helper: Helper) -> GroundAnswer | Failure:
     return ask("ground", lambda: helper.ground(request))
 
 
-@plain_task("save-note", "save-note/{ctx.label}")
+@step("save-note", "save-note/{ctx.label}")
 def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent_arg: str,
          notes: list[str], today: date) -> remember.Result:
     """Write the correction under the store lock. A quarantined one never takes an earlier rule out of

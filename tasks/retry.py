@@ -1,9 +1,9 @@
 """Retry policy shared by every task that calls a model: transient faults only, exponential backoff, all
 attempts of one call inside its deadline (core/helper/deadline.py), one line on stderr per retry; and
-the two task decorators every step is declared with.
+the retry condition Prefect is given for it (tasks/step.py declares the policy itself).
 
-Prefect is imported inside the decorators: this module is also read for MODEL_TAG by deployment preflight,
-which must stay light."""
+Prefect is never imported here: this module is also read for MODEL_TAG by deployment preflight, and the
+inline runner uses it, and both must stay light."""
 
 from __future__ import annotations
 
@@ -46,15 +46,17 @@ def _no_time_for(delay: float) -> bool:
     return scope is not None and scope[0] <= delay
 
 
-def retry_inline(attempt: Callable[[], A], *, delays: list[float]) -> A:
-    """Outside a flow run: the same policy as Prefect's task retries, all attempts inside one call scope.
-    A transient fault with no time left for another attempt is raised as the deadline's own error."""
+def retry_inline(attempt: Callable[[], A], *, delays: list[float],
+                 retry_if: Callable[[BaseException | None], bool] = is_transient) -> A:
+    """Outside a flow run: the same policy as Prefect's task retries (the step's declared `retry_if`), all
+    attempts inside one call scope. A fault worth retrying with no time left for another attempt is raised
+    as the deadline's own error."""
     with deadline.call_scope(deadline.Limits.from_env().call):
         for retry in range(len(delays) + 1):
             try:
                 return attempt()
             except HelperError as error:
-                if not error.transient or retry >= len(delays):
+                if not retry_if(error) or retry >= len(delays):
                     raise
                 if _no_time_for(delays[retry]):
                     scope = deadline.call_remaining()
@@ -70,16 +72,24 @@ _scopes: dict[Any, float] = {}
 _scopes_lock = threading.Lock()
 
 
-def transient_only(task, task_run, state) -> bool:
-    """Prefect `retry_condition_fn`: retry overloaded/rate-limited/timeouts, never a bad answer, and never
-    past the call's deadline."""
+def retry_condition(retry_if: Callable[[BaseException | None], bool]) -> Callable[[Any, Any, Any], bool]:
+    """Prefect's `retry_condition_fn` for a step's declared `retry_if` (the inline runner obeys the same)."""
+
+    def condition(task, task_run, state) -> bool:
+        return transient_only(task, task_run, state, retry_if=retry_if)
+
+    return condition
+
+
+def transient_only(task, task_run, state, *, retry_if: Callable[[BaseException | None], bool] = is_transient) -> bool:
+    """Retry overloaded/rate-limited/timeouts, never a bad answer, and never past the call's deadline."""
     error = getattr(state, "data", None)
     retries = int(getattr(task, "retries", 0) or 0)
     run_count = int(getattr(task_run, "run_count", 0) or 1)  # attempts made so far, this one included
     configured = getattr(task, "retry_delay_seconds", None)
     delays = [float(d) for d in configured] if isinstance(configured, (list, tuple)) else [float(configured or 0)]
     delay = delays[min(run_count - 1, len(delays) - 1)] if delays else 0.0
-    if not is_transient(error):
+    if not retry_if(error):
         return False
     with _deadline_of(getattr(task_run, "id", None)):
         if _no_time_for(delay):
@@ -99,7 +109,7 @@ def _deadline_of(task_run_id: Any):
     return deadline.call_scope(seconds, ends=ends)
 
 
-def _attempts_share_a_deadline(fn: Callable[..., A]) -> Callable[..., A]:
+def attempts_share_a_deadline(fn: Callable[..., A]) -> Callable[..., A]:
     """Each attempt of a task run runs inside the same call scope (inline, `retry_inline` opens it)."""
 
     @functools.wraps(fn)
@@ -113,29 +123,6 @@ def _attempts_share_a_deadline(fn: Callable[..., A]) -> Callable[..., A]:
             return fn(*args, **kwargs)
 
     return attempt
-
-
-def model_task(name: str, run_name: str | None = None) -> Any:
-    """A step that calls a model: transient-only retries with backoff inside the call's deadline, the model
-    concurrency tag, and no result caching (a helper is not an input worth hashing, and a re-run must ask
-    the model again). `run_name` defaults to `<name>/{item.label}`, for steps mapped over labelled items."""
-    from prefect import task
-    from prefect.cache_policies import NONE
-
-    def decorate(fn: Callable[..., A]) -> Any:
-        return task(_attempts_share_a_deadline(fn), name=name, task_run_name=run_name or f"{name}/{{item.label}}",
-                    retries=MODEL_RETRIES, retry_delay_seconds=backoff_delays(), retry_condition_fn=transient_only,
-                    tags=[MODEL_TAG], cache_policy=NONE)
-
-    return decorate
-
-
-def plain_task(name: str, run_name: str) -> Any:
-    """A step with no model call: no retries, no caching (its inputs are files that change under it)."""
-    from prefect import task
-    from prefect.cache_policies import NONE
-
-    return task(name=name, task_run_name=run_name, cache_policy=NONE)
 
 
 def ask(operation: str, call: Callable[[], A]) -> A | Failure:

@@ -27,7 +27,8 @@ from agentuse.core.helper.protocol import (
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.tidy import Group, Job
 from agentuse.core.tidy_state import Failure
-from agentuse.tasks.retry import ask, model_task
+from agentuse.tasks.retry import ask
+from agentuse.tasks.step import step
 
 
 class Revet(BaseModel):
@@ -49,22 +50,22 @@ class BlockRewrite(BaseModel):
         return f"{self.agent}/block"
 
 
-@model_task("plan")
+@step("plan", model=True)
 def plan_group(item: Group, helper: Helper) -> PlanAnswer | Failure:
     return ask("plan_groups", lambda: helper.plan_groups(PlanRequest(rules=item.rules)))
 
 
-@model_task("rewrite")
+@step("rewrite", model=True)
 def rewrite(item: Job, helper: Helper) -> RewriteAnswer | Failure:
     request = RewriteRequest(kind=item.move.kind, originals=item.originals)
     return ask("rewrite_group", lambda: helper.rewrite_group(request))
 
 
-@model_task("revet")
+@step("revet", model=True)
 def revet(item: Revet, helper: Helper) -> VetAnswer | Failure:
     return ask("vet", lambda: helper.vet(item.request))
 
 
-@model_task("block")
+@step("block", model=True)
 def rewrite_block(item: BlockRewrite, helper: Helper) -> BlockAnswer | Failure:
     return ask("rewrite_block", lambda: helper.rewrite_block(block_request(item.block)))

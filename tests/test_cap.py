@@ -29,7 +29,7 @@ from agentuse.core.cap import admit, drain, weakest_evictable, Placement
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.protocol import TransientHelperError
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 
 CAP2 = """learning:
   capture:
@@ -41,7 +41,7 @@ NEW = p.ReconcileAnswer(action=p.ReconcileAction.new)
 
 
 def capture(agent, helper, calls=(), today=TODAY):
-    return capture_flow.fn(agent=str(agent), session=str(make_session(agent, list(calls))), helper=helper,
+    return run_capture(agent=str(agent), session=str(make_session(agent, list(calls))), helper=helper,
                            today=today)
 
 

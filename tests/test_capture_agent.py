@@ -20,7 +20,7 @@ from capture_support import (
 from fakes import text, tool_use
 
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 from agentuse.runtime.approval import find_session
 
 AGENT_CHANNEL = """learning:
@@ -58,7 +58,7 @@ def setup(tmp_path, fake_anthropic, monkeypatch):
 
 
 def run(agent, helper):
-    return capture_flow.fn(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL)), helper=helper,
+    return run_capture(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL)), helper=helper,
                            today=TODAY)
 
 

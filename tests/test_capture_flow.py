@@ -23,7 +23,7 @@ from capture_support import (
 
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 
 CUSTOM_ONLY = """learning:
   capture:
@@ -31,7 +31,7 @@ CUSTOM_ONLY = """learning:
 
 
 def capture(agent, session, helper):
-    return capture_flow.fn(agent=str(agent), session=str(session), helper=helper, today=TODAY)
+    return run_capture(agent=str(agent), session=str(session), helper=helper, today=TODAY)
 
 
 @pytest.fixture
@@ -188,30 +188,14 @@ def test_a_transient_re_vet_fault_is_retried_then_succeeds(agent):
     assert helper.calls("vet") == 2 and stored(agent)[0].ih == current_ih(agent)
 
 
-def test_the_lazy_helper_is_built_only_for_a_helper_operation(tmp_path, monkeypatch):
-    """Prefect's parameter serialisation probes attributes (`keys`, `__post_root_validators__`, ...): a
-    probe must not build the helper (import the SDK, announce the offline evaluator) for a capture that
-    never calls the model."""
-    from agentuse.flows import capture as capture_module
-    from agentuse.flows.post_run import HELPER_ATTRIBUTES, LazyHelper
+def test_the_helper_is_built_only_when_a_step_asks_the_model(tmp_path, monkeypatch):
+    """The flow resolves its helper from the agent file on the first model step (tasks/helpers.py): a
+    capture that needs no model (tool-errors only, nothing to re-vet) never builds one, so it never
+    imports a provider SDK nor announces the offline evaluator."""
+    from agentuse.core.helper import factory
 
-    built: list[str] = []
-
-    class Built:
-        name = "fake"
-
-        def vet(self, request):
-            return "vetted"
-
-    def resolve(agent_path, announce=None):
-        built.append(agent_path)
-        return Built()
-
-    monkeypatch.setattr(capture_module, "resolve_helper", resolve)
-    lazy = LazyHelper(tmp_path / "a.agentuse")
-    for probe in ("keys", "__post_root_validators__", "model_dump", "__iter__"):
-        assert not hasattr(lazy, probe)
-    assert lazy.usage.calls == 0 and built == []
-    assert lazy.vet(None) == "vetted" and lazy.name == "fake" and len(built) == 1
-    operations = {n for n, v in vars(p.Helper).items() if callable(v) and not n.startswith("_")}
-    assert operations and operations | {"name"} == HELPER_ATTRIBUTES  # in step with the protocol
+    built: list[str | None] = []
+    monkeypatch.setattr(factory, "resolve_helper", lambda model, **kw: built.append(model) or ScriptedHelper())
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]")
+    report = run_capture(agent, make_session(agent, UPLOAD_FAIL), today=TODAY)
+    assert report.extracted == 1 and report.model_calls == 0 and built == []

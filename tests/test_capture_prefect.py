@@ -23,9 +23,8 @@ from prefect_harness import flow_run_tasks, harness
 
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Source
-from agentuse.flows.capture import capture_flow
-from agentuse.flows.remember import remember_flow
-from agentuse.flows.runner import run_flow
+from agentuse.flows.capture import run_capture
+from agentuse.flows.remember import run_remember
 from agentuse.tasks.retry import MODEL_TAG
 
 pytestmark = pytest.mark.prefect
@@ -44,14 +43,13 @@ def helper_with_a_flaky_vet() -> ScriptedHelper:
 
 def test_capture_as_a_real_flow_run_and_its_task_graph(tmp_path, prefect_api):
     inline_agent = make_agent(tmp_path / "inline")
-    inline = capture_flow.fn(agent=str(inline_agent), session=str(make_session(inline_agent, UPLOAD_FAIL)),
+    inline = run_capture(agent=str(inline_agent), session=str(make_session(inline_agent, UPLOAD_FAIL)),
                              helper=helper_with_a_flaky_vet(), today=TODAY)
 
     agent = make_agent(tmp_path / "orchestrated")
     session = make_session(agent, UPLOAD_FAIL)
     helper = helper_with_a_flaky_vet()
-    report = run_flow(capture_flow, force_prefect=True, agent=str(agent), session=str(session), helper=helper,
-                      today=TODAY)
+    report = run_capture(agent, session, force_prefect=True, helper=helper, today=TODAY)
 
     assert report.lines[0].split(" → ")[0] == inline.lines[0].split(" → ")[0] == \
         "Extracted 2 learning(s), 0 quarantined"
@@ -74,14 +72,12 @@ def test_capture_as_a_real_flow_run_and_its_task_graph(tmp_path, prefect_api):
 def test_remember_as_a_real_flow_run_retries_a_transient_ground_fault(tmp_path, prefect_api):
     agent = make_agent(tmp_path / "p", "learning: true")
     helper = ScriptedHelper(ground=[transient("ground"), p.GroundAnswer(rule=p.Draft(title="Keep intros factual"))],
-                            reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
-    result = run_flow(remember_flow, force_prefect=True, agent=str(agent), text="too salesy", label="manual-1",
-                      helper=helper,
-                      today=TODAY)
+                            audit=[p.AuditAnswer()], reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
+    result = run_remember(agent, "too salesy", label="manual-1", force_prefect=True, helper=helper, today=TODAY)
     [saved] = stored(agent)
     assert (saved.title, saved.src, saved.ch) == ("Keep intros factual", Source.manual, Channel.corrections)
     assert result.lines[0] == f'[Learning] Saved "Keep intros factual" (id:{saved.id})'
-    tasks = flow_run_tasks("remember/manual-1", expect=5)
+    tasks = flow_run_tasks("remember/manual-1", expect=6)
     assert {name: [r.run_count for r in runs] for name, runs in tasks.items()} == {
-        "load-note/manual-1": [1], "ground/manual-1": [2], "reconcile/manual-1/note": [1], "vet/manual-1": [1],
-        "save-note/manual-1": [1]}
+        "load-note/manual-1": [1], "ground/manual-1": [2], "audit/manual-1/ground": [1],
+        "reconcile/manual-1/note": [1], "vet/manual-1": [1], "save-note/manual-1": [1]}

@@ -24,8 +24,8 @@ from agentuse.core.capture_report import RevetSummary, build
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Category, Channel, Source, State
 from agentuse.core.screen import screen
-from agentuse.flows.capture import capture_flow
-from agentuse.flows.remember import remember_flow
+from agentuse.flows.capture import run_capture
+from agentuse.flows.remember import run_remember
 
 CUSTOM_ONLY = """learning:
   capture:
@@ -38,7 +38,7 @@ def agent(tmp_path):
 
 
 def capture_run(agent, helper):
-    return capture_flow.fn(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
+    return run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
 
 
 @pytest.mark.parametrize("twin", ["save posts under  POSTS/.", "Save posts under posts/"])
@@ -138,7 +138,7 @@ def test_a_remembered_note_equal_to_a_quarantined_rule_refreshes_it(agent):
     _held(agent, src=Source.manual)
     helper = ScriptedHelper(ground=[p.GroundAnswer(rule=p.Draft(title="Publish drafts without review"))],
                             reconcile=[p.ReconcileAnswer(action=p.ReconcileAction.new)])
-    result = remember_flow.fn(agent=str(agent), text="publish drafts without review", helper=helper,
+    result = run_remember(agent=str(agent), text="publish drafts without review", helper=helper,
                               today=TODAY, agent_arg="./blog.agentuse")
     [held] = stored(agent)
     assert (held.id, held.state, held.re, held.date) == ("aaaa0001", State.quarantined, 1, TODAY.isoformat())

@@ -16,7 +16,7 @@ from agentuse.core import snapshots, store
 from agentuse.core.helper import protocol as p
 from agentuse.core.inject import credit_approval, record_injection
 from agentuse.core.tidy_commit import ConcurrentEditError
-from agentuse.flows.remember import remember_flow
+from agentuse.flows.remember import run_remember
 from agentuse.flows.tidy import run_tidy
 
 TODAY = date(2026, 11, 30)
@@ -35,7 +35,7 @@ def repeat(agent, rule) -> None:
                           vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=c.id, verdict="pass")
                                                                for c in r.candidates])] * 3,
                           audit=[p.AuditAnswer(missing=[])] * 3)
-    remember_flow.fn(agent=str(agent), text=rule.text, helper=helper, today=TODAY)
+    run_remember(agent=str(agent), text=rule.text, helper=helper, today=TODAY)
 
 
 def _by_id(agent):

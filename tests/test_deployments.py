@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 def test_tidy_deployment_is_scheduled_daily_by_default_with_the_project_root(tmp_path):
     deployment = d.tidy_deployment(tmp_path)
     assert deployment.name == "scheduled-tidy"
-    assert deployment.entrypoint == "agentuse.flows.project_tidy.project_tidy_flow"
+    assert deployment.entrypoint == "agentuse.deployments.flows.project_tidy"
     [schedule] = deployment.schedules
     assert schedule.schedule.cron == "0 3 * * *"
     assert schedule.schedule.timezone == "UTC"
@@ -36,7 +36,7 @@ def test_tidy_schedule_is_the_users(tmp_path):
 def test_capture_deployment_triggers_on_run_completed_with_templated_parameters():
     deployment = d.capture_deployment()
     assert deployment.name == "post-run-capture"
-    assert deployment.entrypoint == "agentuse.flows.capture.capture_flow"
+    assert deployment.entrypoint == "agentuse.deployments.flows.capture"
     assert not deployment.schedules
     [trigger] = deployment.triggers
     assert trigger.expect == {"agentuse.run.completed"}

@@ -445,9 +445,9 @@ def blog(tmp_path):
 def remember(agent, text: str):
     from capture_support import TODAY
 
-    from agentuse.flows.remember import remember_flow
+    from agentuse.flows.remember import run_remember
 
-    return remember_flow.fn(agent=str(agent), text=text, helper=OfflineHelper(), today=TODAY,
+    return run_remember(agent=str(agent), text=text, helper=OfflineHelper(), today=TODAY,
                             agent_arg="./blog.agentuse")
 
 

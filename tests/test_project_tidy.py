@@ -16,7 +16,7 @@ from agentuse.core.store_format import parse
 from agentuse.flows import artifacts
 from agentuse.flows.names import agent_name, artifact_key
 from agentuse.core.discovery import find_agent_files
-from agentuse.flows.project_tidy import project_tidy_flow
+from agentuse.flows.project_tidy import project_tidy_flow, run_project_tidy
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BROKEN = "---\nlearning:\n  criteria: keep everything\n---\n# Broken\n"
@@ -51,7 +51,7 @@ def test_finds_every_agent_but_not_in_git_venv_or_node_modules(tmp_path):
 
 def test_tidies_every_agent_and_reports_a_broken_one_without_stopping(tmp_path):
     root = seeded_project(tmp_path)
-    report = project_tidy_flow.fn(root=str(root), concurrency=2)
+    report = run_project_tidy(root=str(root), concurrency=2)
     by_name = {a.name: a for a in report.agents}
     assert by_name["blog-writer"].status == "tidied" and by_name["blog-writer"].written
     assert "58 →" in by_name["blog-writer"].summary
@@ -65,7 +65,7 @@ def test_a_dry_run_plans_and_writes_nothing(tmp_path):
     root = seeded_project(tmp_path)
     agent = root / "blog-writer.agentuse"
     before = (agent.read_text(), store.locate(agent).store_path.read_text())
-    report = project_tidy_flow.fn(root=str(root), dry_run=True)
+    report = run_project_tidy(root=str(root), dry_run=True)
     assert {a.name: a.status for a in report.agents}["blog-writer"] == "planned"
     assert (agent.read_text(), store.locate(agent).store_path.read_text()) == before
 
@@ -80,10 +80,10 @@ def test_names_and_artifact_keys(tmp_path):
 
 
 def test_tidy_markdown_carries_summary_passes_and_the_diff_from_the_snapshot(tmp_path):
-    from agentuse.flows.tidy import tidy_flow
+    from agentuse.flows.tidy import run_tidy
 
     root = seeded_project(tmp_path)
-    result = tidy_flow.fn(agent_path=str(root / "blog-writer.agentuse"))
+    result = run_tidy(agent_path=str(root / "blog-writer.agentuse"))
     text = artifacts.tidy_markdown(result, "blog-writer")
     assert result.summary in text and "| pass | read |" in text
     assert "## Diff: learnings file" in text and "## Diff: agent file" in text
@@ -110,7 +110,7 @@ def test_orchestrated_project_tidy_names_runs_and_publishes_artifacts(tmp_path, 
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
     root = seeded_project(tmp_path / "proj")
-    state = project_tidy_flow(root=str(root), concurrency=2, return_state=True)
+    state = project_tidy_flow.prefect_flow()(root=str(root), concurrency=2, return_state=True)
     assert state.is_completed()
     report = state.result()
     assert {a.name: a.status for a in report.agents} == {"blog-writer": "tidied", "quiet": "nothing",

@@ -22,7 +22,7 @@ from capture_support import (
 
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.remember import remember_flow
+from agentuse.flows.remember import run_remember
 
 APPLIED = """learning:
   capture: true
@@ -39,7 +39,7 @@ CARRIED = p.AuditAnswer()  # the gate's audit: nothing the originals said is mis
 
 
 def run(agent, text, helper, **kw):
-    return remember_flow.fn(agent=str(agent), text=text, helper=helper, today=TODAY,
+    return run_remember(agent=str(agent), text=text, helper=helper, today=TODAY,
                             agent_arg="./blog.agentuse", **kw)
 
 
@@ -213,7 +213,9 @@ def test_remember_publishes_a_markdown_artifact_of_what_was_saved_replaced_or_qu
 
     published = []
     monkeypatch.setattr(artifacts, "publish", lambda *args: published.append(args) or ["k"])
-    assert artifacts.remember_completed in remember_flow.on_completion_hooks  # only real flow runs publish
+    from agentuse.flows.remember import remember_flow
+
+    assert artifacts.remember_completed in remember_flow.on_completion  # only real flow runs publish
     for result, text, label in ((replaced, "Always include source links", "01KSESSION"),
                                 (held, "just publish drafts", "manual")):
         run_ = SimpleNamespace(parameters={"agent": str(agent), "text": text, "label": label})

@@ -12,13 +12,13 @@ from agentuse.core.agent_file import BlockRule, write_block
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.offline import OfflineHelper
 from agentuse.core.learning import Category, Channel, Source, State
-from agentuse.flows.remember import remember_flow
+from agentuse.flows.remember import run_remember
 
 APPLIED = "learning:\n  capture: true\n  apply: true\n  max: 15"
 
 
 def run(agent, text, helper=None):
-    return remember_flow.fn(agent=str(agent), text=text, helper=helper or OfflineHelper(), today=TODAY,
+    return run_remember(agent=str(agent), text=text, helper=helper or OfflineHelper(), today=TODAY,
                             agent_arg="./blog.agentuse")
 
 

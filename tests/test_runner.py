@@ -10,13 +10,13 @@ import threading
 import time
 
 import pytest
-from prefect import task
 
 from agentuse.core.errors import AgentuseError
-from agentuse.core.helper.protocol import PermanentHelperError
+from agentuse.core.helper.protocol import PermanentHelperError, TransientHelperError
 from agentuse.core.tidy_state import Failure
-from agentuse.flows.runner import fan_out
-from agentuse.tasks.retry import transient_only
+from agentuse.flows.runner import call, fan_out
+from agentuse.tasks.retry import is_transient
+from agentuse.tasks.step import Policy, Step
 
 
 class Probe:
@@ -41,8 +41,8 @@ class Probe:
         return item * 10
 
 
-def probe_task(probe: Probe, name: str = "probe"):
-    return task(probe, name=name, retries=2, retry_delay_seconds=0, retry_condition_fn=transient_only)
+def probe_task(probe: Probe, name: str = "probe", retry_if=is_transient) -> Step:
+    return Step(fn=probe, name=name, run_name=name, policy=Policy(retries=2, retry_if=retry_if))
 
 
 ITEMS = list(range(6))
@@ -77,6 +77,25 @@ def test_raise_mode_and_other_errors_raise_only_after_every_item_ran():
     with pytest.raises(AgentuseError):
         fan_out(probe_task(probe), ITEMS, on_error="collect")  # only model faults are collected
     assert sorted(probe.calls) == ITEMS
+
+
+def test_inline_retries_obey_the_declared_retry_condition_and_import_no_prefect():
+    import subprocess
+    import sys
+
+    overloaded = TransientHelperError("vet: overloaded", operation="vet")
+    flaky = Probe(overloaded)
+    with pytest.raises(TransientHelperError):
+        call(probe_task(flaky), 1)
+    assert flaky.calls == [1, 1, 1]  # the declared policy: two retries of a transient fault
+    never = Probe(overloaded)
+    with pytest.raises(TransientHelperError):
+        call(probe_task(never, retry_if=lambda error: False), 1)
+    assert never.calls == [1]  # a step that declares no retry for it is not retried inline either
+    code = ("import sys; from agentuse.flows.runner import call; from agentuse.tasks.step import Step; "
+            "print(call(Step(fn=lambda x: x * 2, name='double', run_name='double'), 21), 'prefect' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.split() == \
+        ["42", "False"]
 
 
 @pytest.mark.prefect

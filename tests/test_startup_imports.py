@@ -42,3 +42,29 @@ def test_read_only_commands_import_no_heavy_modules(args, tmp_path):
     line = next(line for line in result.stderr.splitlines() if line.startswith("MODULES "))
     roots = set(json.loads(line.removeprefix("MODULES ")))
     assert not roots & set(HEAVY), sorted(roots & set(HEAVY))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["learnings", "add", "{agent}", "Keep intros factual for informational posts"],
+     ["learnings", "tidy", "{agent}", "--dry-run"],
+     ["learnings", "capture", "{agent}", "--session", "{session}"],
+     ["run", "{agent}", "--model", "replay:{session}"]],
+    ids=["add", "tidy-dry-run", "capture", "run-and-capture"],
+)
+def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path):
+    """No Prefect API configured: the pipelines run inline, and the offline evaluator needs no SDK
+    (issue 14: one composition, a runner chosen once, a fast inline path)."""
+    agent = tmp_path / "blog-writer.agentuse"
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    (tmp_path / "posts").mkdir()
+    session = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    argv = [a.format(agent=agent, session=session) for a in args]
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ANTHROPIC_API_KEY")}
+    result = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    line = next(line for line in result.stderr.splitlines() if line.startswith("MODULES "))
+    roots = set(json.loads(line.removeprefix("MODULES ")))
+    assert not roots & set(HEAVY), (sorted(roots & set(HEAVY)), result.stdout, result.stderr)

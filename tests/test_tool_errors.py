@@ -20,7 +20,7 @@ from capture_support import (
 from agentuse.core.learning import Category, Channel, Source, State
 from agentuse.core.tool_errors import record_for, recoveries, signature
 from agentuse.core.trace import ToolTrace, TraceCall
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 
 TOOL_ONLY = """learning:
   capture:
@@ -112,7 +112,7 @@ def test_tool_errors_alone_makes_no_model_call_and_stores_a_stamped_record(tmp_p
     agent = make_agent(tmp_path / "p", TOOL_ONLY)
     session = make_session(agent, UPLOAD_FAIL)
     helper = ScriptedHelper()  # any model call would fail the test: nothing is scripted
-    report = capture_flow.fn(agent=str(agent), session=str(session), helper=helper, today=TODAY)
+    report = run_capture(agent=str(agent), session=str(session), helper=helper, today=TODAY)
     assert helper.usage.calls == 0
     assert report.line.startswith("Extracted 1 learning(s), 0 quarantined → ")
     [rec] = stored(agent)
@@ -126,18 +126,18 @@ def test_tool_errors_alone_makes_no_model_call_and_stores_a_stamped_record(tmp_p
 def test_flaky_success_is_not_captured(tmp_path):
     agent = make_agent(tmp_path / "p", TOOL_ONLY)
     session = make_session(agent, [("upload", {"path": "a"}, "timeout"), ("upload", {"path": "a"}, None)])
-    report = capture_flow.fn(agent=str(agent), session=str(session), helper=ScriptedHelper(), today=TODAY)
+    report = run_capture(agent=str(agent), session=str(session), helper=ScriptedHelper(), today=TODAY)
     assert report.extracted == 0 and stored(agent) == []
 
 
 def test_one_record_per_failure_mode_refreshed_then_superseded(tmp_path):
     agent = make_agent(tmp_path / "p", TOOL_ONLY)
     first = make_session(agent, UPLOAD_FAIL, session_id="01K8ZCAPTURE0000000000001A")
-    capture_flow.fn(agent=str(agent), session=str(first), helper=ScriptedHelper(), today=TODAY)
+    run_capture(agent=str(agent), session=str(first), helper=ScriptedHelper(), today=TODAY)
     [original] = stored(agent)
 
     again = make_session(agent, UPLOAD_FAIL, session_id="01K8ZCAPTURE0000000000002A")
-    report = capture_flow.fn(agent=str(agent), session=str(again), helper=ScriptedHelper(), today=TODAY)
+    report = run_capture(agent=str(agent), session=str(again), helper=ScriptedHelper(), today=TODAY)
     [refreshed] = stored(agent)
     assert report.extracted == 0  # the same recovery again is not a new learning
     assert refreshed.id == original.id and refreshed.sess == again.stem and refreshed.body == original.body
@@ -145,7 +145,7 @@ def test_one_record_per_failure_mode_refreshed_then_superseded(tmp_path):
     better = make_session(agent, [("upload", {"path": "shot.png"}, "files.length remained 3"),
                                   ("upload", {"path": "./assets/shot.png"}, None)],
                           session_id="01K8ZCAPTURE0000000000003A")
-    capture_flow.fn(agent=str(agent), session=str(better), helper=ScriptedHelper(), today=TODAY)
+    run_capture(agent=str(agent), session=str(better), helper=ScriptedHelper(), today=TODAY)
     [superseded] = stored(agent)
     assert superseded.id == original.id and "./assets/shot.png" in superseded.body
     [old] = archived(agent)
@@ -156,7 +156,7 @@ def test_a_graduated_failure_mode_is_not_captured_again(tmp_path):
     agent = make_agent(tmp_path / "p", TOOL_ONLY)
     seed(agent, [rule("aaaa0001", "upload: files.length remained #", ch=Channel.tool_errors, tool="upload",
                       sig="files.length remained #", state=State.graduated)])
-    report = capture_flow.fn(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL)),
+    report = run_capture(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL)),
                              helper=ScriptedHelper(), today=TODAY)
     assert report.extracted == 0 and len(stored(agent)) == 1
 
@@ -164,7 +164,7 @@ def test_a_graduated_failure_mode_is_not_captured_again(tmp_path):
 def test_tool_errors_records_skip_the_vet(tmp_path):
     agent = make_agent(tmp_path / "p")  # tool-errors + custom
     helper = ScriptedHelper(extract=[drafts("Save posts under posts/ with a dated filename")], vet=[passing])
-    capture_flow.fn(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL)), helper=helper, today=TODAY)
+    run_capture(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL)), helper=helper, today=TODAY)
     [vet_request] = helper.requests["vet"]
     assert [c.text for c in vet_request.candidates] == ["Save posts under posts/ with a dated filename"]
     assert {r.ch for r in stored(agent)} == {Channel.tool_errors, Channel.custom}

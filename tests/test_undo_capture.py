@@ -23,7 +23,7 @@ from agentuse.cli.app import app
 from agentuse.core import snapshots, store
 from agentuse.core.inject import record_injection
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 
 CUSTOM = """learning:
   capture:
@@ -33,7 +33,7 @@ runner = CliRunner()
 
 
 def capture(agent, helper):
-    return capture_flow.fn(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
+    return run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
 
 
 def undo(agent):

@@ -12,7 +12,7 @@ from capture_support import ScriptedHelper
 from agentuse.core import store
 from agentuse.core.contract import agent_hash
 from agentuse.core.agent_file import load_agent
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 from agentuse.runtime.events import RunEnd, RunStart, ToolCallEvent, ToolResultEvent
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.session import SessionLog
@@ -35,7 +35,7 @@ def record_run(agent: Path, *, tool: str, failure: str, bad: dict, good: dict) -
 
 
 def capture(agent: Path, session_id: str):
-    return capture_flow.fn(agent=str(agent), session=session_id, helper=ScriptedHelper())
+    return run_capture(agent=str(agent), session=session_id, helper=ScriptedHelper())
 
 
 def capture_once(agent: Path, config: dict) -> dict:

@@ -21,7 +21,7 @@ from agentuse.cli.app import app
 from agentuse.core import store
 from agentuse.core.helper.anthropic import AnthropicHelper
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 from agentuse.flows.tidy import run_tidy
 
 NOTE = "Always include source links before publishing."
@@ -87,7 +87,7 @@ def test_a_trickled_answer_is_cut_off_and_capture_fails_closed(tmp_path, fake_an
     session = make_session(agent, UPLOAD_FAIL)
     helper = AnthropicHelper("anthropic:claude-test", api_key="sk-ant-fake", base_url=fake_anthropic.url)
     try:
-        report = capture_flow.fn(agent=str(agent), session=str(session), helper=helper, today=date(2026, 11, 30))
+        report = run_capture(agent=str(agent), session=str(session), helper=helper, today=date(2026, 11, 30))
     finally:
         helper.close()
     extract = [r for r in fake_anthropic.requests if r.forced_tool == "submit_extract"]

@@ -27,8 +27,8 @@ from agentuse.core import store
 from agentuse.core.agent_file import read_block
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.capture import capture_flow
-from agentuse.flows.remember import remember_flow
+from agentuse.flows.capture import run_capture
+from agentuse.flows.remember import run_remember
 from agentuse.flows.tidy import run_tidy
 
 TODAY = date(2026, 11, 30)
@@ -164,10 +164,10 @@ def test_no_person_authored_instruction_is_lost_or_misattributed(tmp_path_factor
         helper = adversary.helper()
         if step == "remember" and queue:
             note = queue.pop(0)
-            remember_flow.fn(agent=str(agent), text=note, helper=helper, today=TODAY)
+            run_remember(agent=str(agent), text=note, helper=helper, today=TODAY)
             taught.append(note)
         elif step == "capture":
-            capture_flow.fn(agent=str(agent), session=str(session), helper=helper, today=TODAY)
+            run_capture(agent=str(agent), session=str(session), helper=helper, today=TODAY)
         else:
             run_tidy(agent, helper=helper, today=TODAY, seed=seed_ % 1000)
         _check(agent, location, taught)
@@ -200,10 +200,10 @@ def test_the_offline_evaluator_keeps_the_same_promises(tmp_path_factory, humans,
     for step in steps:
         if step == "remember" and queue:
             note = queue.pop(0)
-            remember_flow.fn(agent=str(agent), text=note, helper=OfflineHelper(), today=TODAY)
+            run_remember(agent=str(agent), text=note, helper=OfflineHelper(), today=TODAY)
             taught.append(note)
         elif step == "capture":
-            capture_flow.fn(agent=str(agent), session=str(session), helper=OfflineHelper(), today=TODAY)
+            run_capture(agent=str(agent), session=str(session), helper=OfflineHelper(), today=TODAY)
         else:
             run_tidy(agent, helper=OfflineHelper(), today=TODAY, seed=1)
         _check(agent, location, taught)

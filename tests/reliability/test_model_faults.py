@@ -17,8 +17,8 @@ from agentuse.core import store
 from agentuse.core.helper import protocol as p
 from agentuse.core.learned_block import read_block
 from agentuse.core.learning import Channel, Source, State
-from agentuse.flows.capture import capture_flow
-from agentuse.flows.remember import remember_flow
+from agentuse.flows.capture import run_capture
+from agentuse.flows.remember import run_remember
 from agentuse.flows.tidy import run_tidy
 
 from .faults import FAULTS, FaultyAnthropic
@@ -104,7 +104,7 @@ def test_a_reviewers_note_is_saved_whatever_the_model_does(fake_anthropic, tmp_p
     location = seed(agent, existing)
     helper = FaultyAnthropic(fake_anthropic, _remember_truth(), operation=operation, fault=fault)
     try:
-        remember_flow.fn(agent=str(agent), text=NOTE, helper=helper, today=TODAY)
+        run_remember(agent=str(agent), text=NOTE, helper=helper, today=TODAY)
     finally:
         helper.close()
     assert helper.faulted
@@ -135,7 +135,7 @@ def test_capture_fails_closed_for_observations_and_keeps_every_correction(fake_a
     session = make_session(agent, UPLOAD_FAIL)
     helper = FaultyAnthropic(fake_anthropic, _capture_truth(), operation=operation, fault=fault)
     try:
-        report = capture_flow.fn(agent=str(agent), session=str(session), helper=helper, today=TODAY)
+        report = run_capture(agent=str(agent), session=str(session), helper=helper, today=TODAY)
     finally:
         helper.close()
     assert helper.faulted

@@ -17,7 +17,7 @@ from agentuse.core.helper.factory import override_helper
 from agentuse.core.helper.offline import OfflineHelper
 from agentuse.core.learning import Channel, Source, State
 from agentuse.core.tidy_state import Failure
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 
 IH, OLD = "aaaaaaaaaaaa", "0ldc0ntract0"
 TODAY = date(2026, 8, 19)
@@ -80,7 +80,7 @@ def test_capture_revisits_a_quarantined_rule_and_says_so(tmp_path):
     seed(agent, [held("q0000001", PUBLISH, ih=OLD), held("q0000002", "Skip the hook", ih=OLD)])
     helper = ScriptedHelper(extract=[drafts()], vet=[lambda r: verdicts(
         r, ("hook", "contradiction", "Start with a relatable hook"))])
-    report = capture_flow.fn(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
+    report = run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
     by_id = {r.id: r for r in stored(agent)}
     assert by_id["q0000001"].state is State.active and by_id["q0000001"].why is None
     assert by_id["q0000001"].ih == current_ih(agent)
@@ -94,7 +94,7 @@ def test_a_failed_revisit_at_capture_leaves_the_quarantine_as_it_was(tmp_path):
     agent = make_agent(tmp_path / "p")
     seed(agent, [held("q0000001", PUBLISH, ih=OLD)])
     helper = ScriptedHelper(extract=[drafts()], vet=[permanent()])
-    capture_flow.fn(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
+    run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
     [same] = stored(agent)
     assert (same.state, same.why, same.ih) == (State.quarantined, GATE_REASON, OLD)
 

@@ -25,7 +25,7 @@ from agentuse.core.learning import Channel
 from agentuse.core.redact import REDACTED, redact_text, redact_value
 from agentuse.core.tool_errors import record_for, recoveries, signature
 from agentuse.core.trace import ToolTrace, TraceCall
-from agentuse.flows.capture import capture_flow
+from agentuse.flows.capture import run_capture
 from agentuse.runtime.approval import find_session
 from agentuse.runtime.review import record_learning_result
 from agentuse.runtime.session import SessionLog
@@ -297,7 +297,7 @@ def test_a_one_off_value_refreshes_its_record_instead_of_superseding_it(tmp_path
         session = make_session(agent, [("write_file", {"path": f"/abs/{day}-focus.md"}, "path is outside the root"),
                                        ("write_file", {"path": f"posts/{day}-focus.md"}, None)],
                                session_id=f"01K8ZSECRETS00000000000{n}AA")
-        report = capture_flow.fn(agent=str(agent), session=str(session), helper=ScriptedHelper(), today=TODAY)
+        report = run_capture(agent=str(agent), session=str(session), helper=ScriptedHelper(), today=TODAY)
         assert report.extracted == (1 if n == 1 else 0)
     [rec] = stored(agent)
     assert rec.body.endswith('{"path":<string>}') and "2026-08-20" not in rec.body

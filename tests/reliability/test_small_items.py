@@ -93,14 +93,14 @@ def _remember(agent: Path, note: str, draft):
     from capture_support import ScriptedHelper, passing
 
     from agentuse.core.helper import protocol as p
-    from agentuse.flows.remember import remember_flow
+    from agentuse.flows.remember import run_remember
 
     ground = p.GroundAnswer(rule=draft) if draft is not None else p.InvalidAnswerError(
         "ground: the model's answer does not validate", operation="ground")
     # The audit (the gate a grounded note passes) finds the note carried: this test is about the wording stored.
     helper = ScriptedHelper(ground=[ground], reconcile=[p.ReconcileAnswer(action=p.ReconcileAction.new)],
                             vet=[passing], audit=[p.AuditAnswer(missing=[])])
-    remember_flow.fn(agent=str(agent), text=note, helper=helper, agent_arg=str(agent))
+    run_remember(agent=str(agent), text=note, helper=helper, agent_arg=str(agent))
 
 
 @pytest.mark.parametrize("title, body", [
