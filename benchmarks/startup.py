@@ -1,11 +1,12 @@
-"""Start-up cost of the read-only commands, as a ratio to `python -c pass` measured in the same run.
+"""Start-up cost of the commands, as a ratio to `python -c pass` measured in the same run.
 
     python benchmarks/startup.py [--runs N]
 
-For `agentuse learnings <file> --path`, `--json` and `agentuse doctor <file>`: the median whole-process
-wall time over N runs (the commands are interleaved round-robin with the baseline, so noise from the
-shared machine falls on all of them alike), and how many modules the process imported, with whether
-prefect or anthropic were among them (the design says read-only commands never import either).
+For `agentuse learnings <file> --path`, `--json`, `agentuse doctor <file>`, and the write commands that
+run a pipeline inline (`learnings add`, `learnings tidy --dry-run`): the median whole-process wall time
+over N runs (the commands are interleaved round-robin with the baseline, so noise from the shared machine
+falls on all of them alike), and how many modules the process imported, with whether prefect or anthropic
+were among them (with no Prefect API configured, none of them imports either).
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def _commands(agent: Path) -> dict[str, list[str]]:
         "learnings_path": ["learnings", str(agent), "--path"],
         "learnings_json": ["learnings", str(agent), "--json"],
         "doctor": ["doctor", str(agent)],
+        # Each run saves the same note again: a repeat of the rule the first run saved, counted on it.
+        "learnings_add": ["learnings", "add", str(agent), "Keep intros factual for informational posts"],
+        "tidy_dry_run": ["learnings", "tidy", str(agent), "--dry-run"],
     }
 
 
