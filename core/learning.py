@@ -86,6 +86,17 @@ def title_said_once(title: str, body: str) -> tuple[str, str]:
     return (heading if title.endswith(".") else heading.removesuffix(".")), text[stop:].strip()
 
 
+def one_line(value: str) -> str:
+    """Runs of whitespace (newlines included) become one space: a one-line field stays one line."""
+    return " ".join(value.split())
+
+
+def body_text(value: str) -> str:
+    # In the store a blank line ends the body, so trailing whitespace cannot be stored faithfully;
+    # dropping it keeps the record a caller holds equal to the one the file reads back.
+    return value.rstrip()
+
+
 class Learning(BaseModel):
     """One stored rule: the `### [category] title` entry, its metadata comment, why/evidence and body."""
 
@@ -115,16 +126,12 @@ class Learning(BaseModel):
     @field_validator("title", "why", "evidence", "tool", "sig", "sess", "ih")
     @classmethod
     def _one_line(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        return " ".join(value.split())
+        return None if value is None else one_line(value)
 
     @field_validator("body")
     @classmethod
     def _no_trailing_space(cls, value: str) -> str:
-        # In the store a blank line ends the body, so trailing whitespace cannot be stored faithfully;
-        # dropping it here keeps the record a caller holds equal to the one the file reads back.
-        return value.rstrip()
+        return body_text(value)
 
     @model_validator(mode="after")
     def _title_once(self) -> "Learning":
@@ -141,3 +148,33 @@ class Learning(BaseModel):
     def text(self) -> str:
         """The rule as one string: title, then body (which never repeats the title)."""
         return f"{self.title}\n{self.body}" if self.body else self.title
+
+
+# The fields' defaults in declaration order; the store parser fills a copy per entry (`new_values`).
+_DEFAULTS = {name: None if field.is_required() or field.default_factory else field.default
+             for name, field in Learning.model_fields.items()}
+# Every field_validator above, by the function the parser applies in its place (tests/test_store_format.py
+# checks this list against the model, so a new validator cannot be silently skipped by the parser); the
+# one model validator, `_title_once`, is applied by `from_parsed` itself.
+PARSER_APPLIES = {"title": one_line, "why": one_line, "evidence": one_line, "tool": one_line, "sig": one_line,
+                  "sess": one_line, "ih": one_line, "body": body_text}
+_set = object.__setattr__
+
+
+def new_values() -> dict:
+    return _DEFAULTS.copy()
+
+
+def from_parsed(values: dict, fields_set: set[str]) -> Learning:
+    """A Learning from a complete dict (a `new_values()` copy) that is already what validation would make:
+    every value of its field's type, every validator above applied. The store parser checks and normalises
+    each field in its own loop, so it skips pydantic's per-field pass (a third of a large store's parse);
+    this is what `model_construct` does, minus its per-field default handling. Anything else builds
+    Learnings the usual way."""
+    values["title"], values["body"] = title_said_once(values["title"], values["body"])  # the model validator
+    rule = Learning.__new__(Learning)
+    _set(rule, "__dict__", values)
+    _set(rule, "__pydantic_fields_set__", fields_set)
+    _set(rule, "__pydantic_extra__", None)
+    _set(rule, "__pydantic_private__", None)
+    return rule

@@ -25,9 +25,17 @@ _SOURCE_RANK = {Source.manual: 0, Source.approval: 1, Source.auto: 2}
 
 def rank(learnings: list[Learning]) -> list[Learning]:
     """Active rules in precedence order (strongest first). Other states are not ranked."""
-    indexed = [(i, rule) for i, rule in enumerate(learnings) if rule.state is State.active]
-    indexed.sort(key=lambda pair: (_SOURCE_RANK[pair[1].src], _negated_date(pair[1].date), -pair[0]))
-    return [rule for _, rule in indexed]
+    # Keys computed once per rule (a store shares few dates, so each is read once), sorted as plain tuples.
+    days: dict[str, int] = {}
+    keyed = []
+    for i, rule in enumerate(learnings):
+        if rule.state is State.active:
+            when = days.get(rule.date)
+            if when is None:
+                when = days[rule.date] = _negated_date(rule.date)
+            keyed.append((_SOURCE_RANK[rule.src], when, -i, rule))
+    keyed.sort()  # -position is unique, so tuples never get as far as comparing two rules
+    return [key[3] for key in keyed]
 
 
 def _negated_date(text: str) -> int:

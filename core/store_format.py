@@ -21,6 +21,7 @@ run that already holds backslashes just gains one more, which makes every escape
 from __future__ import annotations
 
 import datetime
+import gc
 import hashlib
 import math
 import random
@@ -28,10 +29,20 @@ import re
 import secrets
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentuse.core.errors import AgentuseError
-from agentuse.core.learning import Category, Channel, Learning, Source, State
+from agentuse.core.learning import (
+    Category,
+    Channel,
+    Learning,
+    Source,
+    State,
+    body_text,
+    from_parsed,
+    new_values,
+    one_line,
+)
 
 RETIRED_SECTION = "## Retired"  # older upstream files parked retired entries under this heading
 
@@ -48,7 +59,6 @@ _COMMENT = re.compile(r"^<!--(.*)-->\s*$")
 _NOTE = re.compile(r"^<!--\s*(why|evidence):(.*)-->\s*$")
 # Upstream once wrote ISO timestamps; they are read as their calendar day.
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
-_COUNT = re.compile(r"^[0-9]+$")
 
 
 def escape_inline(text: str) -> str:
@@ -102,7 +112,7 @@ class StoreDoc(BaseModel):
     @field_validator("name", "agent")
     @classmethod
     def _one_line(cls, value: str | None) -> str | None:
-        return None if value is None else " ".join(value.split())
+        return None if value is None else one_line(value)
 
 
 def new_id(taken: set[str], rng=None) -> str:
@@ -114,20 +124,28 @@ def new_id(taken: set[str], rng=None) -> str:
 
 
 # ---------------------------------------------------------------- reading
+# One pass over the text, and per entry a fixed number of cheap string operations when nothing is
+# escaped (the common case): every escape pattern needs a backslash to undo, so a token or line without
+# one is taken as it is. Each entry becomes a Learning through `learning.from_parsed`, which skips
+# pydantic's per-field pass; so this loop does, field by field, everything that pass would (types from
+# the readers below, and the model's own normalisers `one_line` and `body_text`).
 
 
 def _enum_reader(kind) -> Callable[[str], object]:
+    members = {member.value: member for member in kind}
+    allowed = ", ".join(members)
+
     def read(value: str):
-        try:
-            return kind(value)
-        except ValueError:
-            raise ValueError(f"use one of {', '.join(member.value for member in kind)}") from None
+        member = members.get(value)
+        if member is None:
+            raise ValueError(f"use one of {allowed}")
+        return member
 
     return read
 
 
 def _count(value: str) -> int:
-    if not _COUNT.match(value):
+    if not (value.isdigit() and value.isascii()):  # exactly ^[0-9]+$: ASCII digits, at least one
         raise ValueError("expected a whole number of 0 or more")
     return int(value)
 
@@ -141,46 +159,133 @@ def _confidence(value: str) -> float:
 
 _READERS: dict[str, Callable[[str], object]] = {
     "id": str, "confidence": _confidence, "injected": _count, "applied": _count,
-    "src": _enum_reader(Source), "ch": _enum_reader(Channel), "ih": str, "sess": str,
-    "tool": str, "sig": str, "re": _count, "ok": _count, "state": _enum_reader(State),
+    "src": _enum_reader(Source), "ch": _enum_reader(Channel), "ih": one_line, "sess": one_line,
+    "tool": one_line, "sig": one_line, "re": _count, "ok": _count, "state": _enum_reader(State),
 }
+_CATEGORIES = {category.value: category for category in Category}
+_ALWAYS_SET = frozenset({"id", "category", "title", "body", "extra", "date"})  # what every entry states
 
 
-def _parse_meta(content: str, fail: Callable[[str], StoreFormatError]) -> dict:
-    fields: dict = {"extra": []}
+# A value the token loop keeps exactly as it is, one_line included: no "|" or backslash, single spaces only
+# between words, none at either end.
+_V = r"[^|\\\s]++(?: [^|\\\s]++)*+"
+# The metadata line as render() writes it: known tokens in its order, each at most once, " | " between, no
+# escapes, no unknown tokens. A line that matches means exactly what the token loop would make of it (each
+# token is "key:value" with a key the loop knows, or the one date), so it is read from the groups in one
+# regex call; anything else (other order, applied:, escapes, extra tokens, odd spacing, errors) goes
+# through the token loop.
+_CANONICAL_META = re.compile(
+    rf"<!-- (?:id:({_V}) \| )?(?:confidence:([0-9]++(?:\.[0-9]++)?+) \| )?"
+    r"injected:([0-9]++) \| src:(auto|approval|manual)(?: \| ch:(corrections|tool-errors|custom|agent))?"
+    rf"(?: \| ih:({_V}))?(?: \| sess:({_V}))?(?: \| tool:({_V}))?(?: \| sig:({_V}))?"
+    r"(?: \| re:([0-9]++))?(?: \| ok:([0-9]++))?(?: \| state:(active|graduated|quarantined|retired))?"
+    r" \| ([0-9]{4}-[0-9]{2}-[0-9]{2}) -->")
+_SOURCES = {member.value: member for member in Source}
+_CHANNELS = {member.value: member for member in Channel}
+_STATES = {member.value: member for member in State}
+_REAL_DATES: dict[str, str] = {}  # date text -> itself once checked real (so entries share one string)
+
+
+def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
+    """Fill `values` from a _CANONICAL_META match; None when its date is not real (the loop says so)."""
+    rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, date = meta.groups()
+    known = _REAL_DATES.get(date)
+    if known is None:
+        try:
+            datetime.date.fromisoformat(date)
+        except ValueError:
+            return None
+        if len(_REAL_DATES) < 100_000:
+            _REAL_DATES[date] = date
+        known = date
+    values["date"] = known
+    values["injected"] = int(injected)
+    values["src"] = _SOURCES[src]
+    values["extra"] = []
+    stated = {"injected", "src"}
+    if rule_id is not None:
+        values["id"] = rule_id
+        stated.add("id")
+    if confidence is not None:
+        values["confidence"] = float(confidence)
+        stated.add("confidence")
+    if ch is not None:
+        values["ch"] = _CHANNELS[ch]
+        stated.add("ch")
+    if ih is not None:
+        values["ih"] = ih
+        stated.add("ih")
+    if sess is not None:
+        values["sess"] = sess
+        stated.add("sess")
+    if tool is not None:
+        values["tool"] = tool
+        stated.add("tool")
+    if sig is not None:
+        values["sig"] = sig
+        stated.add("sig")
+    if re_ is not None:
+        values["re"] = int(re_)
+        stated.add("re")
+    if ok is not None:
+        values["ok"] = int(ok)
+        stated.add("ok")
+    if state is not None:
+        values["state"] = _STATES[state]
+        stated.add("state")
+    return stated
+
+
+def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
+    """Fill `values` from the metadata comment; return the field names it stated."""
+    stated: set[str] = set()
+    extra: list[str] = []
+    date_seen = False
     applied = None
-    for raw in _SEPARATOR.split(content):
-        token = _unescape_value(raw.strip())
+    escaped = "\\" in content
+    for raw in (_SEPARATOR.split(content) if escaped else content.split("|")):
+        token = raw.strip()
+        if escaped and "\\" in token:
+            token = _unescape_value(token)
         if not token:
             continue
-        if date := _DATE.match(token):
-            if "date" in fields:
-                raise fail("the metadata comment has two dates")
+        if token[0].isdigit() and (date := _DATE.match(token)):  # \d needs a digit first
+            if date_seen:
+                raise error(line, "the metadata comment has two dates")
             try:
                 datetime.date.fromisoformat(date[1])
             except ValueError:
-                raise fail(f"'{token}' is not a real date") from None
-            fields["date"] = date[1]
+                raise error(line, f"'{token}' is not a real date") from None
+            values["date"] = date[1]
+            date_seen = True
             continue
         key, colon, value = token.partition(":")
-        if not colon or key not in _READERS:
-            fields["extra"].append(token)  # unknown tokens are kept and written back, never rejected
+        reader = _READERS.get(key) if colon else None
+        if reader is None:
+            extra.append(token)  # unknown tokens are kept and written back, never rejected
             continue
-        if key in fields or (key == "applied" and applied is not None):
-            raise fail(f"'{key}:' appears twice in the metadata comment")
+        if key in stated:
+            raise error(line, f"'{key}:' appears twice in the metadata comment")
+        value = value.strip()
         try:
-            parsed = _READERS[key](value.strip())
+            parsed = reader(value)
         except ValueError as problem:
-            raise fail(f"bad value for '{key}:' ({value.strip()!r}): {problem}") from None
+            raise error(line, f"bad value for '{key}:' ({value!r}): {problem}") from None
         if key == "applied":
             applied = parsed  # the pre-v0.19.0 name of injected:, which wins when both appear
-        elif key != "id" or parsed:
-            fields[key] = parsed
-    if "date" not in fields:
-        raise fail("the metadata comment has no date (YYYY-MM-DD); it is the one field every entry needs")
-    if applied is not None and "injected" not in fields:
-        fields["injected"] = applied
-    return fields
+            stated.add(key)
+        elif key != "id" or parsed:  # an empty id: is no id (a fresh one is drawn)
+            values[key] = parsed
+            stated.add(key)
+    if not date_seen:
+        raise error(line, "the metadata comment has no date (YYYY-MM-DD); it is the one field every entry needs")
+    values["extra"] = extra
+    if applied is not None:
+        stated.discard("applied")
+        if "injected" not in stated:
+            values["injected"] = applied
+            stated.add("injected")
+    return stated
 
 
 def _parse_preamble(lines: list[str], error) -> tuple[str, str | None]:
@@ -198,36 +303,50 @@ def _parse_preamble(lines: list[str], error) -> tuple[str, str | None]:
     return name or "", agent
 
 
-def _parse_entry(lines: list[str], start: int, end: int, error) -> Learning:
-    heading = _HEADING.match(lines[start].rstrip())
+def _inline(text: str) -> str:
+    return unescape_inline(text) if "\\" in text else text
+
+
+def _parse_entry(lines: list[str], start: int, error) -> Learning:
+    """The entry whose heading is `lines[0]`, file line index `start`."""
+    heading = _HEADING.match(lines[0].rstrip())
     if not heading:
         raise error(start, "malformed entry heading; expected '### [category] title'")
-    try:
-        category = Category(heading[1])
-    except ValueError:
+    category = _CATEGORIES.get(heading[1])
+    if category is None:
         raise error(start, f"unknown category '{heading[1]}'; use one of "
-                    + ", ".join(c.value for c in Category)) from None
-    meta = _COMMENT.match(lines[start + 1]) if start + 1 < end else None
-    if not meta:
+                    + ", ".join(c.value for c in Category))
+    values = new_values()
+    if len(lines) < 2:
         raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
-    fields = _parse_meta(meta[1].strip(), lambda message: error(start + 1, message))
-    cursor = start + 2
-    while cursor < end and (note := _NOTE.match(lines[cursor])):
-        if note[1] in fields:
-            raise error(cursor, f"a second '{note[1]}:' comment for this entry")
-        fields[note[1]] = unescape_inline(note[2].strip())
+    if not ((fast := _CANONICAL_META.fullmatch(lines[1])) and (stated := _canonical_meta(fast, values)) is not None):
+        if not (meta := _COMMENT.match(lines[1])):
+            raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
+        stated = _parse_meta(meta[1].strip(), values, start + 1, error)
+    cursor, end = 2, len(lines)
+    while cursor < end and lines[cursor].startswith("<!--") and (note := _NOTE.match(lines[cursor])):
+        key = note[1]
+        if key in stated:
+            raise error(start + cursor, f"a second '{key}:' comment for this entry")
+        values[key] = one_line(_inline(note[2].strip()))
+        stated.add(key)
         cursor += 1
-    body = lines[cursor:end]
-    if RETIRED_SECTION in (stripped := [line.rstrip() for line in body]):
-        cut = stripped.index(RETIRED_SECTION)
-        if any(line.strip() for line in body[cut + 1:]):
-            raise error(cursor + cut + 1, f"unexpected text after '{RETIRED_SECTION}'")
-        body = body[:cut]
-    try:
-        return Learning(id=fields.pop("id", ""), category=category, title=unescape_inline(heading[2] or ""),
-                        body="\n".join(_unescape_body_line(line) for line in body), **fields)
-    except ValidationError as problem:
-        raise error(start, f"invalid entry: {problem.errors()[0]['msg']}") from None
+    body = lines[cursor:]
+    text = "\n".join(body)
+    if RETIRED_SECTION in text:  # cheap test first: the section line must contain the heading text
+        stripped = [line.rstrip() for line in body]
+        if RETIRED_SECTION in stripped:
+            cut = stripped.index(RETIRED_SECTION)
+            if any(line.strip() for line in body[cut + 1:]):
+                raise error(start + cursor + cut + 1, f"unexpected text after '{RETIRED_SECTION}'")
+            text = "\n".join(body[:cut])
+    if "\\" in text:
+        text = "\n".join(_unescape_body_line(line) for line in text.split("\n"))
+    values["id"] = values["id"] or ""
+    values["category"] = category
+    values["title"] = one_line(_inline(heading[2] or ""))
+    values["body"] = body_text(text)
+    return from_parsed(values, stated | _ALWAYS_SET)
 
 
 def parse(text: str, *, filename: str = "<learnings>", include_retired: bool = False, rng=None) -> StoreDoc:
@@ -236,55 +355,97 @@ def parse(text: str, *, filename: str = "<learnings>", include_retired: bool = F
     Entries without an id, or repeating an earlier id in a live store, get a fresh one, the same on every
     read of the same text (or drawn from `rng`); it is written to the file on the next save.
     """
+    # The parse makes no reference cycles, so collector passes while it allocates thousands of records
+    # find nothing and only cost time (a third of a 10,000-rule parse).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text, filename, include_retired, rng)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     def error(index: int, message: str) -> StoreFormatError:
         return StoreFormatError(filename, index + 1, message)
 
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the final newline ends the last line; it does not add an empty one
-    starts = [index for index, line in enumerate(lines) if line.startswith("### ")]
-    name, agent = _parse_preamble(lines[: starts[0] if starts else len(lines)], error)
+    # The lines are text.split("\n") less the empty one after a final newline; an entry is every run of
+    # lines from one that starts with "### " to the next. Found with str.find and cut one entry at a time,
+    # so the whole file is never held a second time as a list of lines.
+    stop = len(text) - 1 if text.endswith("\n") else len(text)
+    first = 0 if text.startswith("### ", 0, stop) else text.find("\n### ", 0, stop) + 1 or -1
+    preamble = text[:stop] if first < 0 else text[:max(first - 1, 0)] if first else ""
+    name, agent = _parse_preamble(preamble.split("\n") if first else [], error)
+    line = preamble.count("\n") + 1 if first else 0  # file line index of the first heading
     learnings = []
-    for start, end in zip(starts, [*starts[1:], len(lines)]):
-        entry = _parse_entry(lines, start, end, error)
+    while first >= 0:
+        following = text.find("\n### ", first, stop)
+        lines = text[first:stop if following < 0 else following].split("\n")
+        entry = _parse_entry(lines, line, error)
         if include_retired or entry.state is not State.retired:
             learnings.append(entry)
+        line += len(lines)
+        first = following + 1 if following >= 0 else -1
     taken = {entry.id for entry in learnings if entry.id}
-    if rng is None:
-        # Drawn from the file's own text: until the next save, every read (the list, --json, the serve tab)
-        # gives an id-less entry the same id, so what one view shows another can act on.
-        rng = random.Random(hashlib.sha256(text.encode("utf-8")).digest())
     seen: set[str] = set()
     for entry in learnings:
         # Archives may hold one rule retired twice; a live store's ids must be unique to be addressable.
         if not entry.id or (entry.id in seen and not include_retired):
+            if rng is None:
+                # Drawn from the file's own text: until the next save, every read (the list, --json, the
+                # serve tab) gives an id-less entry the same id, so what one view shows another can act on.
+                rng = random.Random(hashlib.sha256(text.encode("utf-8")).digest())
             entry.id = new_id(taken, rng)
             taken.add(entry.id)
         seen.add(entry.id)
-    return StoreDoc(name=name, agent=agent, learnings=learnings)
+    return StoreDoc.model_construct(name=one_line(name), agent=None if agent is None else one_line(agent),
+                                    learnings=learnings)
 
 
 # ---------------------------------------------------------------- writing
 
 
-def _tokens(rule: Learning) -> list[str]:
+# Each escape needs a "--" (comment delimiters), a "|" (values) or a "#" (body lines) to act on, so text
+# without them is written as it is, without running the patterns.
+
+
+def _value(text: str) -> str:
+    return _escape_value(text) if "|" in text or "--" in text else text
+
+
+def _meta_line(d: dict) -> str:
     # Order follows the spec's examples: id, confidence, injected, src, ch, ih, then the optional tokens,
     # unknown tokens kept from the file, and the date last. Defaults are omitted except injected and src,
     # which the spec's examples always show.
-    tokens = [f"id:{_escape_value(rule.id)}"] if rule.id else []
-    if rule.confidence is not None:
-        tokens.append(f"confidence:{rule.confidence:.2f}")
-    tokens += [f"injected:{rule.injected}", f"src:{rule.src.value}"]
-    if rule.ch is not None:
-        tokens.append(f"ch:{rule.ch.value}")
+    tokens = [f"id:{_value(d['id'])}"] if d["id"] else []
+    if (confidence := d["confidence"]) is not None:
+        tokens.append(f"confidence:{confidence:.2f}")
+    tokens.append(f"injected:{d['injected']}")
+    tokens.append(f"src:{d['src'].value}")
+    if (ch := d["ch"]) is not None:
+        tokens.append(f"ch:{ch.value}")
     for key in ("ih", "sess", "tool", "sig"):
-        if (value := getattr(rule, key)) is not None:
-            tokens.append(f"{key}:{_escape_value(value)}")
-    tokens += [f"{key}:{value}" for key, value in (("re", rule.re), ("ok", rule.ok)) if value]
-    if rule.state is not State.active:
-        tokens.append(f"state:{rule.state.value}")
-    tokens += [_escape_value(token) for token in rule.extra]
-    return [*tokens, rule.date]
+        if (value := d[key]) is not None:
+            tokens.append(f"{key}:{_value(value)}")
+    if d["re"]:
+        tokens.append(f"re:{d['re']}")
+    if d["ok"]:
+        tokens.append(f"ok:{d['ok']}")
+    if (state := d["state"]) is not State.active:
+        tokens.append(f"state:{state.value}")
+    if extra := d["extra"]:
+        tokens += [_value(token) for token in extra]
+    tokens.append(d["date"])
+    return f"<!-- {' | '.join(tokens)} -->"
+
+
+def _writable(d: dict) -> bool:
+    # What _check_writable accepts, tested without a regex: exactly ^\d{4}-\d{2}-\d{2}$ (\d is isdecimal).
+    date, confidence = d["date"], d["confidence"]
+    return (len(date) == 10 and date[4] == "-" and date[7] == "-" and date[:4].isdecimal()
+            and date[5:7].isdecimal() and date[8:].isdecimal()
+            and (confidence is None or math.isfinite(confidence)) and min(d["injected"], d["re"], d["ok"]) >= 0)
 
 
 def _check_writable(rule: Learning) -> None:
@@ -302,15 +463,21 @@ def _check_writable(rule: Learning) -> None:
 
 def render_entry(rule: Learning) -> str:
     """One entry, without the blank line that separates it from the next."""
-    _check_writable(rule)
-    title = escape_inline(rule.title)
-    lines = [f"### [{rule.category.value}] {title}" if title else f"### [{rule.category.value}]",
-             f"<!-- {' | '.join(_tokens(rule))} -->"]
-    for key in ("why", "evidence"):
-        if (value := getattr(rule, key)) is not None:
-            lines.append(f"<!-- {key}: {escape_inline(value)} -->")
-    if rule.body:
-        lines += [_escape_body_line(line) for line in rule.body.split("\n")]
+    d = rule.__dict__
+    if not _writable(d):
+        _check_writable(rule)
+    title = d["title"]
+    if "--" in title:
+        title = escape_inline(title)
+    heading = f"### [{d['category'].value}] {title}" if title else f"### [{d['category'].value}]"
+    lines = [heading, _meta_line(d)]
+    if (why := d["why"]) is not None:
+        lines.append(f"<!-- why: {escape_inline(why) if '--' in why else why} -->")
+    if (evidence := d["evidence"]) is not None:
+        lines.append(f"<!-- evidence: {escape_inline(evidence) if '--' in evidence else evidence} -->")
+    if body := d["body"]:
+        lines.append("\n".join(_escape_body_line(line) for line in body.split("\n"))
+                     if "#" in body or "--" in body else body)
     return "\n".join(lines)
 
 
@@ -319,4 +486,4 @@ def render(doc: StoreDoc) -> str:
     header = [f"# Learnings for {escape_inline(doc.name)}" if doc.name else "# Learnings for"]
     if doc.agent is not None:
         header.append(f"<!-- agent: {escape_inline(doc.agent)} -->")
-    return "\n\n".join(["\n".join(header), *(render_entry(rule) for rule in doc.learnings)]) + "\n"
+    return "\n\n".join(["\n".join(header), *map(render_entry, doc.learnings)]) + "\n"

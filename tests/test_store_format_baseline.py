@@ -1,0 +1,143 @@
+"""The fast store parser and renderer against the ones they replaced (commit 4c0d947, issue 17).
+
+The old core/store_format.py is read out of git and loaded under another module name, so both run on the
+same inputs in one process: every text either parses to equal records (the same fields marked as set,
+in the same order) and renders to the same bytes, or fails with the same file:line message. Also: the
+records the parser builds without pydantic's per-field pass are exactly what that pass makes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentuse.core import store_format
+from agentuse.core.learning import PARSER_APPLIES, Learning
+from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
+
+from reliability.test_bad_input import STORE_TEXT
+from test_store_format import SPEC_EXAMPLE, docs
+
+BASELINE = "4c0d947"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def old(tmp_path_factory):
+    try:
+        source = subprocess.run(["git", "show", f"{BASELINE}:core/store_format.py"], cwd=ROOT, check=True,
+                                capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip(f"commit {BASELINE} is not in this checkout's git history")
+    path = tmp_path_factory.mktemp("baseline") / "store_format_4c0d947.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("store_format_4c0d947", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # pydantic resolves the module's annotations through sys.modules
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop(spec.name, None)
+
+
+def _outcome(parse_fn, text: str, **options):
+    try:
+        doc = parse_fn(text, filename="f.learnings.md", **options)
+    except ValueError as error:  # both modules' StoreFormatError are ValueErrors
+        assert type(error).__name__ == "StoreFormatError"
+        return ("error", error.line, error.message)
+    return ("doc", doc.name, doc.agent, [(rule, rule.model_fields_set, list(rule.__dict__)) for rule in doc.learnings])
+
+
+def _same(old, text: str) -> None:
+    for options in ({}, {"include_retired": True}):
+        new_outcome = _outcome(parse, text, **options)
+        assert new_outcome == _outcome(old.parse, text, **options)
+        if new_outcome[0] == "doc":
+            doc = parse(text, **options)
+            if options:
+                assert render(doc) == old.render(old.StoreDoc(**dict(doc)))
+            else:
+                assert render(doc) == old.render(old.parse(text))
+
+
+FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(STORE_TEXT)
+def test_nearly_structured_text_parses_and_fails_exactly_as_before(old, text):
+    _same(old, text)
+
+
+@FUZZ
+@given(docs())
+def test_rendered_docs_read_and_write_exactly_as_before(old, doc):
+    assert render(doc) == old.render(doc)
+    _same(old, render(doc))
+
+
+# Each line changes one thing the fast path of the metadata line relies on.
+VARIANTS = [
+    "<!-- id:a1b2c3d4 | confidence:0.92 | injected:3 | src:auto | ch:custom | 2026-01-27 -->",
+    "<!-- confidence:0.92 | id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | applied:5 | src:auto | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | ih:a  b | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | ih: ab | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | ih:a\tb | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | sig:a\\|b | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | sig:a-->b | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | x-new:1 | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | 2026-02-30 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27 | 2026-01-28 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27T10:00:00Z -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | ok:1 | re:1 | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | state:active | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | state:retired | 2026-01-27 -->",
+    "<!-- id: | id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | id: | injected:3 | src:auto | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:007 | src:auto | confidence:00.5 | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:٣ | src:auto | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | ٢٠٢٦-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27 -->  ",
+    "<!--  id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27 -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27 --> -->",
+    "<!-- id:a1b2c3d4 | injected:3 | src:auto | 2026-01-27 -->\r",
+]
+
+
+@pytest.mark.parametrize("meta", VARIANTS)
+def test_metadata_line_variants_read_exactly_as_before(old, meta):
+    for tail in ("", "\n<!-- why: a  reason -->\nbody\n\n", "\n\\### escaped\n## Retired\n"):
+        _same(old, f"# Learnings for a\n\n### [tip]  Title  text \n{meta}{tail}\n### [tip] B\n{meta}\n")
+
+
+def test_spec_example_reads_exactly_as_before(old):
+    _same(old, SPEC_EXAMPLE.read_text(encoding="utf-8"))
+
+
+def test_parsed_records_are_what_validation_makes():
+    doc = parse(SPEC_EXAMPLE.read_text(encoding="utf-8") + "\n### [tip] T\n<!-- ih:a  b | applied:2 | 2026-01-01 -->\nx  \n")
+    for rule in doc.learnings:
+        assert Learning.model_validate(rule.model_dump()) == rule
+        assert list(rule.__dict__) == list(Learning.model_fields)
+    assert isinstance(doc, StoreDoc) and isinstance(StoreFormatError("f", 1, "m"), ValueError)
+
+
+def test_the_parser_applies_every_validator_the_model_has():
+    # Learning validators the parser does not apply would be skipped for every stored rule.
+    validated = {field for decorator in Learning.__pydantic_decorators__.field_validators.values()
+                 for field in decorator.info.fields}
+    assert validated == set(PARSER_APPLIES)
+    # The one model validator (a title said once) is applied by `from_parsed`: checked on a record that needs it.
+    assert set(Learning.__pydantic_decorators__.model_validators) == {"_title_once"}
+    [rule] = parse("# Learnings for a\n\n### [tip] Cite sources\n<!-- id:a1b2c3d4 | 2026-01-01 -->\n"
+                   "Cite sources. Link each one.\n").learnings
+    assert (rule.title, rule.body) == ("Cite sources.", "Link each one.")
+    assert Learning.model_validate(rule.model_dump()) == rule
+    assert store_format.one_line is PARSER_APPLIES["title"]
