@@ -138,6 +138,6 @@ def test_the_parser_applies_every_validator_the_model_has():
     assert set(Learning.__pydantic_decorators__.model_validators) == {"_title_once"}
     [rule] = parse("# Learnings for a\n\n### [tip] Cite sources\n<!-- id:a1b2c3d4 | 2026-01-01 -->\n"
                    "Cite sources. Link each one.\n").learnings
-    assert (rule.title, rule.body) == ("Cite sources.", "Link each one.")
+    assert (rule.title, rule.body) == ("Cite sources", "Link each one.")  # the heading keeps no period
     assert Learning.model_validate(rule.model_dump()) == rule
     assert store_format.one_line is PARSER_APPLIES["title"]
