@@ -49,6 +49,7 @@ def test_held_out_third_never_calls_a_near_miss_a_duplicate(bench):
 def test_benchmark_prints_figures_last(bench, capsys):
     assert bench.main([]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    tail = dict(line.split(": ", 1) for line in lines[-8:])
-    assert {"duplicate_f1", "contradiction_f1", "near_miss_called_duplicate"} <= set(tail)
-    assert all(0.0 <= float(value) <= 1.0 for value in tail.values())
+    tail = dict(line.split(": ", 1) for line in lines[-16:])
+    assert {"duplicate_f1", "contradiction_f1", "near_miss_called_duplicate", "frozen_duplicate_f1",
+            "frozen_contradiction_f1", "frozen_distinct_called_duplicate"} <= set(tail)
+    assert all(0.0 <= float(value) <= 1.0 for key, value in tail.items() if key != "frozen_distinct_called_duplicate")
