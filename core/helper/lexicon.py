@@ -17,7 +17,7 @@ their them theirs this that these those there here you your yours we our i me my
 nor so than too also just should must may might can could would will shall have has had having do does did
 doing need needs needed always every each all any some both either whole entire full sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
-itself themselves yourself one ones own such via per else first exactly against between
+itself themselves yourself one ones own such via per else first exactly against between about
 other another
 """.split())
 
@@ -154,7 +154,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bon[- ]site\b", " onsite "),
     # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
     (r"\b(?:the|your|our|their|its|each|every) (first|last|final|opening|closing)\b(?= [a-z])", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
-    (r"\bclose to\b", " near "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
+    (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
     (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
     (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
