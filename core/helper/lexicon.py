@@ -28,13 +28,6 @@ requires required produce produces produced code
 follow follows handle handles take takes taking apply applies applied want wants try tries set run runs
 """.split())
 
-# Whom the agent serves or addresses: implied by any instruction to it, so "ask the customer for X" and
-# "ask for X" are one rule. Read like the generic verbs: present, but never a difference on its own.
-AUDIENCE = frozenset("""
-customer customers user users reader readers client clients patient patients student students visitor
-visitors recipient recipients
-""".split())
-
 # Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most
 # are stopwords). A rewrite that drops one says something else: "link only to primary sources" is not
 # "link to primary sources". Each word maps to its family, so "solely" carries "only". ("each", "every",

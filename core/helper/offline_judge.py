@@ -36,6 +36,9 @@ DUPLICATE = 0.62
 # Leftover specific weight tolerated on one side of a duplicate: one clause-initial verb the other side
 # words differently. A qualifier left over ("urgent tickets", "public functions") is a different case.
 DUPLICATE_LEFTOVER = 0.5
+# Close wording that differs by at most one unread word on each side: the evaluator cannot tell a
+# paraphrase from a different case there.
+UNSURE_LEFTOVER = 1.0
 # A clause-initial leftover is usually the imperative verb ("write", "add"): paraphrases differ there.
 # Only in the instruction itself: a condition's first word is its subject ("when a production deploy
 # fails"), a case of its own.
@@ -49,6 +52,9 @@ class Relation:
     label: Label
     similarity: float
     reason: str
+    # Close wording apart from a word or so on each side the lexicon cannot read: a paraphrase or a
+    # different case, the evaluator cannot tell which (a vet answers "unsure" on it).
+    unsure: bool = False
 
 
 def compare(a: str, b: str) -> Relation:
@@ -197,4 +203,5 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, "a number or date on one side only")
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not _opposed(o):
         return Relation(Label.duplicate, sim, "they say the same thing")
-    return Relation(Label.near_miss, sim, "close wording, but each says something the other does not")
+    unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not _opposed(o)
+    return Relation(Label.near_miss, sim, "close wording, but each says something the other does not", unsure)

@@ -78,8 +78,6 @@ def canon(word: str) -> str:
     return _CANON.get(s, s)
 
 
-_AUDIENCE = frozenset(canon(w) for w in lx.AUDIENCE)
-
 
 def alternative_group(term: str) -> int | None:
     return _ALT.get(term)
@@ -144,7 +142,7 @@ def _fmt(value: float) -> str:
 
 
 def _weight(word: str) -> float:
-    if word in _GENERIC or word in _AUDIENCE:
+    if word in _GENERIC:
         return 0.3
     if any(ch in word for ch in "_./#") or any(ch.isdigit() for ch in word):
         return 1.5  # identifiers (store_get, robots.txt, customer_id) name exactly one thing
