@@ -3,7 +3,7 @@
 The tuning set, tests/data/rule_pairs.jsonl, is the one the evaluator is developed against. The frozen
 set, tests/data/rule_pairs_frozen.jsonl (138 pairs across 12 kinds of agent), was written and committed
 alone before the category judgement of issue 16, and is never tuned on: only its figures are read, never
-its errors (`--errors` refuses it), and the report refuses to run if the file no longer has the hash
+its errors (`--errors` lists tuning pairs only), and the report refuses to run if the file no longer has the hash
 below, so a figure printed for it always means the same pairs.
 
 Prints precision, recall and F1 per label, the share of near-misses called duplicate and the count of
