@@ -153,8 +153,11 @@ def judge(candidates: list[Candidate], answer: VetAnswer | None, *, contract: st
             why = f"the vet call failed: {failure}" if answer is None else "the vet gave no verdict for it"
             judged.append(Judged(candidate=c, disposition=Disposition.active if c.human else Disposition.dropped,
                                  why=why))
-        elif v.verdict is Verdict.pass_ or (v.verdict is Verdict.ungrounded and c.human):
+        elif v.verdict is Verdict.pass_ or (v.verdict in (Verdict.ungrounded, Verdict.unsure) and c.human):
             judged.append(Judged(candidate=c, disposition=Disposition.active, verdict=v.verdict))
+        elif v.verdict is Verdict.unsure:  # model-authored, and the vet could not tell: fail closed
+            why = clip(v.detail, DETAIL_CHARS) or "the vet could not tell"
+            judged.append(Judged(candidate=c, disposition=Disposition.rejected, verdict=v.verdict, why=why))
         elif v.verdict is Verdict.ungrounded:  # model-authored: the trace does not support it
             why = f"unsupported by the trace: {clip(v.detail, DETAIL_CHARS)}".rstrip(": ")
             judged.append(Judged(candidate=c, disposition=Disposition.rejected, verdict=v.verdict, why=why))

@@ -58,6 +58,9 @@ class Verdict(str, Enum):
     duplicate = "duplicate"
     contradiction = "contradiction"
     ungrounded = "ungrounded"
+    # The vet could not tell (the offline evaluator met wording it cannot read): a person's note is kept
+    # active (human input fails open), a free-form observation is rejected (fails closed).
+    unsure = "unsure"
 
 
 HUMAN_SOURCES = frozenset({Source.manual, Source.approval})

@@ -18,7 +18,7 @@ from agentuse.core import revet, store
 from agentuse.core.discard import find
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import VetAnswer, VetRequest, ref
-from agentuse.core.learning import Channel, Learning, State
+from agentuse.core.learning import Channel, Learning, State, Verdict
 from agentuse.core.tidy_state import Failure
 
 
@@ -56,6 +56,10 @@ def decide(rule: Learning, request: VetRequest | None, answer: VetAnswer | Failu
                                 "and an auto-extracted rule is never put back unvetted. It stays in the archive.")
         # Fail open, unstamped: a rule with no hash injects, and the next capture or tidy-up vets it.
         return live.model_copy(update={"ih": None}), f"not vetted: the vet call failed ({failure})"
+    if verdict.verdict is Verdict.unsure and not rule.is_human:
+        raise AgentuseError(f'"{rule.title}" (id:{rule.id}) was not restored: the vet could not tell '
+                            f"({verdict.detail or 'no detail'}), and an auto-extracted rule is never put back "
+                            "unvetted. It stays in the archive.")
     why = revet.reason(verdict, contract=request.contract, rules=rules)
     if why is None:
         return live.model_copy(update={"ih": ih}), "it passes the vet against the current instructions"

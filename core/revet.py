@@ -133,6 +133,8 @@ def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) ->
         why = reason(verdict, contract=request.contract, rules=settled)
         if why is not None:
             state.quarantine(rule, why=why)
+        elif verdict.verdict is Verdict.unsure and rule.state is State.quarantined:
+            continue  # "cannot tell" is no reason to release a held rule: it stays as it was
         elif rule.state is State.quarantined:
             state.release(rule)
         else:

@@ -482,3 +482,26 @@ def test_remember_offline_quarantines_a_note_against_the_contract_and_replaces_n
                             '"Cite sources before publishing". It will not be injected; resolve the conflict in '
                             './blog.agentuse or discard the rule.']
     assert {r.id: r.state for r in stored(blog)}["a1b2c3d4"] is State.active and archived(blog) == []
+
+
+@pytest.mark.parametrize("a, b, label", [
+    # an action against its omission: the omitted object is what the rule is against
+    ("Skip the load tests before a hotfix.", "Run the load tests before a hotfix.", Label.contradiction),
+    ("Leave out the pricing table.", "Include the pricing table.", Label.contradiction),
+    # two members of one closed set of choices for one setting
+    ("Show weights in metric units.", "Show weights in imperial units.", Label.contradiction),
+    ("Water the plants in the morning.", "Water the plants in the evening.", Label.contradiction),
+    ("Back up the laptop every week.", "Back up the laptop daily.", Label.contradiction),
+    ("Quote the fee in pounds.", "Quote the fee in euros.", Label.contradiction),
+    # "only A" against "always B" for the same action
+    ("Only refund orders that arrived damaged.", "Always refund every order.", Label.contradiction),
+    ("Call suppliers on the first day of the month.", "Call suppliers on every day of the month.", Label.near_miss),
+    # a number of one side only names a case; the same frequency in other words is one rule
+    ("Add two examples to guides longer than 900 words.", "Add two examples to every guide.", Label.near_miss),
+    ("Send the digest once a week.", "Send the digest weekly.", Label.duplicate),
+    ("Pick a supplier near the warehouse.", "Choose suppliers close to the warehouse.", Label.duplicate),
+    # a non-word against its word
+    ("Sell non-returnable items at a discount.", "Sell returnable items at a discount.", Label.contradiction),
+])
+def test_compare_judges_by_category(a, b, label):
+    assert compare(a, b).label is label

@@ -49,6 +49,29 @@ def test_held_out_third_never_calls_a_near_miss_a_duplicate(bench):
 def test_benchmark_prints_figures_last(bench, capsys):
     assert bench.main([]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    tail = dict(line.split(": ", 1) for line in lines[-8:])
-    assert {"duplicate_f1", "contradiction_f1", "near_miss_called_duplicate"} <= set(tail)
-    assert all(0.0 <= float(value) <= 1.0 for value in tail.values())
+    tail = dict(line.split(": ", 1) for line in lines[-16:])
+    assert {"duplicate_f1", "contradiction_f1", "near_miss_called_duplicate", "frozen_duplicate_f1",
+            "frozen_contradiction_f1", "frozen_distinct_called_duplicate"} <= set(tail)
+    assert all(0.0 <= float(value) <= 1.0 for key, value in tail.items() if key != "frozen_distinct_called_duplicate")
+
+
+def test_the_frozen_set_is_the_committed_one_and_large_and_varied(bench):
+    pairs = bench.load_frozen()  # raises if the file no longer has the frozen hash
+    assert len(pairs) >= 120 and len({p["domain"] for p in pairs}) >= 10
+    assert {p["label"] for p in pairs} == {"duplicate", "contradiction", "near-miss", "unrelated"}
+
+
+def test_the_report_refuses_a_changed_frozen_set(bench, tmp_path, monkeypatch, capsys):
+    changed = tmp_path / "rule_pairs_frozen.jsonl"
+    changed.write_bytes(bench.FROZEN.read_bytes() + b"\n")
+    with pytest.raises(bench.FrozenSetChanged):
+        bench.load_frozen(changed)
+    monkeypatch.setattr(bench, "FROZEN", changed)
+    monkeypatch.setattr(bench.load_frozen, "__defaults__", (changed,))
+    assert bench.main([]) == 2
+    assert "refusing to report" in capsys.readouterr().err
+
+
+def test_the_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench):
+    # The hard constraint, checked (not tuned) on pairs written apart from the evaluator.
+    assert bench.evaluate(bench.load_frozen())["distinct_called_duplicate"] == 0

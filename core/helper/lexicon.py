@@ -17,7 +17,7 @@ their them theirs this that these those there here you your yours we our i me my
 nor so than too also just should must may might can could would will shall have has had having do does did
 doing need needs needed always every each all any some both either whole entire full sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
-itself themselves yourself one ones own such via per else first exactly against between
+itself themselves yourself one ones own such via per else first exactly against between about
 other another
 """.split())
 
@@ -64,9 +64,12 @@ NEGATED_VERBS = {
     "omit": "include", "exclude": "include", "skip": "include", "leaveout": "include",
     "disable": "enable", "deactivate": "enable", "turnoff": "enable",
     "reject": "accept", "decline": "accept", "refuse": "accept",
-    "hide": "show", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
-    "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep",
+    "hide": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
+    "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
 }
+# The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
+# (so it opposes "run the tests"), not only against "including" them. Their object reads as negated.
+OMISSION_TARGETS = frozenset({"include", "keep"})
 
 # Verbs that put something into the work ("include a summary", "end with a call-to-action", "use emojis"):
 # a rule against the thing they put in ("skip the summary", "never use emojis") is against the rule, whatever
@@ -135,6 +138,17 @@ PHRASES: list[tuple[str, str]] = [
     # "remove duplicate records" is "deduplicate records".
     (r"\b(?:remove|removing|removed|drop|dropping|dropped|delete|deleting|deleted|eliminate|eliminating|discard)"
      r"(?: any| all| the)? duplicat(?:e|es|ed)\b", " dedupe "),
+    # "every week", "once a week", "per week" are the frequency "weekly"; "each month" is "monthly".
+    (r"\b(twice|thrice|\w+ times) (?:a|an|per|every|each) (day|week|month|year|quarter|hour)\b",
+     lambda m: f" {m.group(1)} " + {"day": "daily"}.get(m.group(2), m.group(2) + "ly") + " "),
+    (r"\b(?:every|each|once an?|once per|per)\s+(day|week|month|year|quarter|hour)\b",
+     lambda m: " " + {"day": "daily"}.get(m.group(1), m.group(1) + "ly") + " "),
+    (r"\bannually\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
+    (r"\bon[- ]site\b", " onsite "),
+    # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
+    (r"\b(?:the|your|our|their|its|each|every) (first|last|final|opening|closing)\b(?= [a-z])", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
+    (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
+    (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
     (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
     (r"\bfirst person\b", " firstperson "), (r"\bthird person\b", " thirdperson "),
@@ -163,7 +177,7 @@ SYNONYMS: list[str] = [
     "capture screenshot",
     "hint annotation annotate",
     "repo repository",
-    "primary original",
+    "primary original main",
     "post article",
     "intro introduction",
     "promotional promo marketing",
@@ -185,6 +199,28 @@ SYNONYMS: list[str] = [
     "retry reattempt",
     "publish release",
     "address greet",
+    # Domain-general paraphrase groups: the same act or thing in the words instructions commonly use.
+    "choose pick select",
+    "near nearby",
+    "tag label",
+    "question query",
+    "sample snippet",
+    "list enumerate",
+    "explain describe clarify",
+    "stop halt",
+    "warn caution",
+    "require mandate",
+    "customer client",
+    "applicant candidate",
+    "allow permit",
+    "enable activate",
+    "delete erase",
+    "modify change alter edit",
+    "large big",
+    "quick fast",
+    "brand company",
+    "keyword keyphrase",
+    "cheap inexpensive",
 ]
 
 # Mutually exclusive values: two rules that differ by one of these pick different values for one setting.
@@ -197,6 +233,12 @@ ALTERNATIVES: list[str] = [
     "monday tuesday wednesday thursday friday saturday sunday",
     "january february march april may june july august september october november december",
     "english german french spanish italian portuguese dutch japanese chinese",
+    # Closed sets of one setting, domain-general: units, frequencies, times of day, modes, classes.
+    "celsius fahrenheit kelvin", "metric imperial", "hourly daily weekly fortnightly monthly quarterly yearly",
+    "morning afternoon evening night overnight", "hot cold warm", "inperson remote onsite",
+    "economy business premium", "euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
+    "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
+    "online offline", "absolute relative", "literal literally figurative",
 ]
 
 NUMBER_WORDS = {

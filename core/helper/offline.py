@@ -31,6 +31,7 @@ from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Verdict
 NAME = "offline"
 # A claim is grounded when the trace mentions at least this share of its specific terms.
 GROUNDED_SHARE = 0.6
+UNSURE_DETAIL = "could not be vetted offline"
 PASS_DETAIL = "offline evaluator: no restatement or conflict found by lexical comparison"
 
 _DIRECTIVE = re.compile(r"^(?:[a-z]+:\s*)?(?:always|never|don't|do not|avoid|make sure|from now on|remember to|"
@@ -137,6 +138,12 @@ class OfflineHelper:
         if all(restated):
             source, unit = restated[0]
             return p.VetVerdict(id=cand.id, verdict=Verdict.duplicate, detail=unit, against=source)
+        unread = next(((s, u) for row in judged for s, u, rel in row if rel.unsure), None)
+        if unread is not None:
+            source, unit = unread
+            return p.VetVerdict(id=cand.id, verdict=Verdict.unsure, against=source,
+                                detail=f'{UNSURE_DETAIL}: its wording is close to "{unit}" and the evaluator '
+                                       "cannot tell a restatement from a different case")
         if not cand.human and has_trace:  # a reviewer's correction is never judged ungrounded
             missing, total = unsupported_terms(cand.text, vocabulary)
             if total and (total - len(missing)) / total < GROUNDED_SHARE:

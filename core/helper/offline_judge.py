@@ -36,6 +36,9 @@ DUPLICATE = 0.62
 # Leftover specific weight tolerated on one side of a duplicate: one clause-initial verb the other side
 # words differently. A qualifier left over ("urgent tickets", "public functions") is a different case.
 DUPLICATE_LEFTOVER = 0.5
+# Close wording that differs by at most one unread word on each side: the evaluator cannot tell a
+# paraphrase from a different case there.
+UNSURE_LEFTOVER = 1.0
 # A clause-initial leftover is usually the imperative verb ("write", "add"): paraphrases differ there.
 # Only in the instruction itself: a condition's first word is its subject ("when a production deploy
 # fails"), a case of its own.
@@ -49,6 +52,9 @@ class Relation:
     label: Label
     similarity: float
     reason: str
+    # Close wording apart from a word or so on each side the lexicon cannot read: a paraphrase or a
+    # different case, the evaluator cannot tell which (a vet answers "unsure" on it).
+    unsure: bool = False
 
 
 def compare(a: str, b: str) -> Relation:
@@ -66,7 +72,10 @@ def _values_relation(a: Analysis, b: Analysis) -> str:
         return "one-sided"
     key = lambda v: v.lstrip("<>=")  # noqa: E731 - "under 50" and "50" name the same number
     if sorted(map(key, a.values)) != sorted(map(key, b.values)):
-        return "mismatch"
+        ka, kb = set(map(key, a.values)), set(map(key, b.values))
+        # Every value of one side set the same way on the other, plus a number of its own: that number
+        # names a case ("pages from posts longer than 800 words"), not a second value for the setting.
+        return "extra" if ka < kb or kb < ka else "mismatch"
     bounds_a = {key(v): v[:2] for v in a.values if v[:2] in ("<=", ">=")}
     bounds_b = {key(v): v[:2] for v in b.values if v[:2] in ("<=", ">=")}
     if any(bounds_b.get(k, bound) != bound for k, bound in bounds_a.items()):
@@ -124,6 +133,32 @@ def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
     return None
 
 
+_ALWAYS = frozenset({"always", "every", "all", "each", "any"})
+
+
+def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
+    """"Only email customers who opted in" against "always email every customer": the first restricts the
+    action to a case, the second does it in every case; both cannot be followed. Without "only" the
+    narrower rule is a near-miss ("two approvals for production deploys" / "for all deploys")."""
+    tokens_a, tokens_b = _words(a.text), _words(b.text)
+    if not _qualified_only(tokens_a) or _qualified_only(tokens_b) or not _ALWAYS & tokens_b:
+        return None
+    lead_a = next((t for t in a.terms if t.lead and t.role == "main"), None)
+    lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
+    if lead_a is None or lead_b is None or lead_a.word != lead_b.word or lead_a.negative != lead_b.negative:
+        return None  # the same action, asked for on both sides
+    case = [t.word for t in o.left_a if t.weight >= 1]
+    return ", ".join(case) if case else None
+
+
+def _qualified_only(tokens: frozenset[str]) -> bool:
+    return any(lx.QUALIFIERS.get(t) == "only" for t in tokens)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(lx.WORD_RE.findall(text.lower()))
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = overlap(a, b)
     sim = o.dice
@@ -139,6 +174,10 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     values = _values_relation(a, b)
 
     conflict = [] if stance.apart else _polarity_conflict(o)
+    if conflict and any(x.role == "exception" or y.role == "exception" for x, y in o.shared):
+        # "End with a CTA unless the post is short" against "omit the CTA on short posts": the carve-out
+        # on one side is exactly the other's case, so both hold.
+        return Relation(Label.near_miss, sim, "one side's exception is the other's case")
     if conflict and not exception_only:
         return Relation(Label.contradiction, sim, f"one asks for and the other against: {', '.join(conflict)}")
     order = _order_conflict(a, b)
@@ -155,10 +194,14 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             return Relation(Label.contradiction, sim,
                             f"same rule, different values: {', '.join(a.values)} / {', '.join(b.values)}")
         return Relation(Label.near_miss, sim, "different values for different cases")
+    only = _only_against_always(a, b, o) or _only_against_always(b, a, o)
+    if only and not exception_only:
+        return Relation(Label.contradiction, sim, f"one does it only for {only}, the other always")
     if exception_only:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
-    if values == "one-sided":
+    if values in ("one-sided", "extra"):
         return Relation(Label.near_miss, sim, "a number or date on one side only")
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not _opposed(o):
         return Relation(Label.duplicate, sim, "they say the same thing")
-    return Relation(Label.near_miss, sim, "close wording, but each says something the other does not")
+    unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not _opposed(o)
+    return Relation(Label.near_miss, sim, "close wording, but each says something the other does not", unsure)

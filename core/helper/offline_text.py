@@ -90,6 +90,8 @@ def qualifiers(text: str) -> dict[str, str]:
             found.setdefault(lx.QUALIFIERS[token], token)
         elif token in lx.POSITIONS and i > 0 and tokens[i - 1] == "the":
             found.setdefault(token, f"the {token}")
+        elif token.endswith("pos") and token[:-3] in lx.POSITIONS:  # normalize's "the first" + noun
+            found.setdefault(token[:-3], f"the {token[:-3]}")
     return found
 
 

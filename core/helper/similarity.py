@@ -21,7 +21,7 @@ from agentuse.core.helper import lexicon as lx
 # ("relatable" -> "relat", as "relate"; "table", "capable" stay); "-val"/"-wal" nouns of their verbs
 # ("approval" -> "approv", as "approve"; "renewal" -> "renew"). "-ings" before "-ing": "headings" is
 # "heading" is "head", and "settings" is "setting".
-_SUFFIXES = (("ies", "y", 3), ("sses", "ss", 3), ("ings", "", 3), ("ing", "", 3), ("ed", "", 3), ("ables", "", 4),
+_SUFFIXES = (("ies", "y", 3), ("sses", "ss", 3), ("ings", "", 3), ("ing", "", 3), ("ed", "", 3), ("sis", "s", 4), ("ables", "", 4),
              ("able", "", 4), ("es", "e", 3), ("ly", "", 4), ("ments", "", 6), ("ment", "", 6),
              ("vals", "v", 3), ("val", "v", 3), ("wals", "w", 3), ("wal", "w", 3))
 
@@ -62,6 +62,11 @@ def _canon_table() -> dict[str, str]:
 _CANON = _canon_table()
 _ALT = {stem(w): i for i, group in enumerate(lx.ALTERNATIVES) for w in group.split()}
 _NEG_VERBS = {stem(k): stem(v) for k, v in lx.NEGATED_VERBS.items()}
+# Words after which "a day", "an hour" is a span of one ("within a day"), not a frequency ("twice a day").
+_SPANS = frozenset({"atmost", "atleast", "within", "for", "in", "after", "than"})
+# A relative clause after an omitted object says which ones ("rows whose id is null"): not omitted itself.
+_RELATIVES = frozenset({"whose", "that", "which", "who", "where"})
+_OMISSION_TARGETS = frozenset(stem(w) for w in lx.OMISSION_TARGETS)
 _STOP = frozenset(lx.STOPWORDS)
 _GENERIC = frozenset(stem(w) for w in lx.GENERIC)
 _BOUNDS = {"atmost": "<=", "atleast": ">="}
@@ -71,6 +76,7 @@ _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|\b(\d{1,2}):(\d{2})\b")
 def canon(word: str) -> str:
     s = stem(word)
     return _CANON.get(s, s)
+
 
 
 def alternative_group(term: str) -> int | None:
@@ -262,7 +268,16 @@ def _clause_terms(clause: str, values: list[str]):
 def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, values: list[str],
                    *, at_clause_start: bool):
     lead = True
+    omitted = False  # after "skip"/"omit"/"remove": the object is what the rule is against
+    non = False  # "non-refundable": the next word is negated
     for i, tok in enumerate(toks):
+        if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES):
+            omitted = False  # "exclude test accounts | from every report": the scope is not excluded
+        if tok == "non" and i + 1 < len(toks):
+            non = True
+            continue
+        if tok in ("a", "an") and 0 < i < len(toks) - 1 and toks[i + 1] in lx.TIME_UNITS and toks[i - 1] in _SPANS:
+            tok = "1"  # "within a day" is "within 1 day"
         if tok == "first" and i < len(toks) - 1 and role == "main":
             yield None, ("then", False)  # "X first and Y afterwards": X is earlier than Y
             continue
@@ -294,9 +309,11 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
         word = canon(tok)
         if word in _STOP:
             continue
-        neg = negative
+        neg = negative != (omitted or non)
+        non = False
         if word in _NEG_VERBS:  # "omit X" == "do not include X"
-            word, neg = _NEG_VERBS[word], not neg
+            word, neg = _NEG_VERBS[word], not negative
+            omitted = word in _OMISSION_TARGETS
         if alternative_group(word) in _DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
