@@ -79,3 +79,13 @@ def capture_load(location: store.AgentLocation, config: dict, worker: int, op: i
                          bad={"path": "./shot.png"}, good={"path": f"/tmp/shot-{op}.png"})
     capture_run(agent, session)
     return tool
+
+
+def undo(config: dict) -> dict:
+    from agentuse.core import snapshots
+
+    snapshot = snapshots.undo(store.locate(Path(config["agent"])))
+    return {"undid": snapshot.manifest.created}
+
+
+SCENARIOS["undo"] = undo
