@@ -54,6 +54,11 @@ def system_prompt(agent: AgentFile, injection: Injection) -> str:
     return f"{body}\n\n{injection.text.strip()}\n" if injection.text.strip() else f"{body}\n"
 
 
+def _agent_and_injection(agent_path: Path, location: store.AgentLocation) -> tuple[AgentFile, Injection]:
+    agent = load_agent(agent_path)
+    return agent, _injection(agent, location, agent_hash(agent))
+
+
 def _injection(agent: AgentFile, location: store.AgentLocation, ih: str) -> Injection:
     if not (agent.learning and agent.learning.apply):
         return Injection()  # no store read at all: a broken store must not block an agent that ignores it
@@ -96,8 +101,9 @@ def start_run(
         raise AgentuseError(f"{agent_path} names no model: add `model: anthropic:<name>` or pass --model")
     # The provider comes first: a missing key stops the run before any session or counter is written.
     provider = provider_for(model, env=env, base_dir=agent_path.parent)
+    # Read again, with the store, as one pair: never the agent file before a tidy-up and the store after it.
+    agent, injection = store.settled_read(location, lambda: _agent_and_injection(agent_path, location))
     ih = agent_hash(agent)
-    injection = _injection(agent, location, ih)
     shown = _notices(agent, location)
     log = SessionLog.create(location.session_dir, new_id(), clock=clock)
     log.append(
