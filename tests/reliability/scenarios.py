@@ -88,4 +88,15 @@ def undo(config: dict) -> dict:
     return {"undid": snapshot.manifest.created}
 
 
-SCENARIOS["undo"] = undo
+def resume(config: dict) -> dict:
+    """`agentuse sessions resume <id> --approve [--remember "..."]`, as the CLI runs it."""
+    from agentuse.flows.post_run import after_resume
+    from agentuse.runtime.approval import resume as resume_run
+
+    remember = config.get("remember")
+    result = resume_run(config["session"], decision="approve", remember=remember)
+    after_resume(result, remember=remember, comment=None)
+    return {"status": result.status}
+
+
+SCENARIOS.update(undo=undo, resume=resume)
