@@ -104,9 +104,13 @@ def _entry(rule: Learning, group: str) -> EntryView:
 
 def describe(agent_path: Path) -> tuple[AgentFile, store.AgentLocation, Report]:
     """Load agent and store and build the report. Raises the parsers' errors, never writes."""
-    agent = load_agent(agent_path)
     location = store.locate(agent_path)
-    return agent, location, build_report(agent, location, store.load(location))
+
+    def read() -> tuple[AgentFile, StoreDoc]:
+        return load_agent(agent_path), store.load(location)
+
+    agent, doc = store.settled_read(location, read)  # the pair as of one moment between tidy-up commits
+    return agent, location, build_report(agent, location, doc)
 
 
 def _relative(path: Path, root: Path) -> str:

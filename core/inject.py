@@ -7,6 +7,8 @@ which is part of the body the runtime sends. Rules still on probation go under a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import BaseModel, Field
 
 from agentuse.core import store
@@ -61,9 +63,29 @@ def record_injection(location: store.AgentLocation, ids: list[str]) -> None:
     _count(location, ids, "injected")
 
 
-def credit_approval(location: store.AgentLocation, ids: list[str]) -> None:
-    """An approval with no comment is a vote for every rule that was in force that run (`ok:`)."""
-    _count(location, ids, "ok")
+def credit_approval(location: store.AgentLocation, ids: list[str], *,
+                    journal: Callable[[dict[str, int]], None] | None = None,
+                    unless_since: dict[str, int] | None = None) -> None:
+    """An approval with no comment is a vote for every rule that was in force that run (`ok:`).
+
+    Two files cannot change in one step, so the credit is journaled: `journal` gets each rule's `ok:`
+    before the credit, under the store lock and before the store is written (the session log keeps it).
+    A resume killed in between and run again passes what it journaled as `unless_since`: a rule whose
+    count has risen since means the credit was written, and nothing is credited twice. (The one case this
+    cannot tell apart: another approval of the same rule landing between the crash and the re-run; the
+    vote is then not counted, rather than counted twice.)"""
+    if not ids:
+        return
+    wanted = set(ids)
+    with store.transaction(location) as doc:
+        rules = [rule for rule in doc.learnings if rule.id in wanted]
+        if unless_since is not None and any(rule.ok > unless_since[rule.id] for rule in rules
+                                            if rule.id in unless_since):
+            return
+        if journal is not None:
+            journal({rule.id: rule.ok for rule in rules})
+        for rule in rules:
+            rule.ok += 1
 
 
 def _count(location: store.AgentLocation, ids: list[str], counter: str) -> None:

@@ -69,6 +69,19 @@ def candidate(note: Note, draft: Draft) -> Candidate:
                      evidence=f'reviewer: "{clip(" ".join(note.text.split()), 300)}"')
 
 
+def saved_as(learnings: list[Learning], note: Note) -> Learning | None:
+    """The rule this session's note was saved as, if it is in `learnings`: a person's rule stamped with the
+    session and with the reviewer's words as its evidence (`candidate`, `stamp`). A resume killed after the
+    save and before its result line was logged is run again; the note must not be saved twice. (A note
+    saved as a repeat of an existing rule changed only that rule's count and cannot be recognised.)"""
+    if not note.session:
+        return None
+    expected = stamp(Judged(candidate=candidate(note, verbatim(note.text)), disposition=Disposition.active),
+                     rule_id="00000000", session=note.session, ih=None, today=date.today()).evidence
+    return next((rule for rule in learnings if rule.is_human and rule.sess == note.session
+                 and rule.evidence == expected), None)
+
+
 def record(judged: Judged, *, rule_id: str, note: Note, ih: str | None, today: date) -> Learning:
     return stamp(judged, rule_id=rule_id, session=note.session, ih=ih, today=today)
 

@@ -73,6 +73,14 @@ class Manifest(BaseModel):
     # leaves it False, and `recover` then puts back what it had written (manifests from before this field
     # existed read as complete).
     complete: bool = True
+    # True from the moment an undo starts writing until it has put every file back and removed the
+    # snapshot. An undo killed in between leaves it True, and `recover` then finishes it from these bytes.
+    undoing: bool = False
+
+    @property
+    def settled(self) -> bool:
+        """Neither a commit nor an undo of this snapshot is half-written."""
+        return self.complete and not self.undoing
 
 
 class Snapshot(BaseModel):
@@ -186,28 +194,45 @@ def _all(location: store.AgentLocation) -> list[Snapshot]:
 
 
 def listing(location: store.AgentLocation) -> list[Snapshot]:
-    """Complete snapshots of this agent, newest first (an interrupted tidy-up's is not an undo)."""
-    return [snapshot for snapshot in _all(location) if snapshot.manifest.complete]
+    """Complete snapshots of this agent, newest first (an interrupted tidy-up's is not an undo, nor is one
+    an interrupted undo is taking back)."""
+    return [snapshot for snapshot in _all(location) if snapshot.manifest.settled]
 
 
 def recover(location: store.AgentLocation) -> None:
-    """Finish the story of a tidy-up that was killed while writing: both files as before, or both as after.
+    """Finish the story of a tidy-up or an undo that was killed while writing: both files as before, or
+    both as after.
 
     The commit writes the agent file, then the store, then marks its snapshot complete. A snapshot still
     incomplete means the process died on the way: when both files hold what it wrote, only the mark was
     missing; otherwise the agent file is put back (the store was not written yet) and the snapshot is
     dropped, so the interrupted tidy-up did not happen and undo reaches the one before it. A file edited
-    since (neither version) is left alone, and undo says which one changed."""
+    since (neither version) is left alone, and undo says which one changed.
+
+    An undo marks its snapshot `undoing` before its first write, so an undo killed at any point is finished
+    here, from the snapshot's bytes (it had already checked that nothing changed since the tidy-up)."""
     marker = store.pending_tidy_marker(location)
-    if not check_regular(marker, "tidy-up marker") and all(snapshot.manifest.complete for snapshot in _all(location)):
+    if not check_regular(marker, "tidy-up marker") and all(snapshot.manifest.settled for snapshot in _all(location)):
         return  # the common case: no lock taken
     # Under the commit's own locks: a commit still in flight finishes first, and only then is judged.
     with locks(location):
+        _sweep_unfinished(location)
         for snapshot in _all(location):
-            if not snapshot.manifest.complete:
+            if snapshot.manifest.undoing:
+                _finish_undo(location, snapshot)
+            elif not snapshot.manifest.complete:
                 _roll(location, snapshot)
-        if all(snapshot.manifest.complete for snapshot in _all(location)):
+        if all(snapshot.manifest.settled for snapshot in _all(location)):
             marker.unlink(missing_ok=True)
+
+
+def _sweep_unfinished(location: store.AgentLocation) -> None:
+    """Folders without a manifest: a snapshot killed before its manifest, or an undo killed while removing
+    its snapshot. Never offered to undo; under the locks no snapshot is being written, so they can go."""
+    root = _root(location)
+    for folder in (root.iterdir() if root.is_dir() else []):
+        if folder.is_dir() and not (folder / MANIFEST).exists():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
@@ -249,7 +274,10 @@ def _prune(location: store.AgentLocation) -> None:
 
 
 def undo(location: store.AgentLocation) -> Snapshot:
-    """Restore both files from the newest snapshot and remove it."""
+    """Restore both files from the newest snapshot and remove it, as one step: the pending marker and the
+    manifest's `undoing` are written before the first file, so a crash anywhere in between is finished by
+    the next command (`recover`), and a reader that settles first never sees one file undone and not the
+    other."""
     recover(location)
     snapshot = latest(location)
     if snapshot is None:
@@ -262,14 +290,31 @@ def undo(location: store.AgentLocation) -> Snapshot:
                 f"Cannot undo the {snapshot.manifest.kind} of {snapshot.manifest.created}: {' and '.join(changed)} "
                 f"changed since "
                 f"it ran, and undoing would throw those changes away. Nothing was restored.")
-        _restore(location.agent_path, (snapshot.folder / "agent.before").read_bytes(), follow_symlinks=True)
-        store_before = (snapshot.folder / "store.before").read_bytes() if snapshot.manifest.store_existed else None
-        _put(location.store_path, store_before)
-        # After the store: killed in between, the rules are in both files, never in neither.
-        _, archive_before = _archive_target(snapshot, _read(location.archive_path))
-        _put(location.archive_path, archive_before)
-        shutil.rmtree(snapshot.folder)
+        # The marker first: `store.settle` only looks for it, and it must see the undo from its first write.
+        store.atomic_write(store.pending_tidy_marker(location), snapshot.manifest.created)
+        manifest = snapshot.manifest.model_copy(update={"undoing": True})
+        store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
+        _finish_undo(location, Snapshot(folder=snapshot.folder, manifest=manifest))
     return snapshot
+
+
+def _finish_undo(location: store.AgentLocation, snapshot: Snapshot) -> None:
+    """Put back each file that still holds what the pass wrote; one already put back is left as it is. So
+    it can run again after being killed at any point, and ends where one uninterrupted undo ends. The
+    caller holds the locks."""
+    manifest, folder = snapshot.manifest, snapshot.folder
+    if digest(_read(location.agent_path)) == manifest.agent_after:
+        _restore(location.agent_path, (folder / "agent.before").read_bytes(), follow_symlinks=True)
+    if digest(_read(location.store_path)) == manifest.store_after:
+        _put(location.store_path, (folder / "store.before").read_bytes() if manifest.store_existed else None)
+    # After the store: killed in between, the rules are in both files, never in neither.
+    restorable, archive_before = _archive_target(snapshot, _read(location.archive_path))
+    if restorable:
+        _put(location.archive_path, archive_before)
+    (folder / MANIFEST).unlink()  # first: a folder without its manifest is inert, however much rmtree got done
+    shutil.rmtree(folder)
+    store.fsync_dir(folder.parent)
+    store.pending_tidy_marker(location).unlink(missing_ok=True)
 
 
 def blockers(location: store.AgentLocation, snapshot: Snapshot) -> list[str]:

@@ -24,10 +24,11 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 import filelock
 
@@ -38,6 +39,7 @@ from agentuse.core.learning import Learning, State
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
 
 STORE_SUFFIX = ".learnings.md"
+T = TypeVar("T")
 # Writers hold the lock for milliseconds; a minute of waiting means something is wedged, so say so.
 LOCK_TIMEOUT_SECONDS = 60.0
 # A temp file this old cannot belong to a live writer; it was left by one that was killed mid-write.
@@ -269,7 +271,8 @@ def _render_live(doc: StoreDoc) -> str:
 
 
 def pending_tidy_marker(location: AgentLocation) -> Path:
-    """Present while a tidy-up commit is between its two writes (agent file, then store)."""
+    """Present while a tidy-up commit (or a capture pass, or an undo) is writing: from before its first write
+    of the agent file, store or archive until after its last."""
     return location.consolidations_dir / f"{location.key.removesuffix(AGENT_SUFFIX)}.pending"
 
 
@@ -281,6 +284,37 @@ def settle(location: AgentLocation) -> None:
         from agentuse.core import snapshots  # only after a crash, or while a commit is in flight
 
         snapshots.recover(location)
+
+
+SETTLED_READ_ATTEMPTS = 3  # a commit takes milliseconds; a marker still there after three is stuck (see recover)
+
+
+def settled_read(location: AgentLocation, read: Callable[[], T]) -> T:
+    """`read()` (the agent file and the store, as a run or a report reads them) as of one moment no tidy-up
+    commit or undo was between its writes: a run must never take the agent file from before a tidy-up and
+    the store from after it (the rules it graduated would be in neither).
+
+    No lock is taken (unless a commit is in flight: then `settle` waits for it), so a reader never writes to
+    a state dir it only reads. Instead: the commit's
+    pending marker is absent before the first read and after the last, and both files read the same bytes
+    before and after `read()`. Any commit that overlapped would then have run entirely in between, and
+    each of its writes in between changes a file (a write before the first read was seen by both reads)."""
+    marker = pending_tidy_marker(location)
+    for _ in range(SETTLED_READ_ATTEMPTS):
+        settle(location)  # waits for a commit in flight (recover takes its locks), finishes a killed one
+        clear = not marker.exists()
+        pair = _bytes(location.agent_path), _bytes(location.store_path)
+        value = read()
+        if clear and not marker.exists() and (_bytes(location.agent_path), _bytes(location.store_path)) == pair:
+            return value
+    return value  # a marker recover cannot clear (a file edited by hand since the crash): undo explains it
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def load(location: AgentLocation) -> StoreDoc:

@@ -99,14 +99,29 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
         reviewed = notes[-1].reviewed_output if notes else ""
         from agentuse.flows.remember import run_remember
 
-        try:  # the flow records its lines in the session log
-            run_remember(agent_path, remember, agent_arg=as_typed(agent_path), session=result.session_file,
-                         label=result.session_id, comment=comment, reviewed_output=reviewed, announce=announce)
-        except (AgentuseError, HelperError, OSError, ValueError) as problem:
-            _log_lines(Path(result.session_file), [
-                f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
-                f'save it again with: agentuse learnings add {agent_path} "..."'])
+        if (saved := _saved_note(agent_path, result.session_id, remember)) is not None:
+            # A resume killed after saving the note and before logging it, run again: say so, save nothing.
+            _log_lines(Path(result.session_file), [f'[Learning] Saved "{saved.title}" (id:{saved.id})'])
+        else:
+            try:  # the flow records its lines in the session log
+                run_remember(agent_path, remember, agent_arg=as_typed(agent_path), session=result.session_file,
+                             label=result.session_id, comment=comment, reviewed_output=reviewed,
+                             announce=announce)
+            except (AgentuseError, HelperError, OSError, ValueError) as problem:
+                _log_lines(Path(result.session_file), [
+                    f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
+                    f'save it again with: agentuse learnings add {agent_path} "..."'])
     after_run(agent_path, result, announce=announce)
+
+
+def _saved_note(agent_path: Path, session_id: str, text: str):
+    from agentuse.core import remember, store
+
+    try:
+        learnings = store.load(store.locate(agent_path)).learnings
+    except (AgentuseError, OSError, ValueError):
+        return None  # the remember path reports an unreadable store itself
+    return remember.saved_as(learnings, remember.Note(text=text.strip(), session=session_id))
 
 
 def _agent_path(result: "RunResult") -> Path:

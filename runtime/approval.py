@@ -4,6 +4,11 @@ Counting (spec: How Application Works, What makes a learning permanent): an appr
 a vote for every rule in force in the round it approves, so each gets `ok` +1; a run that got any
 comment — in any round, including a `--remember` note — credits nothing, because the reviewer had to
 correct something. A revision round re-reads the store and counts its rules as injected once more.
+
+A resume writes the store and the session log, and can be killed between any two writes. Its writes are
+ordered so that the same resume run again finishes the job: the credit is journaled in the log before
+the store gets it (so it is never given twice), and a note is in the log with its decision before it is
+saved (so it is never lost: `after_resume` saves a note no result line followed).
 """
 
 from __future__ import annotations
@@ -13,12 +18,19 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import filelock
+from pydantic import BaseModel
 
 from agentuse.core import store
-from agentuse.core.agent_file import load_agent
 from agentuse.core.inject import credit_approval
 from agentuse.core.store_format import StoreFormatError
-from agentuse.runtime.events import ApprovalDecision, Decision, RunEnd
+from agentuse.runtime.events import (
+    ApprovalCredit,
+    ApprovalDecision,
+    ApprovalRequest,
+    Decision,
+    LearningResult,
+    RunEnd,
+)
 from agentuse.runtime.providers import Provider, provider_for
 from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
 from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, utc_now
@@ -64,6 +76,33 @@ def resume(
         raise SessionError(f"session {path.stem} is being resumed by another process") from None
 
 
+class Answered(BaseModel):
+    """What a resume of the current round (since the last approval request) already wrote to the log: a
+    resume killed part-way leaves some of it, and the same resume run again finishes from there."""
+
+    round: int = 0
+    credit: dict[str, int] | None = None  # ok: before the credit, when one was journaled this round
+    decision: ApprovalDecision | None = None
+    ended: RunEnd | None = None  # the run_end written after that decision
+    results: bool = False  # learning_result lines after the decision: the post-run step ran
+
+
+def answered(session: Session) -> Answered:
+    events = session.events
+    asked = max((i for i, e in enumerate(events) if isinstance(e, ApprovalRequest)), default=-1)
+    found = Answered(round=events[asked].round if asked >= 0 else 0)
+    for event in events[asked + 1:]:
+        if isinstance(event, ApprovalCredit) and found.decision is None:
+            found.credit = event.ok_before
+        elif isinstance(event, ApprovalDecision):
+            found.decision = event
+        elif isinstance(event, RunEnd) and found.decision is not None:
+            found.ended = event
+        elif isinstance(event, LearningResult) and found.decision is not None:
+            found.results = True
+    return found
+
+
 def _resume_locked(
     path: Path,
     decision: Decision,
@@ -79,10 +118,18 @@ def _resume_locked(
         # Without run_start the agent, model and injected rules are unknown: nothing can be resumed. Say why.
         raise SessionError(f"session {session.id} cannot be resumed: {'; '.join(session.notes)} "
                            f"(repair that line of {path}, or start a new run)")
+    chosen = ApprovalDecision(
+        decision=decision,
+        comment=comment.strip() if comment and comment.strip() else None,
+        remember=remember.strip() if remember and remember.strip() else None,
+        pid=os.getpid(),
+    )
+    log = SessionLog(path, clock=clock)
+    done = answered(session)
+    if done.decision is not None:
+        return _finish(log, session, done, chosen)
     if session.status != "awaiting_review":
-        raise SessionError(
-            f"session {session.id} is {session.status.replace('_', ' ')}: only a session awaiting review can be resumed"
-        )
+        raise _not_awaiting(session)
     agent_path = Path(start.agent_path)
     revision: tuple[Provider, Instructions, store.AgentLocation] | None = None
     if decision == "revise":
@@ -91,18 +138,17 @@ def _resume_locked(
         provider = provider_for(model or start.model, env=env, base_dir=agent_path.parent,
                                 replay_skip=session.model_calls)
         location = store.locate(agent_path, env=env)
-        revision = provider, instructions_now(load_agent(agent_path), location), location
-    chosen = ApprovalDecision(
-        decision=decision,
-        comment=comment.strip() if comment and comment.strip() else None,
-        remember=remember.strip() if remember and remember.strip() else None,
-        pid=os.getpid(),
-    )
+        revision = provider, instructions_now(agent_path, location)[1], location
     if decision == "approve" and not (session.had_feedback or chosen.has_feedback):
         # Credited before the decision is logged: a store that cannot be read leaves the gate unanswered.
+        # Journaled in the log first (under the store lock), so a re-run after a crash credits once.
+        def journal(ok_before: dict[str, int]) -> None:
+            log.append(ApprovalCredit(round=done.round, ok_before=ok_before))
+
         try:
             # The round under review: the rules in force when this output was written.
-            credit_approval(store.locate(agent_path, env=env), session.injected)
+            credit_approval(store.locate(agent_path, env=env), session.injected, journal=journal,
+                            unless_since=done.credit)
         except StoreFormatError as problem:
             raise SessionError(f"{problem} — fix the learnings file, then approve again") from None
     if chosen.remember:
@@ -112,11 +158,39 @@ def _resume_locked(
             store.load(store.locate(agent_path, env=env))
         except StoreFormatError as problem:
             raise SessionError(f"{problem} — fix the learnings file, then answer again with the note") from None
-    log = SessionLog(path, clock=clock)
     log.append(chosen)
     if revision is not None:
         provider, now, location = revision
         return revise(log, now, location=location, provider=provider, tools=ToolBox(Path(start.project_root)))
-    status = "completed" if decision == "approve" else "rejected"
-    log.append(RunEnd(status=status, output=session.output))
+    return _end(log, session, decision)
+
+
+def _end(log: SessionLog, session: Session, decision: Decision) -> RunResult:
+    log.append(RunEnd(status="completed" if decision == "approve" else "rejected", output=session.output))
     return result_of(log)
+
+
+def _finish(log: SessionLog, session: Session, done: Answered, chosen: ApprovalDecision) -> RunResult:
+    """The gate was answered by a resume that may have been killed before it was through. The same answer
+    again finishes what it left: the run_end, and the note (`after_resume` saves one no result line
+    followed). Anything else is refused as for any session no longer awaiting review."""
+    logged = done.decision
+    same = (logged.decision, logged.remember) == (chosen.decision, chosen.remember)
+    if logged.decision == "revise" or not same:
+        if done.ended is None:
+            raise SessionError(
+                f"session {session.id} was answered ({logged.decision}"
+                f"{' with a note' if logged.remember else ''}) by a resume that was interrupted; run that same "
+                "resume again to finish it")
+        raise _not_awaiting(session)
+    if done.ended is None:
+        return _end(log, session, logged.decision)
+    if logged.remember and not done.results:
+        return result_of(log)  # the note was not saved yet (or its result not logged): after_resume sees to it
+    raise _not_awaiting(session)
+
+
+def _not_awaiting(session: Session) -> SessionError:
+    return SessionError(
+        f"session {session.id} is {session.status.replace('_', ' ')}: only a session awaiting review can be resumed"
+    )

@@ -102,6 +102,15 @@ class ApprovalDecision(_Event):
         return bool((self.comment or "").strip() or (self.remember or "").strip())
 
 
+class ApprovalCredit(_Event):
+    """Written under the store lock just before an approval's `ok:` credit is: a resume killed after the
+    credit and re-run finds it and credits nothing again (core/inject.py `credit_approval`)."""
+
+    type: Literal["approval_credit"] = "approval_credit"
+    round: int
+    ok_before: dict[str, int] = Field(default_factory=dict, description="each credited rule's ok: before the credit")
+
+
 class LearningResult(_Event):
     type: Literal["learning_result"] = "learning_result"
     line: Redacted  # read back redacted too: a log written before redaction existed shows no credential
@@ -124,6 +133,7 @@ Event = Annotated[
         ToolResultEvent,
         ApprovalRequest,
         ApprovalDecision,
+        ApprovalCredit,
         LearningResult,
         RunEnd,
     ],

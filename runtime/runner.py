@@ -64,11 +64,17 @@ class Instructions(BaseModel):
     injected: list[str] = Field(default_factory=list)
 
 
-def instructions_now(agent: AgentFile, location: store.AgentLocation) -> Instructions:
-    """The agent file and the rules in force at this moment: a run's start and every revision round."""
-    ih = agent_hash(agent)
-    injection = _injection(agent, location, ih)
-    return Instructions(ih=ih, system=system_prompt(agent, injection), injected=injection.ids)
+def instructions_now(agent_path: Path, location: store.AgentLocation) -> tuple[AgentFile, Instructions]:
+    """The agent file and the rules in force at this moment: a run's start and every revision round. Read
+    as one pair (store.settled_read): never the agent file from before a tidy-up and the store from after."""
+
+    def read() -> tuple[AgentFile, Instructions]:
+        agent = load_agent(agent_path)
+        ih = agent_hash(agent)
+        injection = _injection(agent, location, ih)
+        return agent, Instructions(ih=ih, system=system_prompt(agent, injection), injected=injection.ids)
+
+    return store.settled_read(location, read)
 
 
 def _injection(agent: AgentFile, location: store.AgentLocation, ih: str) -> Injection:
@@ -113,7 +119,7 @@ def start_run(
         raise AgentuseError(f"{agent_path} names no model: add `model: anthropic:<name>` or pass --model")
     # The provider comes first: a missing key stops the run before any session or counter is written.
     provider = provider_for(model, env=env, base_dir=agent_path.parent)
-    now = instructions_now(agent, location)
+    agent, now = instructions_now(agent_path, location)  # read again, with the store, as one pair
     shown = _notices(agent, location)
     log = SessionLog.create(location.session_dir, new_id(), clock=clock)
     log.append(

@@ -9,6 +9,7 @@ from agentuse.runtime.events import (
     ApprovalDecision,
     ApprovalRequest,
     Event,
+    ApprovalCredit,
     LearningResult,
     ModelReplyEvent,
     ModelRequestEvent,
@@ -57,6 +58,8 @@ def event_line(event: Event) -> str:
         if event.remember:
             line += f" [remember: {_short(event.remember)!r}]"
         return line
+    if isinstance(event, ApprovalCredit):
+        return f"approval_credit    round {event.round}: ok +1 on {len(event.ok_before)} rule(s)"
     if isinstance(event, LearningResult):
         return f"learning_result    {event.line}"
     if isinstance(event, RunEnd):

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agentuse.runtime.events import (
+    ApprovalCredit,
     ApprovalDecision,
     ApprovalRequest,
     Event,
@@ -73,8 +74,9 @@ class Session(BaseModel):
 
 
 def _status(events: list[Event]) -> SessionStatus:
-    # A learning result is written after the run ended (capture runs post-run): it keeps that ending.
-    last = next((e for e in reversed(events) if not isinstance(e, LearningResult)), None)
+    # A learning result is written after the run ended (capture runs post-run): it keeps that ending. A
+    # credit journaled by a resume killed before its decision leaves the gate unanswered: still awaiting.
+    last = next((e for e in reversed(events) if not isinstance(e, (LearningResult, ApprovalCredit))), None)
     if isinstance(last, RunEnd):
         return last.status
     writers = [e.pid for e in events if isinstance(e, (RunStart, ApprovalDecision))]

@@ -79,3 +79,24 @@ def capture_load(location: store.AgentLocation, config: dict, worker: int, op: i
                          bad={"path": "./shot.png"}, good={"path": f"/tmp/shot-{op}.png"})
     capture_run(agent, session)
     return tool
+
+
+def undo(config: dict) -> dict:
+    from agentuse.core import snapshots
+
+    snapshot = snapshots.undo(store.locate(Path(config["agent"])))
+    return {"undid": snapshot.manifest.created}
+
+
+def resume(config: dict) -> dict:
+    """`agentuse sessions resume <id> --approve [--remember "..."]`, as the CLI runs it."""
+    from agentuse.flows.post_run import after_resume
+    from agentuse.runtime.approval import resume as resume_run
+
+    remember = config.get("remember")
+    result = resume_run(config["session"], decision="approve", remember=remember)
+    after_resume(result, remember=remember, comment=None)
+    return {"status": result.status}
+
+
+SCENARIOS.update(undo=undo, resume=resume)
