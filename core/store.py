@@ -311,9 +311,12 @@ def settled_read(location: AgentLocation, read: Callable[[], T]) -> T:
 
 
 def _bytes(path: Path) -> bytes | None:
+    """For telling whether a file changed: a file that cannot be read (missing, a directory, denied) reads
+    as nothing here, and the read itself then says what is wrong with it. Only a regular file is opened:
+    opening a FIFO would block, and a device (/dev/zero) never ends."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
+        return path.read_bytes() if stat.S_ISREG(os.stat(path).st_mode) else None
+    except OSError:
         return None
 
 
