@@ -42,4 +42,7 @@ app.command("demo")(demo.demo)
 
 
 def main() -> None:
+    from agentuse.flows.runner import quiet_prefect_console
+
+    quiet_prefect_console()
     app()

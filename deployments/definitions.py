@@ -20,16 +20,17 @@ from prefect.events import DeploymentEventTrigger
 from prefect.schedules import Cron
 
 from agentuse.flows.capture import capture_flow
-from agentuse.flows.post_run import RUN_COMPLETED  # the event the trigger waits for is the one the run emits
+# The event the trigger waits for is the one the run emits, and the deployment is the one a run checks for.
+from agentuse.flows.post_run import CAPTURE_DEPLOYMENT, RUN_COMPLETED
 from agentuse.flows.project_tidy import DEFAULT_CONCURRENCY, project_tidy_flow
+from agentuse.flows.runner import RUN_TAGS
 
 SESSION_RESOURCE = "agentuse.session.*"  # the event's resource: `agentuse.session.<session id>`
 AGENT_ROLE = "agent"  # the related resource naming the agent; its `agentuse.agent-file` label is the path
 DEFAULT_CRON = "0 3 * * *"  # daily, 03:00
 DEFAULT_TIMEZONE = "UTC"
 TIDY_DEPLOYMENT = "scheduled-tidy"
-CAPTURE_DEPLOYMENT = "post-run-capture"
-TAGS = ["agentuse"]
+TAGS = list(RUN_TAGS)
 
 # Jinja rendered by the server against the triggering event. The session is passed by id (the resource
 # name), not by log path: the served process must share the runtime's AGENTUSE_DATA_DIR to find the

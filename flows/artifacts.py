@@ -135,13 +135,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def publish(kind: str, agent_path: str, markdown: str, description: str) -> list[str]:
-    """Publish the summary and the rules table; returns the keys written."""
+def publish(kind: str, agent_path: str, markdown: str, description: str, *, rules: bool = True) -> list[str]:
+    """Publish the summary and (unless `rules` is False) the rules table; returns the keys written."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
     name = agent_name(agent_path)
     summary_key, rules_key = artifact_key(kind, name), artifact_key("rules", name)
     create_markdown_artifact(markdown=markdown, key=summary_key, description=description)
+    if not rules:
+        return [summary_key]
     create_table_artifact(table=rules_table(agent_path) or [{"group": "(no learnings)"}], key=rules_key,
                           description=f"Learnings of {name} by state, after this {kind}")
     return [summary_key, rules_key]
@@ -180,6 +182,9 @@ def tidy_completed(flow: Any, flow_run: Any, state: Any) -> None:
     name = agent_name(agent_path)
     log = logger()
     log.info("%s: %s", name, "Nothing to tidy up" if result.nothing else result.summary)
-    keys = publish("tidy", agent_path, tidy_markdown(result, name), render(result)[0] if result.nothing
-                   else result.summary)
+    # A dry run changed nothing: its plan goes under its own key, never over the last real tidy-up's or the
+    # rules table (which would then describe files that were not written).
+    kind = "tidy-dry-run" if result.dry_run else "tidy"
+    keys = publish(kind, agent_path, tidy_markdown(result, name), render(result)[0] if result.nothing
+                   else result.summary, rules=not result.dry_run)
     log.info("artifacts: %s", ", ".join(keys))

@@ -131,7 +131,8 @@ def _revet(ctx: steps.CaptureInput, today: date) -> RevetSummary:
 
 
 def run_capture(agent: str | Path, session: str | Path, *, today: date | None = None, force_prefect: bool = False,
-                helper: Any = None, announce: Callable[[str], None] | None = None) -> CaptureReport:
+                inline: bool = False, helper: Any = None,
+                announce: Callable[[str], None] | None = None) -> CaptureReport:
     """The entry point every surface uses (the CLI, serve, deployments' post-run hook, tests)."""
-    return run(capture_flow, force_prefect=force_prefect, helper=helper, announce=announce, agent=str(agent),
-               session=str(session), today=today)
+    return run(capture_flow, force_prefect=force_prefect, inline=inline, helper=helper, announce=announce,
+               agent=str(agent), session=str(session), today=today)

@@ -59,3 +59,13 @@ def root_run_name() -> str:
     from prefect.runtime import flow_run
 
     return f"project-tidy/{Path(str(flow_run.parameters.get('root', ''))).resolve().name}"
+
+
+def tidy_run_name() -> str:
+    """`tidy/<agent name>`, or `tidy-dry-run/<agent name>` for a dry run: a plan that wrote nothing must not
+    read as a tidy-up in the dashboard."""
+    from prefect.runtime import flow_run
+
+    params = flow_run.parameters
+    kind = "tidy-dry-run" if params.get("dry_run") else "tidy"
+    return f"{kind}/{agent_name(params['agent_path'])}" if params.get("agent_path") else kind

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 CAPTURE_VIA = "AGENTUSE_CAPTURE_VIA"  # "inline" (default) or "prefect"
 # The one definition: deployments/definitions.py triggers on it, and this module (no prefect at import) emits it.
 RUN_COMPLETED = "agentuse.run.completed"
+# The deployment that captures on that event (deployments/definitions.py serves it under this name).
+CAPTURE_DEPLOYMENT = "post-run-capture"
 
 
 Announce = Callable[[str], None]
@@ -74,12 +76,16 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
     try:
         if not channels_of(load_agent(agent_file)):
             return  # learning: true alone: no post-run model call at all
-        if _via_prefect() and _emit_completed(agent_file, result):
+        unserved = _unserved_capture() if _via_prefect() else None
+        if _via_prefect() and unserved is None and _emit_completed(agent_file, result):
             lines = [f"[Learning] Capture handed to Prefect: {RUN_COMPLETED} for session {result.session_id}"]
         else:
             from agentuse.flows.capture import run_capture
 
-            run_capture(agent_file, result.session_file, announce=announce)  # the flow logs its lines
+            if unserved is not None:  # never hand a capture to a deployment nothing will run: say so, do it here
+                _log_lines(Path(result.session_file), [f"[Learning] Captured here, not by Prefect: {unserved}."])
+            run_capture(agent_file, result.session_file, announce=announce,  # the flow logs its lines
+                        inline=unserved is not None)
             return
     except (AgentuseError, HelperError, OSError, ValueError) as problem:  # reported, never fatal to the run
         lines = [f"[Learning] Capture failed: {problem}"]
@@ -134,6 +140,26 @@ def _agent_path(result: "RunResult") -> Path:
 
 def _via_prefect() -> bool:
     return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect" and bool(os.environ.get("PREFECT_API_URL"))
+
+
+def _unserved_capture() -> str | None:
+    """None when the API has the post-run capture deployment and a process is serving it (its status is
+    READY: a runner polled for it recently); otherwise why an emitted event would capture nothing."""
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+
+    url = os.environ.get("PREFECT_API_URL", "")
+    try:
+        with get_client(sync_client=True) as client:
+            deployment = client.read_deployment_by_name(f"capture/{CAPTURE_DEPLOYMENT}")
+    except ObjectNotFound:
+        return f"no {CAPTURE_DEPLOYMENT} deployment is registered at {url} (start one: agentuse deploy serve)"
+    except Exception as problem:  # noqa: BLE001 - an API that does not answer must not lose the capture
+        return f"the Prefect API at {url} did not answer ({type(problem).__name__})"
+    status = getattr(getattr(deployment, "status", None), "value", "READY")
+    if str(status).upper() != "READY":
+        return f"nothing is serving the {CAPTURE_DEPLOYMENT} deployment at {url} (start: agentuse deploy serve)"
+    return None
 
 
 def _emit_completed(agent_file: Path, result: "RunResult") -> bool:

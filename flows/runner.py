@@ -56,6 +56,16 @@ def prefect_requested(force: bool = False) -> bool:
     return force or bool(os.environ.get("PREFECT_API_URL"))
 
 
+RUN_TAGS = ("agentuse",)  # every flow run a surface starts; deployments tag theirs the same way
+PREFECT_CONSOLE_LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"  # Prefect's logging.yml override
+
+
+def quiet_prefect_console() -> None:
+    """For an interactive command: the terminal shows the project's own lines, while Prefect's INFO lines
+    still reach each run's log in the dashboard (the API handler); only its console handler is raised to
+    warnings. Set before Prefect configures logging, and only in the `agentuse` process itself."""
+    os.environ.setdefault(PREFECT_CONSOLE_LEVEL, "WARNING")
+
 # Where the built Prefect flows live as module attributes, named for their pipelines (`capture`, `tidy`,
 # `project_tidy`, ...): Prefect loads a deployment's flow from there by import.
 FLOWS_MODULE = "agentuse.deployments.flows"
@@ -142,16 +152,20 @@ def _listening(listener: Callable[[Any], None] | None) -> Iterator[None]:
         _PROGRESS.reset(token)
 
 
-def run(declared: Pipeline, *, force_prefect: bool = False, helper: Any = None,
+def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False, helper: Any = None,
         on_progress: Callable[[Any], None] | None = None, announce: Callable[[str], None] | None = None,
         **params: Any) -> Any:
     """The one way a surface runs a pipeline: `params` are the flow's JSON parameters; `helper` replaces
-    the agent's helper (tests), `on_progress` hears `progress(...)`, `announce` prints the offline notice."""
+    the agent's helper (tests), `on_progress` hears `progress(...)`, `announce` prints the offline notice.
+    `inline` keeps it off Prefect even with an API configured (a capture the API would not run)."""
     with helpers.given(helper, announce), _listening(on_progress):
-        if prefect_requested(force_prefect):
+        if not inline and prefect_requested(force_prefect):
             if not os.environ.get("PREFECT_API_URL"):
                 stop_temporary_server_on_signals()
-            return declared.prefect_flow()(**params)
+            from prefect import tags
+
+            with tags(*RUN_TAGS, declared.name):
+                return declared.prefect_flow()(**params)
         return declared.body(**params)
 
 

@@ -27,7 +27,7 @@ from agentuse.core.tidy_report import PassInfo, Progress, TidyResult
 from agentuse.core.tidy_state import Failure, TidyState
 from agentuse.flows.artifacts import tidy_completed
 from agentuse.flows.gate import through_gate
-from agentuse.flows.names import agent_run_name
+from agentuse.flows.names import tidy_run_name
 from agentuse.flows.runner import fan_out, pipeline, progress, run
 from agentuse.tasks import helpers
 from agentuse.tasks import tidy as steps
@@ -36,7 +36,7 @@ ProgressFn = Callable[[Progress], None]
 emit = progress  # the runner hands each Progress to whoever started the tidy-up (the CLI, the web page)
 
 
-@pipeline("tidy", agent_run_name("tidy"), agent="agent_path", on_completion=[tidy_completed])
+@pipeline("tidy", tidy_run_name, agent="agent_path", on_completion=[tidy_completed])
 def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None, seed: int | None = None) -> TidyResult:
     """Model steps use the agent's helper (the offline evaluator without a key), resolved only when
     something qualifies; `today` and `seed` make a run repeatable (the 14-day grace and new ids)."""

@@ -138,7 +138,10 @@ def test_with_capture_via_prefect_the_run_emits_the_event_instead(tmp_path, cli,
         emitted.append(event)
         return object()  # Prefect took it
 
+    from agentuse.flows import post_run
+
     monkeypatch.setattr(prefect.events, "emit_event", fake_emit)
+    monkeypatch.setattr(post_run, "_unserved_capture", lambda: None)  # a served post-run-capture deployment
     monkeypatch.setenv("AGENTUSE_CAPTURE_VIA", "prefect")
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
     agent = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)
@@ -154,6 +157,27 @@ def test_with_capture_via_prefect_the_run_emits_the_event_instead(tmp_path, cli,
                                  "agentuse.agent-file": str(agent)}]
     assert len(fake_anthropic.requests) == 3 and stored(agent) == []  # not captured inline: never both
     assert f"[Learning] Capture handed to Prefect: agentuse.run.completed for session {sid}" in result.stdout
+
+
+def test_with_capture_via_prefect_and_nothing_serving_it_the_run_captures_here_and_says_so(tmp_path, cli,
+                                                                                           fake_anthropic,
+                                                                                           monkeypatch):
+    # Issue 14: "Capture handed to Prefect" was printed with no `agentuse deploy serve` running, and no flow
+    # run ever existed. The API here answers nothing (port 9): the run captures inline, with the reason.
+    import prefect.events
+
+    emitted = []
+    monkeypatch.setattr(prefect.events, "emit_event", lambda **event: emitted.append(event) or object())
+    monkeypatch.setenv("AGENTUSE_CAPTURE_VIA", "prefect")
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]")
+    (agent.parent / "posts").mkdir()
+    fake_anthropic.script(*agent_run_replies())
+    result = cli("run", agent, "Write about focus")
+    assert emitted == [] and "Capture handed to Prefect" not in result.stdout
+    [line] = [l for l in result.stdout.splitlines() if l.startswith("[Learning] Captured here, not by Prefect: ")]
+    assert "http://127.0.0.1:9/api" in line
+    assert "Extracted 1 learning(s), 0 quarantined" in result.stdout and len(stored(agent)) == 1
 
 
 def test_a_capture_that_needs_no_model_builds_no_helper(tmp_path):
