@@ -43,6 +43,7 @@ class Archived(BaseModel):
     reason: str
 
 BACKFILLED = "backfilled"  # a re-stamp of a rule that had no hash (pre-v0.19.0): it was never stale
+CONFIRMED = "confirmed"  # a model re-vetted a rule only the offline evaluator had vetted: it was never stale
 
 
 class Counts(BaseModel):
@@ -55,6 +56,7 @@ class Counts(BaseModel):
     permanent: int = 0
     restamped: int = 0
     backfilled: int = 0  # of `restamped`: rules that had no hash at all (never stale, only never stamped)
+    confirmed: int = 0  # of `restamped`: provisional rules a model re-vetted and passed (never stale either)
     released: int = 0  # quarantined rules re-vetted and passed: in force again
     requarantined: int = 0  # quarantined rules re-vetted and still failing: kept aside with the new reason
     before: int = 0
@@ -175,7 +177,12 @@ class TidyState(BaseModel):
         self._put(rule.model_copy(update={"ih": self.current_ih, "vet": self.vetted() if vetted else None}))
         self.unvetted.discard(rule.id)
         self.changes.append(Change(kind="restamped", ids=[rule.id], title=rule.title,
-                                   reason=BACKFILLED if rule.ih is None else ""))
+                                   reason=self._why_restamped(rule)))
+
+    def _why_restamped(self, rule: Learning) -> str:
+        if rule.ih is None:
+            return BACKFILLED
+        return CONFIRMED if rule.provisional and rule.ih == self.current_ih and not self.offline else ""
 
     def graduate(self, rule: Learning, *, pass_no: int) -> None:
         self._put(rule.model_copy(update={"state": State.graduated}))
@@ -197,4 +204,5 @@ class TidyState(BaseModel):
                       restamped=tally["restamped"], released=tally["released"],
                       requarantined=tally["requarantined"],
                       backfilled=sum(1 for c in self.changes if c.kind == "restamped" and c.reason == BACKFILLED),
+                      confirmed=sum(1 for c in self.changes if c.kind == "restamped" and c.reason == CONFIRMED),
                       before=self.before, after=len(self.in_force()))

@@ -23,8 +23,8 @@ from capture_support import (
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
-from agentuse.core import store
-from agentuse.core.helper.factory import OFFLINE
+from agentuse.core import store, tidy_report
+from agentuse.core.helper.factory import OFFLINE, override_helper
 from agentuse.core.learning import VET_OFFLINE, Channel, Source, State
 from agentuse.flows.capture import run_capture
 from agentuse.flows.tidy import run_tidy
@@ -122,6 +122,9 @@ def test_the_next_tidy_with_a_model_re_vets_provisional_rules_and_undo_puts_the_
     assert by_id["aaaa0001"].state is State.active and by_id["aaaa0001"].vet is None
     assert by_id["aaaa0002"].state is State.quarantined and by_id["aaaa0002"].vet is None
     assert json.loads(invoke("learnings", agent, "--json").output)["provisional"] == 0
+    lines = tidy_report.render(result)
+    assert "  1 learning(s) vetted offline re-vetted by the model and confirmed." in lines
+    assert not any("stale" in line for line in lines)  # they were in force all along
 
     undone = invoke("learnings", "undo", agent)
     assert undone.exit_code == 0, undone.output
@@ -147,3 +150,20 @@ def test_the_next_capture_with_a_model_re_vets_provisional_rules_as_one_undo(tmp
     assert undone.exit_code == 0, undone.output
     assert undone.output.startswith("Undid the capture re-vet of ")
     assert location.store_path.read_bytes() == before
+
+
+def test_restore_marks_an_offline_vet_and_a_model_s_vet_clears_the_archived_mark(tmp_path):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    seed(agent, [rule("aaaa0001", "Cite the primary source for every statistic", ih=current_ih(agent),
+                      src=Source.manual, ch=Channel.corrections)])
+    assert invoke("learnings", "discard", agent, "aaaa0001").exit_code == 0
+    restored = invoke("learnings", "restore", agent, "aaaa0001")  # no key: the offline evaluator vets
+    assert restored.exit_code == 0, restored.output
+    [back] = stored(agent)
+    assert back.state is State.active and back.provisional
+
+    assert invoke("learnings", "discard", agent, "aaaa0001").exit_code == 0  # archived with its mark
+    with override_helper(ScriptedHelper(vet=[verdicts])):
+        assert invoke("learnings", "restore", agent, "aaaa0001").exit_code == 0
+    [back] = stored(agent)
+    assert back.state is State.active and back.vet is None
