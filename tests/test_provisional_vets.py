@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from capture_support import (
     TODAY,
     UPLOAD_FAIL,
@@ -26,6 +27,7 @@ from agentuse.cli.app import app
 from agentuse.core import store, tidy_report
 from agentuse.core.helper.factory import OFFLINE, override_helper
 from agentuse.core.learning import VET_OFFLINE, Channel, Source, State
+from agentuse.core.store_merge import MergeConflict, merge
 from agentuse.flows.capture import run_capture
 from agentuse.flows.tidy import run_tidy
 
@@ -167,3 +169,14 @@ def test_restore_marks_an_offline_vet_and_a_model_s_vet_clears_the_archived_mark
         assert invoke("learnings", "restore", agent, "aaaa0001").exit_code == 0
     [back] = stored(agent)
     assert back.state is State.active and back.vet is None
+
+
+def test_a_re_vet_that_cleared_the_mark_meanwhile_is_an_edit_a_rewrite_must_not_overwrite(tmp_path):
+    """A tidy-up (or `--edit`) that rewrote a rule while a capture's model re-vet confirmed it: committing
+    the rewrite would put `vet:offline` back over the model's verdict, so it is a conflict, as a re-stamp is."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+    start = provisional(agent, "aaaa0001", NOTE)
+    rewritten = start.model_copy(update={"title": "Keep intros factual"})
+    confirmed = start.model_copy(update={"vet": None})
+    with pytest.raises(MergeConflict):
+        merge([start], [rewritten], [confirmed])
