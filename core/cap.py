@@ -131,7 +131,8 @@ def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: Reconc
     if targets and fold is not None and fold.action is ReconcileAction.repeat:
         return _repeat(targets[0], record)
     if targets and fold is not None and fold.merged is not None:
-        product = merged_record([*targets, record], fold.merged, new_id=record.id, current_ih=record.ih)
+        product = merged_record([*targets, record], fold.merged, new_id=record.id, current_ih=record.ih,
+                                vet=record.vet)  # the merged wording passed the gate of the record's vet
         product = product.model_copy(update={"sess": record.sess, "evidence": record.evidence,
                                              "date": record.date})
         _replace(learnings, targets, product)

@@ -23,7 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentuse.core.helper.protocol import Draft, VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
-from agentuse.core.learning import Channel, Learning, Source, State, Verdict
+from agentuse.core.learning import VET_OFFLINE, Channel, Learning, Source, State, Verdict
 from agentuse.core.redact import redact_text
 from agentuse.core.trace import ToolTrace, clip
 
@@ -173,9 +173,11 @@ def judge(candidates: list[Candidate], answer: VetAnswer | None, *, contract: st
 # ---------------------------------------------------------------- stamping
 
 
-def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, today: date) -> Learning:
+def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, today: date,
+          offline: bool = False) -> Learning:
     """A stored record with its provenance: channel, source session, evidence, instruction hash. Every
-    record of every channel is stamped here. Its title and body come from a `Draft`, which redacts them
+    record of every channel is stamped here. `offline`: the vet was the offline evaluator's, so a verdict it
+    gave is provisional (`vet:offline`); a record no vet judged (tool-errors, a failed call) is not. Its title and body come from a `Draft`, which redacts them
     (core/redact.py); the evidence (a reviewer's note, a run's prompt) and a vet's quote are redacted here."""
     c = judged.candidate
     quarantined = judged.disposition is Disposition.quarantined
@@ -197,6 +199,7 @@ def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, 
         state=State.quarantined if quarantined else State.active,
         why=redact_text(why) if why else why,
         evidence=redact_text(c.evidence) if c.evidence else c.evidence,
+        vet=VET_OFFLINE if offline and c.needs_vet and judged.verdict is not None else None,
     )
 
 

@@ -37,19 +37,21 @@ class RevetSummary(BaseModel):
     stale: RevetCounts = Field(default_factory=RevetCounts)  # vetted against instructions now gone
     unhashed: RevetCounts = Field(default_factory=RevetCounts)  # never stamped (pre-v0.19.0): the backfill
     revisited: RevetCounts = Field(default_factory=RevetCounts)  # quarantined rules whose reason may be gone
+    provisional: RevetCounts = Field(default_factory=RevetCounts)  # vetted offline, now by a real model
     notes: list[str] = Field(default_factory=list)
 
     @property
     def asked(self) -> int:
-        return self.stale.asked + self.unhashed.asked + self.revisited.asked
+        return self.stale.asked + self.unhashed.asked + self.revisited.asked + self.provisional.asked
 
 
-def revet_summary(asked: list[Learning], changes: list[Change], notes: list[str]) -> RevetSummary:
+def revet_summary(asked: list[Learning], changes: list[Change], notes: list[str],
+                  current_ih: str | None) -> RevetSummary:
     """Tally a re-vet pass by kind: `asked` as the rules were before it, `changes` what it did to them."""
     done = {i: c.kind for c in changes for i in c.ids}
     summary = RevetSummary(notes=list(notes))
     for rule in asked:
-        counts = getattr(summary, revet_kinds.kind(rule))
+        counts = getattr(summary, revet_kinds.kind(rule, current_ih))
         counts.asked += 1
         counts.stamped += done.get(rule.id) in ("restamped", "released")
         counts.quarantined += done.get(rule.id) in ("quarantined", "requarantined")
@@ -130,6 +132,9 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
         notes.append(f"[Learning] Revisited {revisited.judged} quarantined learning(s) against the current "
                      f"instructions: {revisited.stamped} released from quarantine, "
                      f"{revisited.quarantined} still quarantined.")
+    if revet.provisional.judged:
+        notes.append(f"[Learning] Re-vetted {revet.provisional.judged} learning(s) the offline evaluator had "
+                     f"vetted: {revet.provisional.stamped} confirmed, {revet.provisional.quarantined} quarantined.")
     notes += [f"[Learning] {note}" for note in revet.notes]
     return CaptureReport(
         line=report_line(stored, quarantined, Path(store_path)), extracted=stored, quarantined=quarantined,

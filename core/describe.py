@@ -12,7 +12,7 @@ from agentuse.core import store
 from agentuse.core.agent_file import AgentFile, load_agent, read_block
 from agentuse.core.contract import agent_hash
 from agentuse.core.inject import render_section, selection_for
-from agentuse.core.learning import Learning
+from agentuse.core.learning import Learning, State
 from agentuse.core.ranking import graduation_eligible
 from agentuse.core.store_format import StoreDoc
 
@@ -37,6 +37,9 @@ class Report(BaseModel):
     dormant: int
     stale: int
     quarantined: int
+    # Active or quarantined rules only the offline evaluator vetted (`vet:offline`): the next capture or
+    # tidy-up with a real model re-vets them.
+    provisional: int = 0
     outside_cap: int
     held: int
     graduated: int
@@ -77,6 +80,8 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc)
         dormant=len(selection.dormant),
         stale=len(selection.stale),
         quarantined=len(selection.quarantined),
+        provisional=sum(1 for r in doc.learnings
+                        if r.provisional and r.state in (State.active, State.quarantined)),
         outside_cap=len(selection.outside_cap),
         held=len(selection.held),
         graduated=len(selection.graduated),

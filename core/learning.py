@@ -64,6 +64,7 @@ class Verdict(str, Enum):
 
 
 HUMAN_SOURCES = frozenset({Source.manual, Source.approval})
+VET_OFFLINE = "offline"  # the `vet:` token of a rule only the offline evaluator has vetted
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
@@ -121,12 +122,15 @@ class Learning(BaseModel):
     state: State = State.active
     re: int = 0
     ok: int = 0
+    # Who vetted it, when that makes the verdict provisional: "offline" (the embedded offline evaluator).
+    # Absent means a model vetted it, or nothing needed to (tool-errors records, files older than the token).
+    vet: str | None = None
     why: str | None = None
     evidence: str | None = None
     # Metadata tokens this version does not know: kept in order and written back, never rejected.
     extra: list[str] = Field(default_factory=list)
 
-    @field_validator("title", "why", "evidence", "tool", "sig", "sess", "ih")
+    @field_validator("title", "why", "evidence", "tool", "sig", "sess", "ih", "vet")
     @classmethod
     def _one_line(cls, value: str | None) -> str | None:
         return None if value is None else one_line(value)
@@ -148,6 +152,11 @@ class Learning(BaseModel):
         return self.src in HUMAN_SOURCES
 
     @property
+    def provisional(self) -> bool:
+        """Vetted only by the offline evaluator: re-vetted once a real model serves helper calls."""
+        return self.vet == VET_OFFLINE
+
+    @property
     def text(self) -> str:
         """The rule as one string: title, then body (which never repeats the title)."""
         return f"{self.title}\n{self.body}" if self.body else self.title
@@ -160,7 +169,7 @@ _DEFAULTS = {name: None if field.is_required() or field.default_factory else fie
 # checks this list against the model, so a new validator cannot be silently skipped by the parser); the
 # one model validator, `_title_once`, is applied by `from_parsed` itself.
 PARSER_APPLIES = {"title": one_line, "why": one_line, "evidence": one_line, "tool": one_line, "sig": one_line,
-                  "sess": one_line, "ih": one_line, "body": body_text}
+                  "sess": one_line, "ih": one_line, "vet": one_line, "body": body_text}
 _set = object.__setattr__
 
 

@@ -82,8 +82,9 @@ def saved_as(learnings: list[Learning], note: Note) -> Learning | None:
                  and rule.evidence == expected), None)
 
 
-def record(judged: Judged, *, rule_id: str, note: Note, ih: str | None, today: date) -> Learning:
-    return stamp(judged, rule_id=rule_id, session=note.session, ih=ih, today=today)
+def record(judged: Judged, *, rule_id: str, note: Note, ih: str | None, today: date,
+           offline: bool = False) -> Learning:
+    return stamp(judged, rule_id=rule_id, session=note.session, ih=ih, today=today, offline=offline)
 
 
 def is_repeat(fold: ReconcileAnswer | None, rules: list[Learning]) -> bool:

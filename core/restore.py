@@ -18,7 +18,7 @@ from agentuse.core import revet, store
 from agentuse.core.discard import find
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import VetAnswer, VetRequest, ref
-from agentuse.core.learning import Channel, Learning, State, Verdict
+from agentuse.core.learning import VET_OFFLINE, Channel, Learning, State, Verdict
 from agentuse.core.tidy_state import Failure
 
 
@@ -41,9 +41,12 @@ def vet_request(rule: Learning, *, contract: str, rules: list[Learning]) -> VetR
 
 
 def decide(rule: Learning, request: VetRequest | None, answer: VetAnswer | Failure | None, *,
-           rules: list[Learning], ih: str) -> tuple[Learning, str]:
-    """The record to put back, and what its vet said. Raises when an auto rule cannot be vetted."""
-    live = rule.model_copy(update={"state": State.active, "why": None})  # "retired: ..." was the archive's
+           rules: list[Learning], ih: str, offline: bool = False) -> tuple[Learning, str]:
+    """The record to put back, and what its vet said. Raises when an auto rule cannot be vetted. `offline`:
+    the vet was the offline evaluator's, so its verdict is provisional (`vet:offline`); a rule the vet
+    did not judge carries no such mark (unstamped, it is vetted by the next capture or tidy-up anyway)."""
+    # "retired: ..." was the archive's reason; the archived copy's vet: mark is replaced by this vet's.
+    live = rule.model_copy(update={"state": State.active, "why": None, "vet": None})
     if request is None:
         return live.model_copy(update={"ih": ih}), "a tool-errors record needs no vet"
     verdict = None
@@ -60,6 +63,7 @@ def decide(rule: Learning, request: VetRequest | None, answer: VetAnswer | Failu
         raise AgentuseError(f'"{rule.title}" (id:{rule.id}) was not restored: the vet could not tell '
                             f"({verdict.detail or 'no detail'}), and an auto-extracted rule is never put back "
                             "unvetted. It stays in the archive.")
+    live = live.model_copy(update={"vet": VET_OFFLINE if offline else None})
     why = revet.reason(verdict, contract=request.contract, rules=rules)
     if why is None:
         return live.model_copy(update={"ih": ih}), "it passes the vet against the current instructions"

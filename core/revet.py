@@ -47,21 +47,28 @@ def revisitable(state: TidyState) -> list[Learning]:
         return other is not None and other not in active
 
     return [r for r in state.learnings
-            if r.state is State.quarantined and (r.ih != state.current_ih or reason_gone(r))]
+            if r.state is State.quarantined
+            and (r.ih != state.current_ih or reason_gone(r) or (r.provisional and not state.offline))]
 
 
 def candidates(state: TidyState) -> list[Learning]:
-    """Active rules that are stale or were never stamped, then the quarantined rules to revisit."""
+    """Active rules that are stale, never stamped, or vetted only offline while a real model is there to
+    vet them; then the quarantined rules to revisit. With the offline evaluator a provisional rule is not
+    asked again: it would only give the same answer."""
     if state.current_ih is None:
         return []
-    return [r for r in state.in_force() if r.ih != state.current_ih] + revisitable(state)
+
+    def in_question(rule: Learning) -> bool:
+        return rule.ih != state.current_ih or (rule.provisional and not state.offline)
+
+    return [r for r in state.in_force() if in_question(r)] + revisitable(state)
 
 
 def restamp_structural(state: TidyState) -> None:
     """tool-errors records describe mechanics, not policy: nothing to contradict, so no model vet."""
     for rule in state.in_force():
-        if rule.ch is Channel.tool_errors and rule.ih != state.current_ih:
-            state.restamp(rule)
+        if rule.ch is Channel.tool_errors and (rule.ih != state.current_ih or rule.provisional):
+            state.restamp(rule, vetted=False)
 
 
 def candidate(rule: Learning) -> VetCandidate:
@@ -72,8 +79,9 @@ def requests(state: TidyState, contract: str) -> list[VetRequest]:
     todo = [r for r in candidates(state) if r.state is State.quarantined or r.ch is not Channel.tool_errors]
     if not todo:
         return []
-    # Only active rules can be held out of planning for want of a verdict; a quarantined one is out already.
-    state.unvetted.update(r.id for r in todo if r.state is State.active)
+    # Only active rules can be held out of planning for want of a verdict; a quarantined one is out already,
+    # and a provisional one stamped against these instructions keeps the offline evaluator's verdict meanwhile.
+    state.unvetted.update(r.id for r in todo if r.state is State.active and r.ih != state.current_ih)
     pending = {r.id for r in todo}
     # The rules in force that are not themselves in question: what a candidate may duplicate or contradict.
     settled = [ref(r) for r in state.in_force() if r.id not in pending]
@@ -93,7 +101,7 @@ def reason(verdict: VetVerdict, *, contract: str, rules: list[Learning]) -> str 
                              against=verdict.against)
 
 
-STALE, UNHASHED, REVISITED = "stale", "unhashed", "revisited"
+STALE, UNHASHED, REVISITED, PROVISIONAL = "stale", "unhashed", "revisited", "provisional"
 # What happens to a rule the vet did not judge: it stays exactly as it was, which means this for each kind.
 LEFT = {
     STALE: "stale learning(s) {what}; they stay held out",
@@ -101,20 +109,23 @@ LEFT = {
     UNHASHED: "learning(s) with no instruction hash {what}; they keep injecting until a later capture or tidy "
               "backfills them",
     REVISITED: "quarantined learning(s) {what}; they stay set aside",
+    PROVISIONAL: "learning(s) vetted offline {what}; they stay in force as the offline evaluator left them",
 }
 
 
-def kind(rule: Learning) -> str:
-    """Which of the re-vet's three kinds a candidate is, as it was before the pass."""
+def kind(rule: Learning, current_ih: str | None) -> str:
+    """Which of the re-vet's four kinds a candidate is, as it was before the pass."""
     if rule.state is State.quarantined:
         return REVISITED
-    return UNHASHED if rule.ih is None else STALE
+    if rule.ih is None:
+        return UNHASHED
+    return PROVISIONAL if rule.provisional and rule.ih == current_ih else STALE
 
 
 def _left_as_they_were(state: TidyState, ids: set[str], what: str) -> None:
     tally = {k: 0 for k in LEFT}
     for rule_id in ids:
-        tally[kind(state.get(rule_id))] += 1
+        tally[kind(state.get(rule_id), state.current_ih)] += 1
     state.notes += [f"{n} {LEFT[k].format(what=what)}" for k, n in tally.items() if n]
 
 

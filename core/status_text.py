@@ -4,6 +4,7 @@ Wording follows the spec's examples."""
 from __future__ import annotations
 
 from agentuse.core.describe import EntryView, Report, display_path
+from agentuse.core.learning import VET_OFFLINE
 
 GROUP_TITLES = {
     "stale": "Stale — instructions changed, awaiting re-vet",
@@ -19,6 +20,13 @@ STALE_LINE = (
 )
 
 
+PROVISIONAL_LINE = "{n} vetted offline, re-vetted when a model is configured"
+
+
+def provisional_lines(report: Report) -> list[str]:
+    return [PROVISIONAL_LINE.format(n=report.provisional)] if report.provisional else []
+
+
 def tokens(n: int) -> str:
     return f"~{n / 1000:.1f}k" if n >= 1000 else f"~{n}"
 
@@ -32,6 +40,8 @@ def meta_line(entry: EntryView) -> str:
         parts.append(f"approved:{r['ok']}")
     if r["re"]:
         parts.append(f"repeated:{r['re']}")
+    if r.get("vet") == VET_OFFLINE:
+        parts.append("vetted offline")
     if entry.ready_to_graduate:
         parts.append("ready to make permanent")
     return " · ".join(parts) + f"  ·  {r['date']}  ·  id:{r['id']}"
@@ -67,6 +77,8 @@ def render_learnings(report: Report) -> str:
             for entry in entries:
                 lines.extend(_entry_lines(entry))
             lines.append("")
+    if report.provisional:
+        lines += [*provisional_lines(report), ""]
     lines.extend(stranded_lines(report))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -114,6 +126,7 @@ def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:
         lines.append(f"permanent block: {report.permanent_rules} rule(s) in the agent file, applied on every run")
     if report.stale:
         lines.append(STALE_LINE.format(n=report.stale))
+    lines += provisional_lines(report)
     lines.append(f"learnings file: {display_path(report.file)}")
     if report.by_channel:
         lines.append("by channel: " + ", ".join(f"{ch}:{n}" for ch, n in report.by_channel.items()))

@@ -161,6 +161,7 @@ _READERS: dict[str, Callable[[str], object]] = {
     "id": str, "confidence": _confidence, "injected": _count, "applied": _count,
     "src": _enum_reader(Source), "ch": _enum_reader(Channel), "ih": one_line, "sess": one_line,
     "tool": one_line, "sig": one_line, "re": _count, "ok": _count, "state": _enum_reader(State),
+    "vet": one_line,
 }
 _CATEGORIES = {category.value: category for category in Category}
 _ALWAYS_SET = frozenset({"id", "category", "title", "body", "extra", "date"})  # what every entry states
@@ -179,7 +180,7 @@ _CANONICAL_META = re.compile(
     r"injected:([0-9]++) \| src:(auto|approval|manual)(?: \| ch:(corrections|tool-errors|custom|agent))?"
     rf"(?: \| ih:({_V}))?(?: \| sess:({_V}))?(?: \| tool:({_V}))?(?: \| sig:({_V}))?"
     r"(?: \| re:([0-9]++))?(?: \| ok:([0-9]++))?(?: \| state:(active|graduated|quarantined|retired))?"
-    r" \| ([0-9]{4}-[0-9]{2}-[0-9]{2}) -->")
+    rf"(?: \| vet:({_V}))? \| ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) -->")
 _SOURCES = {member.value: member for member in Source}
 _CHANNELS = {member.value: member for member in Channel}
 _STATES = {member.value: member for member in State}
@@ -188,7 +189,7 @@ _REAL_DATES: dict[str, str] = {}  # date text -> itself once checked real (so en
 
 def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
     """Fill `values` from a _CANONICAL_META match; None when its date is not real (the loop says so)."""
-    rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, date = meta.groups()
+    rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, vet, date = meta.groups()
     known = _REAL_DATES.get(date)
     if known is None:
         try:
@@ -233,6 +234,9 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
     if state is not None:
         values["state"] = _STATES[state]
         stated.add("state")
+    if vet is not None:
+        values["vet"] = vet
+        stated.add("vet")
     return stated
 
 
@@ -415,9 +419,9 @@ def _value(text: str) -> str:
 
 
 def _meta_line(d: dict) -> str:
-    # Order follows the spec's examples: id, confidence, injected, src, ch, ih, then the optional tokens,
-    # unknown tokens kept from the file, and the date last. Defaults are omitted except injected and src,
-    # which the spec's examples always show.
+    # Order follows the spec's examples: id, confidence, injected, src, ch, ih, then the optional tokens
+    # (vet: last of them), unknown tokens kept from the file, and the date last. Defaults are omitted except
+    # injected and src, which the spec's examples always show.
     tokens = [f"id:{_value(d['id'])}"] if d["id"] else []
     if (confidence := d["confidence"]) is not None:
         tokens.append(f"confidence:{confidence:.2f}")
@@ -434,6 +438,8 @@ def _meta_line(d: dict) -> str:
         tokens.append(f"ok:{d['ok']}")
     if (state := d["state"]) is not State.active:
         tokens.append(f"state:{state.value}")
+    if (vet := d["vet"]) is not None:
+        tokens.append(f"vet:{_value(vet)}")
     if extra := d["extra"]:
         tokens += [_value(token) for token in extra]
     tokens.append(d["date"])

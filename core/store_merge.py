@@ -20,7 +20,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import new_id
 
-CONTENT = ("category", "title", "body", "state", "ih", "why")
+CONTENT = ("category", "title", "body", "state", "ih", "vet", "why")  # ih, vet: a re-vet meanwhile is an edit
 COUNTERS = ("injected", "ok", "re")
 
 

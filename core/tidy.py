@@ -245,7 +245,8 @@ def _apply_replacement(state: TidyState, pass_no: int, rep: Replacement, decisio
         return
     sources = [state.get(i) for i in carried]
     if kind is MoveKind.merge and len(sources) >= 2:
-        product = merged_record(sources, rep.draft, new_id=state.new_id(), current_ih=state.current_ih)
+        product = merged_record(sources, rep.draft, new_id=state.new_id(), current_ih=state.current_ih,
+                                vet=state.vetted())
         state.replace(sources, product, kind="merged", pass_no=pass_no, reason=rep.job.move.reason)
     else:
         # A rewrite, a compression, or a merge the audit cut down to one rule: same rule, new wording.
@@ -279,7 +280,7 @@ def another_pass(state: TidyState, pass_no: int, freed: int) -> bool:
 
 
 def new_state(*, agent: str, learnings: list[Learning], cap: int, current_ih: str | None, today: date,
-              rng: random.Random | None = None) -> TidyState:
+              rng: random.Random | None = None, offline: bool = False) -> TidyState:
     return TidyState(agent=agent, learnings=[r.model_copy() for r in learnings], cap=cap,
-                     current_ih=current_ih, today=today, rng=rng or random.Random(),
+                     current_ih=current_ih, today=today, rng=rng or random.Random(), offline=offline,
                      original_ids={r.id for r in learnings if r.state is not State.retired})

@@ -138,13 +138,16 @@ def render(result: TidyResult) -> list[str]:
     lines = ["Plan (dry run — nothing written)" if result.dry_run else "Done", f"  {result.summary}"]
     if result.permanent:
         lines += ["", "  Now permanent in the agent file:"] + [f"    {t}" for t in result.permanent]
-    stale = result.counts.restamped - result.counts.backfilled
+    stale = result.counts.restamped - result.counts.backfilled - result.counts.confirmed
     if stale:
         lines += ["", f"  {stale} stale learning(s) re-vetted and re-stamped: they inject again."]
     if result.counts.backfilled:  # spec: rules with no hash are not stale; they were injecting all along
         lines += [] if stale else [""]
         lines.append(f"  {result.counts.backfilled} learning(s) with no instruction hash vetted and stamped "
                      "against the current instructions.")
+    if result.counts.confirmed:  # they were in force all along, on the offline evaluator's word
+        lines += [] if stale or result.counts.backfilled else [""]
+        lines.append(f"  {result.counts.confirmed} learning(s) vetted offline re-vetted by the model and confirmed.")
     lines += _revisit_lines(result.counts)
     if result.block_edits:
         lines += ["", "  Learned Guidance block:"] + _edit_lines(result.block_edits)

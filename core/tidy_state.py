@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentuse.core.helper.protocol import Draft
-from agentuse.core.learning import Learning, State
+from agentuse.core.learning import VET_OFFLINE, Learning, State
 from agentuse.core.ranking import rank
 from agentuse.core.store_format import new_id as draw_id
 
@@ -43,6 +43,7 @@ class Archived(BaseModel):
     reason: str
 
 BACKFILLED = "backfilled"  # a re-stamp of a rule that had no hash (pre-v0.19.0): it was never stale
+CONFIRMED = "confirmed"  # a model re-vetted a rule only the offline evaluator had vetted: it was never stale
 
 
 class Counts(BaseModel):
@@ -55,15 +56,17 @@ class Counts(BaseModel):
     permanent: int = 0
     restamped: int = 0
     backfilled: int = 0  # of `restamped`: rules that had no hash at all (never stale, only never stamped)
+    confirmed: int = 0  # of `restamped`: provisional rules a model re-vetted and passed (never stale either)
     released: int = 0  # quarantined rules re-vetted and passed: in force again
     requarantined: int = 0  # quarantined rules re-vetted and still failing: kept aside with the new reason
     before: int = 0
     after: int = 0
 
 
-def merged_record(sources: list[Learning], draft: Draft, *, new_id: str, current_ih: str | None) -> Learning:
+def merged_record(sources: list[Learning], draft: Draft, *, new_id: str, current_ih: str | None,
+                  vet: str | None = None) -> Learning:
     """Strongest source; max confidence, injected and ok; the sum of re. Every repeat still counts, and the
-    merged rule is as proven as the best-proven rule it absorbed."""
+    merged rule is as proven as the best-proven rule it absorbed. `vet`: who vetted the merged wording."""
     strongest = rank([s.model_copy(update={"state": State.active}) for s in sources])[0]
     confidences = [s.confidence for s in sources if s.confidence is not None]
     return Learning(
@@ -71,7 +74,7 @@ def merged_record(sources: list[Learning], draft: Draft, *, new_id: str, current
         date=max(s.date for s in sources),  # as old as its newest evidence: no fresh 14-day grace
         confidence=max(confidences) if confidences else None,
         injected=max(s.injected for s in sources), ok=max(s.ok for s in sources), re=sum(s.re for s in sources),
-        src=strongest.src, ch=strongest.ch, ih=current_ih,
+        src=strongest.src, ch=strongest.ch, ih=current_ih, vet=vet,
     )
 
 
@@ -92,6 +95,9 @@ class TidyState(BaseModel):
     unplanned: set[str] = Field(default_factory=set)  # in a group whose plan call failed
     unvetted: set[str] = Field(default_factory=set)  # stale rules the re-vet could not judge
     notes: list[str] = Field(default_factory=list)
+    # The vets of this tidy-up or re-vet are the offline evaluator's: what they decide is provisional
+    # (`vet:offline`), and a provisional rule is not asked again until a real model is configured.
+    offline: bool = False
 
     def model_post_init(self, _context: object) -> None:
         if not self.before:
@@ -112,6 +118,10 @@ class TidyState(BaseModel):
             if rule.id == rule_id:
                 return rule
         raise KeyError(rule_id)
+
+    def vetted(self) -> str | None:
+        """The `vet:` token of a rule this state's vet just judged."""
+        return VET_OFFLINE if self.offline else None
 
     def new_id(self) -> str:
         # Ids of rules merged away stay taken: the archive still names them.
@@ -151,20 +161,28 @@ class TidyState(BaseModel):
         """Set aside with the reason, stamped with the instructions it failed against (an already
         quarantined rule keeps its place aside with the new reason: it is not a new quarantine)."""
         kind = "requarantined" if rule.state is State.quarantined else "quarantined"
-        self._put(rule.model_copy(update={"state": State.quarantined, "why": why, "ih": self.current_ih}))
+        self._put(rule.model_copy(update={"state": State.quarantined, "why": why, "ih": self.current_ih,
+                                          "vet": self.vetted()}))
         self.unvetted.discard(rule.id)
         self.changes.append(Change(kind=kind, ids=[rule.id], title=rule.title, reason=why))
 
     def release(self, rule: Learning) -> None:
         """A quarantined rule that passes the vet now: in force again, stamped, its stale reason gone."""
-        self._put(rule.model_copy(update={"state": State.active, "why": None, "ih": self.current_ih}))
+        self._put(rule.model_copy(update={"state": State.active, "why": None, "ih": self.current_ih,
+                                          "vet": self.vetted()}))
         self.changes.append(Change(kind="released", ids=[rule.id], title=rule.title))
 
-    def restamp(self, rule: Learning) -> None:
-        self._put(rule.model_copy(update={"ih": self.current_ih}))
+    def restamp(self, rule: Learning, *, vetted: bool = True) -> None:
+        """`vetted=False`: stamped without a vet (a tool-errors record), so never provisional."""
+        self._put(rule.model_copy(update={"ih": self.current_ih, "vet": self.vetted() if vetted else None}))
         self.unvetted.discard(rule.id)
         self.changes.append(Change(kind="restamped", ids=[rule.id], title=rule.title,
-                                   reason=BACKFILLED if rule.ih is None else ""))
+                                   reason=self._why_restamped(rule)))
+
+    def _why_restamped(self, rule: Learning) -> str:
+        if rule.ih is None:
+            return BACKFILLED
+        return CONFIRMED if rule.provisional and rule.ih == self.current_ih and not self.offline else ""
 
     def graduate(self, rule: Learning, *, pass_no: int) -> None:
         self._put(rule.model_copy(update={"state": State.graduated}))
@@ -186,4 +204,5 @@ class TidyState(BaseModel):
                       restamped=tally["restamped"], released=tally["released"],
                       requarantined=tally["requarantined"],
                       backfilled=sum(1 for c in self.changes if c.kind == "restamped" and c.reason == BACKFILLED),
+                      confirmed=sum(1 for c in self.changes if c.kind == "restamped" and c.reason == CONFIRMED),
                       before=self.before, after=len(self.in_force()))

@@ -57,7 +57,9 @@ def capture_flow(agent: str, session: str, today: date | None = None) -> Capture
                                   trace=ctx.trace.evidence())
     if request is not None:
         answer = call(steps.vet, request, ctx.session, on_error="collect")
-    stamped = call(steps.stamp, ctx, screened.candidates, answer, today, settled=screened.settled)
+    # Asked only once the vet has run: the helper is built by then, so this costs nothing.
+    offline = request is not None and helpers.vets_offline()
+    stamped = call(steps.stamp, ctx, screened.candidates, answer, today, settled=screened.settled, offline=offline)
 
     incoming, gate_notes = _fold(ctx, stamped.records)
     gate_notes = [f"[Learning] Not stored, an invalid answer from the {r.channel} channel: {why}."

@@ -35,6 +35,7 @@ from agentuse.flows.artifacts import remember_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.runner import call, pipeline, run
 from agentuse.tasks import capture as capture_steps
+from agentuse.tasks import helpers
 from agentuse.tasks import remember as steps
 
 
@@ -78,7 +79,9 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
         else:
             [judged] = judge([candidate], None, contract=ctx.contract, rules=rules, failure=answer.message)
             notes.append(remember.failure_note("vet", answer.message))
-    result = call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today)
+    # The note's vet (its own, or the merged wording's at the gate) was this flow's helper's: built by now.
+    offline = judged.verdict is not None and helpers.vets_offline()
+    result = call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today, offline=offline)
     if ctx.session_file:
         call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
     return result

@@ -14,6 +14,7 @@ from agentuse.core.contract import agent_hash, contract_text
 from agentuse.flows.names import agent_run_name
 from agentuse.flows.runner import call, pipeline, run
 from agentuse.tasks import capture as capture_steps
+from agentuse.tasks import helpers
 
 
 @pipeline("restore", agent_run_name("restore"), agent="agent_path")
@@ -29,7 +30,8 @@ def restore_flow(agent_path: str, rule_id: str, agent_arg: str | None = None) ->
     answer = None
     if request is not None:
         answer = call(capture_steps.vet, request, f"restore/{copy.id}", on_error="collect")
-    record, verdict = restore.decide(copy, request, answer, rules=rules, ih=ih)
+    offline = request is not None and helpers.vets_offline()  # the vet built the helper: nothing to build
+    record, verdict = restore.decide(copy, request, answer, rules=rules, ih=ih, offline=offline)
     return restore.put_back(location, copy, record, verdict=verdict, cap=agent.cap,
                             agent_arg=agent_arg or agent_path)
 

@@ -34,6 +34,7 @@ from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, DEFAULT_MAX, Ch
 from agentuse.core.store_format import new_id
 from agentuse.core.tidy_state import Failure
 from agentuse.core.trace import ToolTrace, clip
+from agentuse.tasks import helpers
 from agentuse.tasks.retry import ask
 from agentuse.tasks.step import step
 
@@ -160,8 +161,9 @@ class Stamped(BaseModel):
 
 @step("stamp", "stamp/{ctx.session}")
 def stamp(ctx: CaptureInput, candidates: list[capture.Candidate], answer: VetAnswer | Failure | None,
-          today: date, settled: list[capture.Judged] = ()) -> Stamped:
-    """`settled`: candidates decided before the vet (core/screen.py), reported and stamped alongside."""
+          today: date, settled: list[capture.Judged] = (), offline: bool = False) -> Stamped:
+    """`settled`: candidates decided before the vet (core/screen.py), reported and stamped alongside;
+    `offline`: the vet was the offline evaluator's, so what it passed or set aside is provisional."""
     if isinstance(answer, Failure):
         judged = capture.judge(candidates, None, contract=ctx.contract, rules=ctx.rules, failure=answer.message)
     else:  # None: nothing needed the vet (tool-errors records only)
@@ -172,7 +174,8 @@ def stamp(ctx: CaptureInput, candidates: list[capture.Candidate], answer: VetAns
     for j in (j for j in judged if j.stored):
         rule_id = new_id(taken)
         taken.add(rule_id)
-        records.append(capture.stamp(j, rule_id=rule_id, session=ctx.session, ih=ctx.ih, today=today))
+        records.append(capture.stamp(j, rule_id=rule_id, session=ctx.session, ih=ctx.ih, today=today,
+                                     offline=offline))
     return Stamped(judged=judged, records=records)
 
 
@@ -223,12 +226,13 @@ REVET_PASS = "capture re-vet"  # what undo calls this pass
 class RevetPlan(BaseModel):
     items: list[Any] = Field(default_factory=list)  # tasks.tidy.Revet
     asked: int = 0  # every rule to re-vet, tool-errors records (re-stamped without a model) included
+    offline: bool = False  # the re-vet is the offline evaluator's: provisional rules are not asked again
 
 
-def _state(learnings: list[Learning], *, agent: str, ih: str, cap: int, today: date):
+def _state(learnings: list[Learning], *, agent: str, ih: str, cap: int, today: date, offline: bool):
     from agentuse.core.tidy_state import TidyState
 
-    return TidyState(agent=agent, learnings=learnings, cap=cap, current_ih=ih, today=today)
+    return TidyState(agent=agent, learnings=learnings, cap=cap, current_ih=ih, today=today, offline=offline)
 
 
 @step("revet-plan", "revet-plan/{ctx.agent_key}")
@@ -237,13 +241,14 @@ def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
     from agentuse.core import revet
     from agentuse.tasks.tidy import Revet
 
+    offline = helpers.vets_offline()  # from the configuration: builds no helper when none is built yet
     state = _state(store.load(store.locate(Path(ctx.agent_path))).learnings, agent=ctx.agent_key, ih=ctx.ih,
-                   cap=ctx.cap, today=today)
+                   cap=ctx.cap, today=today, offline=offline)
     asked = len(revet.candidates(state))
     revet.restamp_structural(state)  # in memory: what the vet sees as settled; written by `restamp`
     requests = revet.requests(state, ctx.contract)
     return RevetPlan(items=[Revet(agent=ctx.agent_key, index=i, request=r) for i, r in enumerate(requests, 1)],
-                     asked=asked)
+                     asked=asked, offline=offline)
 
 
 @step("restamp", "restamp/{ctx.agent_key}")
@@ -256,7 +261,8 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
 
     # One undo, like a tidy-up's re-vet (spec: "undo covers that pass like any other").
     with snapshots.store_pass(store.locate(Path(ctx.agent_path)), kind=REVET_PASS) as work:
-        state = _state(list(work.doc.learnings), agent=ctx.agent_key, ih=ctx.ih, cap=ctx.cap, today=today)
+        state = _state(list(work.doc.learnings), agent=ctx.agent_key, ih=ctx.ih, cap=ctx.cap, today=today,
+                       offline=plan.offline)
         asked = revet.candidates(state)  # as they are before this pass: what the report counts by kind
         revet.restamp_structural(state)
         pending = {r.id for r in revet.candidates(state)}
@@ -272,4 +278,4 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
                 f"{n} {what}" for n, what in ((counts.restamped, "re-stamped"), (counts.quarantined, "quarantined"),
                                               (counts.released, "released"),
                                               (counts.requarantined, "still quarantined")) if n)
-    return revet_summary(asked, state.changes, state.notes)
+    return revet_summary(asked, state.changes, state.notes, ctx.ih)

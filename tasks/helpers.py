@@ -87,6 +87,27 @@ def current() -> Any:
     return found.get()
 
 
+def vets_offline() -> bool:
+    """Whether the current flow's vets are the embedded offline evaluator's: a rule it passes is stored
+    provisional (`vet:offline`), and provisional rules wait for a real model to be re-vetted. Answered from
+    the agent's configuration when no helper is built yet, so asking builds none and prints no notice."""
+    from agentuse.core.helper.factory import OFFLINE, runs_offline
+
+    found = _SCOPE.get()
+    if found is None:
+        raise RuntimeError("a model step ran outside a pipeline: no agent to resolve its helper from")
+    with found.lock:
+        built = found.helper
+    if built is None:
+        from agentuse.core.agent_file import load_agent
+
+        known = runs_offline(load_agent(Path(found.agent_path)).helper_model)
+        if known is not None:
+            return known
+        built = found.get()
+    return getattr(built, "name", None) == OFFLINE
+
+
 def calls() -> int:
     """Model calls made so far by the current flow's helper (0 while none has been resolved)."""
     found = _SCOPE.get()

@@ -58,7 +58,9 @@ def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path)
     agent = tmp_path / "blog-writer.agentuse"
     shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
     (tmp_path / "posts").mkdir()
-    session = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"
+    # A copy: capture appends its result lines to the session log, which must not be the repository's example.
+    session = tmp_path / "blog-writer-tool-error.jsonl"
+    shutil.copy(EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl", session)
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     argv = [a.format(agent=agent, session=session) for a in args]
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ANTHROPIC_API_KEY")}

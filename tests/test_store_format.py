@@ -153,6 +153,20 @@ def test_unknown_tokens_are_kept_in_order_and_written_back_before_the_date():
     assert parse(render(doc)) == doc
 
 
+def test_an_offline_vet_is_a_vet_token_and_a_file_without_one_reads_unchanged():
+    """issue 16: `vet:offline` marks a rule only the offline evaluator vetted; absent, it is not provisional."""
+    older = "# Learnings for a\n\n### [tip] T\n<!-- id:abcd1234 | injected:0 | src:manual | state:quarantined | 2026-01-01 -->\n"
+    assert parse(older).learnings[0].vet is None and not parse(older).learnings[0].provisional
+    assert render(parse(older)) == older
+    marked = older.replace("state:quarantined | ", "state:quarantined | vet:offline | ")
+    rule = parse(marked).learnings[0]
+    assert rule.provisional and rule.vet == "offline" and rule.extra == []
+    assert render(parse(marked)) == marked
+    # Read by key in any order, as every token is; written back in place.
+    shuffled = marked.replace("id:abcd1234 | ", "vet:offline | id:abcd1234 | ").replace("| vet:offline | 2026", "| 2026")
+    assert parse(shuffled).learnings[0] == rule and render(parse(shuffled)) == marked
+
+
 def test_iso_timestamps_are_read_as_their_day_and_plain_dates_pass_through():
     doc = parse("### [tip] T\n<!-- id:abcd1234 | 2024-01-15T09:30:00.000Z -->\n")
     assert doc.learnings[0].date == "2024-01-15"
@@ -331,7 +345,7 @@ def learnings(draw, rule_id: str, states) -> Learning:
         ch=draw(st.none() | st.sampled_from(list(Channel))), ih=draw(OPTIONAL), tool=draw(OPTIONAL),
         sig=draw(OPTIONAL), sess=draw(OPTIONAL), state=draw(st.sampled_from(states)),
         re=draw(st.integers(0, 50)), ok=draw(st.integers(0, 50)), why=draw(OPTIONAL), evidence=draw(OPTIONAL),
-        extra=draw(st.lists(EXTRA, max_size=3)),
+        vet=draw(OPTIONAL), extra=draw(st.lists(EXTRA, max_size=3)),
     )
 
 

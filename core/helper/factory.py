@@ -47,6 +47,15 @@ def offline_reason(model: str | None, env: Mapping[str, str]) -> str | None:
     return None
 
 
+def runs_offline(model: str | None, env: Mapping[str, str] | None = None) -> bool | None:
+    """Whether `resolve_helper(model)` would give the offline evaluator, known without building a helper;
+    None under a test override (only the helper it builds can say)."""
+    if _override is not None:
+        return None
+    provider = split_model(model)[0] if model else OFFLINE
+    return provider == OFFLINE or offline_reason(model, os.environ if env is None else env) is not None
+
+
 def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
                    announce: Callable[[str], None] | None = None) -> Helper:
     env = os.environ if env is None else env

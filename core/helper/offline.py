@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from agentuse.core.helper import protocol as p
+from agentuse.core.helper.factory import OFFLINE
 from agentuse.core.helper.offline_judge import Label, compare
 from agentuse.core.helper.offline_plan import plan_moves, rewrite_block
 from agentuse.core.helper.offline_text import (
@@ -28,7 +29,7 @@ from agentuse.core.helper.overlap import overlap
 from agentuse.core.helper.similarity import analyze
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Verdict
 
-NAME = "offline"
+NAME = OFFLINE  # the helper's name, which is how a flow tells its vets are provisional (tasks/helpers.py)
 # A claim is grounded when the trace mentions at least this share of its specific terms.
 GROUNDED_SHARE = 0.6
 UNSURE_DETAIL = "could not be vetted offline"
