@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.common import say
 
 app = typer.Typer(no_args_is_help=True, help="Prefect deployments: scheduled tidy-ups and post-run capture.")
 
@@ -18,7 +18,6 @@ DEFAULT_CRON = "0 3 * * *"  # deployments/definitions.py holds the same default;
 
 
 @app.command("serve")
-@friendly_errors
 def serve(
     project: Annotated[Path, typer.Option("-C", "--project", help="The project whose agents the schedule tidies "
                                                                   "(its git root is used).")] = Path("."),
