@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from agentuse.cli.lazy import LazyGroup
+from agentuse.cli.lazy import MARKUP, LazyGroup
 from agentuse.core.errors import AgentuseError
 from agentuse.core.terminal_text import printable
 
@@ -37,6 +37,7 @@ class _Root(LazyGroup):
 
 app = typer.Typer(
     cls=_Root,
+    rich_markup_mode=MARKUP,
     no_args_is_help=True,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every subcommand

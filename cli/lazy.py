@@ -15,6 +15,11 @@ import typer.main
 from typer.core import TyperGroup
 
 
+# Every agentuse Typer: plain click help and usage errors. Rendering them with rich costs more than the
+# rest of `agentuse --help` together (rich, markdown-it and pygments: ~70 ms).
+MARKUP = None
+
+
 class LazyGroup(TyperGroup):
     """A typer group whose `lazy` table is resolved on first use (set it on a subclass)."""
 
@@ -36,7 +41,7 @@ def _load(name: str, target: str):
     if isinstance(found, typer.Typer):
         command = typer.main.get_group(found)  # a group even with one subcommand (`deploy serve`)
     else:
-        single = typer.Typer()
+        single = typer.Typer(rich_markup_mode=MARKUP, add_completion=False)
         single.command(name)(found)
         command = typer.main.get_command(single)
     command.name = name

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from agentuse.cli.common import is_interactive, say
-from agentuse.cli.lazy import LazyGroup
+from agentuse.cli.lazy import MARKUP, LazyGroup
 from agentuse.core.errors import AgentuseError
 
 
@@ -56,6 +56,7 @@ class _AgentOrCommand(LazyGroup):
 
 app = typer.Typer(
     cls=_AgentOrCommand,
+    rich_markup_mode=MARKUP,
     no_args_is_help=True,
     help="List an agent's learnings by status, or manage them: agentuse learnings <agent-file> [--path|--edit|--json].",
 )

@@ -14,9 +14,10 @@ from typing import Annotated
 import typer
 
 from agentuse.cli.common import say
+from agentuse.cli.lazy import MARKUP
 from agentuse.cli.run import JsonOpt, ModelOpt, QuietOpt, show_result
 
-app = typer.Typer(no_args_is_help=True, help="List, inspect and resume recorded runs.")
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=MARKUP, help="List, inspect and resume recorded runs.")
 
 IdArg = Annotated[str, typer.Argument(help="A session id, or a unique prefix of one.", show_default=False)]
 
