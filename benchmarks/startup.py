@@ -2,7 +2,7 @@
 
     python benchmarks/startup.py [--runs N]
 
-For `agentuse learnings <file> --path`, `--json`, `agentuse doctor <file>`, and the write commands that
+For `agentuse --version`, `agentuse --help`, `agentuse learnings <file> --path`, `--json`, `agentuse doctor <file>`, and the write commands that
 run a pipeline inline (`learnings add`, `learnings tidy --dry-run`): the median whole-process wall time
 over N runs (the commands are interleaved round-robin with the baseline, so noise from the shared machine
 falls on all of them alike), and how many modules the process imported, with whether prefect or anthropic
@@ -45,6 +45,8 @@ def _entry_point() -> list[str]:
 
 def _commands(agent: Path) -> dict[str, list[str]]:
     return {
+        "version": ["--version"],
+        "help": ["--help"],
         "learnings_path": ["learnings", str(agent), "--path"],
         "learnings_json": ["learnings", str(agent), "--json"],
         "doctor": ["doctor", str(agent)],

@@ -1,19 +1,48 @@
-"""The `agentuse` typer app: one place that registers every command group."""
+"""The `agentuse` typer app: every command is registered here, and its module is imported only when it runs.
+
+This is also the one place the project's errors become a message: an `AgentuseError` (a model fault, a
+`HelperError`, included) raised by any command is one line on stderr and its exit code, never a
+traceback. It is caught in the root group's `invoke`, which `main()`, `app(...)` and typer's CliRunner
+all go through.
+"""
 
 from __future__ import annotations
 
 import typer
 
-from agentuse.cli import demo, deploy, doctor, learnings, run, serve, sessions
-from agentuse.cli import capture  # noqa: F401  (registers `learnings capture` and `learnings add`)
-from agentuse.cli import tidy  # noqa: F401  (registers `learnings tidy` and `learnings undo`)
+from agentuse.cli.lazy import MARKUP, LazyGroup
+from agentuse.core.errors import AgentuseError
+from agentuse.core.terminal_text import printable
+
+
+class _Root(LazyGroup):
+    lazy = {
+        "learnings": "agentuse.cli.learnings:app",
+        "doctor": "agentuse.cli.doctor:doctor",
+        "run": "agentuse.cli.run:run",
+        "sessions": "agentuse.cli.sessions:app",
+        "serve": "agentuse.cli.serve:serve",
+        "deploy": "agentuse.cli.deploy:app",
+        "demo": "agentuse.cli.demo:demo",
+    }
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except AgentuseError as error:
+            # The message names paths the user gave: its control characters are escaped like any printout.
+            typer.echo(f"error: {printable(str(error))}", err=True)
+            raise typer.Exit(error.exit_code) from None
+
 
 app = typer.Typer(
+    cls=_Root,
+    rich_markup_mode=MARKUP,
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every subcommand
     help="agentuse: agents that learn from review — vetted, capped, provenance-stamped rules.",
 )
-
 
 
 def _version(value: bool) -> None:
@@ -32,17 +61,8 @@ def _root(
     """agentuse: agents that learn from review — vetted, capped, provenance-stamped rules."""
 
 
-app.add_typer(learnings.app, name="learnings")
-app.command("doctor")(doctor.doctor)
-app.command("run")(run.run)
-app.add_typer(sessions.app, name="sessions")
-app.command("serve")(serve.serve)
-app.add_typer(deploy.app, name="deploy")
-app.command("demo")(demo.demo)
-
-
 def main() -> None:
-    from agentuse.flows.runner import quiet_prefect_console
+    from agentuse.flows.console import quiet_prefect_console
 
     quiet_prefect_console()
     app()

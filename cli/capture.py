@@ -10,16 +10,13 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
-from agentuse.cli.learnings import AgentArg, app
-from agentuse.flows.post_run import channels_of
+from agentuse.cli.common import say
+from agentuse.cli.learnings import AgentArg
 
 PrefectOpt = Annotated[bool, typer.Option("--prefect", help="Run as a real Prefect flow run (a temporary server "
                                                           "when no PREFECT_API_URL is configured).")]
 
 
-@app.command("capture")
-@friendly_errors
 def capture(
     agent_file: AgentArg,
     session: Annotated[str, typer.Option("--session", help="The run to learn from: a session id, a unique "
@@ -27,9 +24,10 @@ def capture(
     prefect: PrefectOpt = False,
 ) -> None:
     """Capture learnings from a recorded run through the agent's automatic channels."""
-    from agentuse.core.agent_file import load_agent
-    from agentuse.runtime.trace import resolve_session
     from agentuse.core import store
+    from agentuse.core.agent_file import load_agent
+    from agentuse.flows.post_run import channels_of
+    from agentuse.runtime.trace import resolve_session
 
     path = resolve_session(session, store.data_dir())  # a wrong id fails here, before any model call
     if not channels_of(load_agent(agent_file)):
@@ -43,8 +41,6 @@ def capture(
         say(line)
 
 
-@app.command("add")
-@friendly_errors
 def add(
     agent_file: AgentArg,
     text: Annotated[str, typer.Argument(help="The rule, in your words.", show_default=False)],

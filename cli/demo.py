@@ -27,7 +27,7 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.common import say
 from agentuse.core.errors import AgentuseError
 
 PROMPT = "Write this week's post: how to stop email from eating the morning."
@@ -46,7 +46,6 @@ def examples_dir() -> Path:
                         "(or after `pip install -e .` there)")
 
 
-@friendly_errors
 def demo(
     folder: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new "
                                                               "temporary folder).", show_default=False)] = None,

@@ -10,15 +10,15 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.common import say
+from agentuse.cli.lazy import MARKUP
 
-app = typer.Typer(no_args_is_help=True, help="Prefect deployments: scheduled tidy-ups and post-run capture.")
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=MARKUP, help="Prefect deployments: scheduled tidy-ups and post-run capture.")
 
 DEFAULT_CRON = "0 3 * * *"  # deployments/definitions.py holds the same default; importing it would import prefect
 
 
 @app.command("serve")
-@friendly_errors
 def serve(
     project: Annotated[Path, typer.Option("-C", "--project", help="The project whose agents the schedule tidies "
                                                                   "(its git root is used).")] = Path("."),

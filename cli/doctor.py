@@ -8,12 +8,11 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.common import say
 
 _KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
 
 
-@friendly_errors
 def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.agentuse).", show_default=False)]) -> None:
     """Check an agent file and report its learning: applied, stale, quarantined, cost, where it lives."""
     from agentuse.core.describe import describe

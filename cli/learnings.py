@@ -15,21 +15,48 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
 
-from agentuse.cli.common import friendly_errors, is_interactive, say
+from agentuse.cli.common import is_interactive, say
+from agentuse.cli.lazy import MARKUP, LazyGroup
 from agentuse.core.errors import AgentuseError
 
 
-class _AgentOrCommand(TyperGroup):
+class _AgentOrCommand(LazyGroup):
+    lazy = {
+        "capture": "agentuse.cli.capture:capture",
+        "add": "agentuse.cli.capture:add",
+        "tidy": "agentuse.cli.tidy:tidy",
+        "undo": "agentuse.cli.tidy:undo",
+    }
+    _helping = False
+
     def parse_args(self, ctx, args):
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+        if args and args[0] not in self.list_commands(ctx) and args[0] not in ctx.help_option_names:
             args = ["show", *args]
         return super().parse_args(ctx, args)
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        return ["AGENT_FILE [--path|--edit|--json] | COMMAND [ARGS]..."]
+
+    def format_help(self, ctx, formatter) -> None:
+        # `learnings <agent-file>` is the hidden `show` command: its page lists show's argument and options too
+        self._helping = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._helping = False
+
+    def get_params(self, ctx):
+        own = super().get_params(ctx)
+        if not self._helping:
+            return own
+        shown = [param for param in self.get_command(ctx, "show").get_params(ctx) if param.name != "help"]
+        return [*shown, *own]
 
 
 app = typer.Typer(
     cls=_AgentOrCommand,
+    rich_markup_mode=MARKUP,
     no_args_is_help=True,
     help="List an agent's learnings by status, or manage them: agentuse learnings <agent-file> [--path|--edit|--json].",
 )
@@ -38,7 +65,6 @@ AgentArg = Annotated[Path, typer.Argument(help="The agent file (.agentuse).", sh
 
 
 @app.command("show", hidden=True)
-@friendly_errors
 def show(
     agent_file: AgentArg,
     path: Annotated[bool, typer.Option("--path", help="Print where this agent's learnings file lives.")] = False,
@@ -98,7 +124,6 @@ IdArg = Annotated[str, typer.Argument(help="The rule's id (8 characters, or a pr
 
 
 @app.command("discard")
-@friendly_errors
 def discard(agent_file: AgentArg, rule_id: IdArg) -> None:
     """Move one rule (active, quarantined or a graduated copy) to the archive: never deleted."""
     from agentuse.core import discard as discarding
@@ -109,7 +134,6 @@ def discard(agent_file: AgentArg, rule_id: IdArg) -> None:
 
 
 @app.command("restore")
-@friendly_errors
 def restore(agent_file: AgentArg, rule_id: IdArg) -> None:
     """Put an archived rule back, re-vetted against the current instructions: active, or quarantined with the reason."""
     from agentuse.core.helper.factory import once
@@ -130,7 +154,6 @@ def _require_agent(agent_file: Path) -> None:
 
 
 @app.command("migrate")
-@friendly_errors
 def migrate(
     agent_file: Annotated[Path | None, typer.Argument(help="One agent file; or use --all.", show_default=False)] = None,
     all_: Annotated[bool, typer.Option("--all", help="Every .agentuse file under the project root.")] = False,

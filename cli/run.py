@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.common import say
 from agentuse.core.errors import AgentuseError
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine output: session i
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the output.")]
 
 
-@friendly_errors
 def run(
     agent_file: Annotated[Path, typer.Argument(help="The agent file (.agentuse).", show_default=False)],
     prompt: Annotated[str | None, typer.Argument(help="The task for this run.", show_default=False)] = None,

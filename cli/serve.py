@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.common import say
 from agentuse.core.errors import AgentuseError
 
 TOKEN_ENV = "AGENTUSE_SERVE_TOKEN"
@@ -59,7 +59,6 @@ def check_bind(host: str, *, allow_remote: bool, token: str | None) -> None:
             f"{len(token)}: unset it for a random one, or set a longer one")
 
 
-@friendly_errors
 def serve(
     host: Annotated[str, typer.Option("--host", help="Address to listen on (loopback unless --allow-remote).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = DEFAULT_PORT,

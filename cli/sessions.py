@@ -13,16 +13,16 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
+from agentuse.cli.common import say
+from agentuse.cli.lazy import MARKUP
 from agentuse.cli.run import JsonOpt, ModelOpt, QuietOpt, show_result
 
-app = typer.Typer(no_args_is_help=True, help="List, inspect and resume recorded runs.")
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=MARKUP, help="List, inspect and resume recorded runs.")
 
 IdArg = Annotated[str, typer.Argument(help="A session id, or a unique prefix of one.", show_default=False)]
 
 
 @app.command("list")
-@friendly_errors
 def list_sessions(
     agent_file: Annotated[
         Path | None, typer.Option("--agent", help="Only this agent's sessions.", show_default=False)
@@ -56,7 +56,6 @@ def list_sessions(
 
 
 @app.command("show")
-@friendly_errors
 def show(session_id: IdArg, as_json: JsonOpt = False) -> None:
     """One run: its events, tool calls with their errors, decisions and learning result."""
     from agentuse.runtime.approval import find_session
@@ -72,7 +71,6 @@ def show(session_id: IdArg, as_json: JsonOpt = False) -> None:
 
 
 @app.command("resume")
-@friendly_errors
 def resume(
     session_id: IdArg,
     approve: Annotated[bool, typer.Option("--approve", help="Approve the output; the run completes.")] = False,

@@ -13,17 +13,13 @@ from typing import Annotated
 
 import typer
 
-from agentuse.cli.common import friendly_errors, say
-from agentuse.cli.learnings import AgentArg, app
-from agentuse.core.errors import AgentuseError
-from agentuse.core.store_format import StoreFormatError
+from agentuse.cli.common import say
+from agentuse.cli.learnings import AgentArg
 
 PrefectOpt = Annotated[bool, typer.Option("--prefect", help="Run as a real Prefect flow run (a temporary server "
                                                           "when no PREFECT_API_URL is configured).")]
 
 
-@app.command("tidy")
-@friendly_errors
 def tidy(
     agent_file: AgentArg,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan and both diffs; write nothing.")] = False,
@@ -42,11 +38,9 @@ def tidy(
             shown.append(event)
             say(f"  {event.line}")
 
-    try:
-        result = run_tidy(agent_file, dry_run=dry_run, progress=progress, force_prefect=prefect,
-                          announce=once(lambda message: say(message, err=True)))
-    except StoreFormatError as broken:  # never overwritten; the user fixes it at file:line
-        raise AgentuseError(str(broken)) from None
+    # A broken store (StoreFormatError, file:line) is never overwritten: it is reported like any error.
+    result = run_tidy(agent_file, dry_run=dry_run, progress=progress, force_prefect=prefect,
+                      announce=once(lambda message: say(message, err=True)))
     if as_json:
         say(json.dumps({"summary": None if result.nothing else result.summary,
                         **result.model_dump(mode="json")}, indent=2, ensure_ascii=False))  # printable() keeps it JSON
@@ -57,8 +51,6 @@ def tidy(
         say(line)
 
 
-@app.command("undo")
-@friendly_errors
 def undo(agent_file: AgentArg) -> None:
     """Undo the last tidy-up (or capture pass that rewrote rules): files restored byte for byte from its
     snapshot, and its archive entries removed."""

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Callable
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.terminal_text import printable
-from agentuse.core.helper.protocol import HelperError
 
 if TYPE_CHECKING:
     from agentuse.core.capture_report import CaptureReport
@@ -87,7 +86,7 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
             run_capture(agent_file, result.session_file, announce=announce,  # the flow logs its lines
                         inline=unserved is not None)
             return
-    except (AgentuseError, HelperError, OSError, ValueError) as problem:  # reported, never fatal to the run
+    except (AgentuseError, OSError, ValueError) as problem:  # a model fault too: reported, never fatal to the run
         lines = [f"[Learning] Capture failed: {problem}"]
     _log_lines(Path(result.session_file), lines)
 
@@ -113,7 +112,7 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
                 run_remember(agent_path, remember, agent_arg=as_typed(agent_path), session=result.session_file,
                              label=result.session_id, comment=comment, reviewed_output=reviewed,
                              announce=announce)
-            except (AgentuseError, HelperError, OSError, ValueError) as problem:
+            except (AgentuseError, OSError, ValueError) as problem:
                 _log_lines(Path(result.session_file), [
                     f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
                     f'save it again with: agentuse learnings add {agent_path} "..."'])

@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.discovery import find_agent_files
 from agentuse.core.errors import AgentuseError
-from agentuse.core.helper.protocol import HelperError
 from agentuse.flows.log import logger
 from agentuse.flows.names import agent_name, artifact_key, root_run_name
 from agentuse.flows.runner import fan_out, orchestrated, pipeline
@@ -64,7 +63,7 @@ def tidy_agent(job: AgentJob, dry_run: bool = False) -> AgentOutcome:
     run = tidy_flow.prefect_flow() if orchestrated() else tidy_flow.body
     try:
         result = run(agent_path=job.agent_path, dry_run=dry_run)
-    except (AgentuseError, HelperError) as problem:  # file/store errors name the file; a model outage outlived retries
+    except AgentuseError as problem:  # file/store errors name the file; a HelperError: a model outage outlived retries
         logger().warning("%s: %s", job.name, problem)
         return AgentOutcome(name=job.name, agent_path=job.agent_path, status="failed", summary=str(problem))
     if result.nothing:

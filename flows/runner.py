@@ -57,14 +57,6 @@ def prefect_requested(force: bool = False) -> bool:
 
 
 RUN_TAGS = ("agentuse",)  # every flow run a surface starts; deployments tag theirs the same way
-PREFECT_CONSOLE_LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"  # Prefect's logging.yml override
-
-
-def quiet_prefect_console() -> None:
-    """For an interactive command: the terminal shows the project's own lines, while Prefect's INFO lines
-    still reach each run's log in the dashboard (the API handler); only its console handler is raised to
-    warnings. Set before Prefect configures logging, and only in the `agentuse` process itself."""
-    os.environ.setdefault(PREFECT_CONSOLE_LEVEL, "WARNING")
 
 # Where the built Prefect flows live as module attributes, named for their pipelines (`capture`, `tidy`,
 # `project_tidy`, ...): Prefect loads a deployment's flow from there by import.

@@ -115,6 +115,19 @@ def test_an_unknown_agent_is_a_404_page_not_a_path_outside_the_project(client):
         assert "no agent file" in page.text
 
 
+
+def test_a_model_fault_is_a_502_page_with_its_message(client, monkeypatch):
+    """HelperError is an AgentuseError: the page says what failed, as the CLI's one line does."""
+    from agentuse.core.helper.protocol import TransientHelperError
+    from agentuse.serve import agents
+
+    def outage(path):
+        raise TransientHelperError("anthropic:claude: overloaded after 3 attempts", operation="vet")
+
+    monkeypatch.setattr(agents, "describe", outage)
+    page = client.get(LEARNINGS)
+    assert page.status_code == 502 and "overloaded after 3 attempts" in page.text
+
 # ------------------------------------------------------------------------------------------------ add, discard
 
 

@@ -1,4 +1,5 @@
-"""Read-only commands start fast: they import neither prefect nor anthropic (DESIGN: One composition)."""
+"""Read-only commands start fast: they import neither prefect nor anthropic (DESIGN: One composition), and
+each command imports only its own module (cli/app.py names them; issue 14 item 6)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,7 @@ HEAVY = ("prefect", "anthropic", "httpx", "httpx2")
 PROBE = """
 import atexit, json, sys
 def report():
-    roots = sorted({m.split('.')[0] for m in sys.modules})
-    sys.stderr.write('MODULES ' + json.dumps(roots) + '\\n')
+    sys.stderr.write('MODULES ' + json.dumps(sorted(sys.modules)) + '\\n')
 atexit.register(report)
 from agentuse.cli.app import main
 sys.argv = ['agentuse', *sys.argv[1:]]
@@ -39,9 +39,54 @@ def test_read_only_commands_import_no_heavy_modules(args, tmp_path):
     result = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
                             env=os.environ.copy(), timeout=120)
     assert result.returncode == 0, result.stderr
-    line = next(line for line in result.stderr.splitlines() if line.startswith("MODULES "))
-    roots = set(json.loads(line.removeprefix("MODULES ")))
+    roots = {name.split(".")[0] for name in _imported(result.stderr)}
     assert not roots & set(HEAVY), sorted(roots & set(HEAVY))
+
+
+def _imported(stderr: str) -> set[str]:
+    line = next(line for line in stderr.splitlines() if line.startswith("MODULES "))
+    return set(json.loads(line.removeprefix("MODULES ")))
+
+
+def _probe(argv: list[str], cwd: Path) -> set[str]:
+    result = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
+                            env=os.environ.copy(), cwd=cwd, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return {name for name in _imported(result.stderr) if name.startswith("agentuse.")}
+
+
+# What the entry point itself needs: the registry, the error handler and the escaping of its message.
+ENTRY = {"agentuse.cli", "agentuse.cli.app", "agentuse.cli.lazy", "agentuse.core", "agentuse.core.errors",
+         "agentuse.core.terminal_text"}
+COMMAND_MODULES = {"agentuse.cli.learnings", "agentuse.cli.capture", "agentuse.cli.tidy", "agentuse.cli.doctor",
+                   "agentuse.cli.run", "agentuse.cli.sessions", "agentuse.cli.serve", "agentuse.cli.deploy",
+                   "agentuse.cli.demo"}
+
+
+def test_version_imports_nothing_but_the_entry_point(tmp_path):
+    assert _probe(["--version"], tmp_path) == ENTRY
+
+
+def test_help_imports_the_command_modules_and_no_domain_module(tmp_path):
+    """The page lists every command's help, so their modules load; none of them imports a model at import."""
+    imported = _probe(["--help"], tmp_path)
+    assert imported - ENTRY - COMMAND_MODULES <= {"agentuse.cli.common"}, sorted(imported - ENTRY - COMMAND_MODULES)
+
+
+@pytest.mark.parametrize(
+    "args, own",
+    [(["learnings", "{agent}", "--path"], {"agentuse.cli.learnings"}),
+     (["learnings", "{agent}", "--json"], {"agentuse.cli.learnings"}),
+     (["doctor", "{agent}"], {"agentuse.cli.doctor"})],
+    ids=["path", "json", "doctor"],
+)
+def test_a_command_imports_its_own_module_and_no_pipeline(args, own, tmp_path):
+    agent = tmp_path / "blog-writer.agentuse"
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    imported = _probe([a.format(agent=agent) for a in args], tmp_path)
+    assert imported & COMMAND_MODULES == own
+    layers = {name.split(".")[1] for name in imported}
+    assert layers <= {"cli", "core"}, sorted(layers)  # no flows, tasks or runtime
 
 
 @pytest.mark.parametrize(
@@ -67,6 +112,5 @@ def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path)
     result = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env,
                             cwd=tmp_path, timeout=120)
     assert result.returncode == 0, (result.stdout, result.stderr)
-    line = next(line for line in result.stderr.splitlines() if line.startswith("MODULES "))
-    roots = set(json.loads(line.removeprefix("MODULES ")))
+    roots = {name.split(".")[0] for name in _imported(result.stderr)}
     assert not roots & set(HEAVY), (sorted(roots & set(HEAVY)), result.stdout, result.stderr)

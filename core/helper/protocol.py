@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
 from agentuse.core.learning import Category, Learning, Verdict
 from agentuse.core.redact import Redacted
 
@@ -214,27 +215,6 @@ class Usage(BaseModel):
             self.calls += 1
             self.input_tokens += input_tokens
             self.output_tokens += output_tokens
-
-
-class HelperError(Exception):
-    """A helper call failed. `transient` faults (overloaded, rate limit, timeout, connection) may be
-    retried; permanent ones (bad request, auth, an answer that does not validate) may not."""
-
-    transient = False
-
-    def __init__(self, message: str, *, operation: str = "", status: int | None = None, reason: str = "failed"):
-        super().__init__(message)
-        self.operation = operation
-        self.status = status
-        self.reason = reason  # a few words for the retry line: "overloaded", "timed out", "unreachable"
-
-
-class TransientHelperError(HelperError):
-    transient = True
-
-
-class PermanentHelperError(HelperError):
-    transient = False
 
 
 class InvalidAnswerError(PermanentHelperError):
