@@ -8,6 +8,8 @@ all go through.
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from agentuse.cli.lazy import MARKUP, LazyGroup
@@ -61,8 +63,12 @@ def _root(
     """agentuse: agents that learn from review — vetted, capped, provenance-stamped rules."""
 
 
-def main() -> None:
-    from agentuse.flows.console import quiet_prefect_console
+# The terminal shows the project's own lines, while Prefect's INFO lines still reach each run's log in the
+# dashboard (the API handler): only its console handler is raised to warnings. Set in the `agentuse`
+# process itself before Prefect configures logging (not in tests, nor in a served deployment's process).
+PREFECT_CONSOLE_LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 
-    quiet_prefect_console()
+
+def main() -> None:
+    os.environ.setdefault(PREFECT_CONSOLE_LEVEL, "WARNING")
     app()

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from agentuse.core.helper.protocol import Draft, VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
 from agentuse.core.learning import VET_OFFLINE, Channel, Learning, Source, State, Verdict
 from agentuse.core.redact import redact_text
+from agentuse.core.terminal_text import display_path
 from agentuse.core.trace import ToolTrace, clip
 
 EVIDENCE_CHARS = 160
@@ -82,7 +83,7 @@ def rules_in_force(learnings: list[Learning], current_ih: str | None) -> list[Le
     """Active rules that are not stale: what a candidate may duplicate or contradict. Stale ones are not
     in force until re-vetted; graduated ones are in the contract's learned block already."""
     return [r for r in learnings
-            if r.state is State.active and not (current_ih and r.ih and r.ih != current_ih)]
+            if r.state is State.active and not r.stale_against(current_ih)]
 
 
 def vet_request(candidates: list[Candidate], *, contract: str, rules: list[Learning], trace: str) -> VetRequest | None:
@@ -205,13 +206,6 @@ def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, 
 
 # ---------------------------------------------------------------- the report line
 
-
-def display_path(path: Path, home: Path | None = None) -> str:
-    home = home or Path.home()
-    try:
-        return "~/" + path.relative_to(home).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def report_line(extracted: int, quarantined: int, path: Path) -> str:

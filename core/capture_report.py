@@ -17,7 +17,8 @@ from agentuse.core.cap import Placement, WriteReport
 from agentuse.core.capture import Disposition, Judged, report_line
 from agentuse.core import revet as revet_kinds
 from agentuse.core.learning import Learning
-from agentuse.core.tidy_state import Change, Failure
+from agentuse.core.failure import Failure
+from agentuse.core.tidy_state import Change
 
 
 class RevetCounts(BaseModel):

@@ -82,6 +82,5 @@ def contract_text(agent: AgentFile) -> str:
 
 
 def is_stale(learning: Learning, current_ih: str) -> bool:
-    """Vetted against instructions that no longer exist. A rule with no hash predates stamping and is not
-    stale: it stays injectable until the next capture or tidy backfills it."""
-    return bool(learning.ih) and learning.ih != current_ih
+    """Vetted against instructions that no longer exist (`Learning.stale_against`, the one definition)."""
+    return learning.stale_against(current_ih)

@@ -125,7 +125,3 @@ def _relative(path: Path, root: Path) -> str:
         return str(path)
 
 
-def display_path(path: str | Path) -> str:
-    """Paths under the home directory print with `~`, as the spec's examples do."""
-    text, home = str(path), str(Path.home())
-    return "~" + text[len(home):] if text == home or text.startswith(home + "/") else text

@@ -69,6 +69,15 @@ def read_regular(path: Path, what: str) -> bytes:
         raise FileAccessError(_read_message(path, what, problem), cause=problem) from None
 
 
+def read_optional(path: Path, what: str) -> bytes | None:
+    """`read_regular`, with a missing file read as None: the one reader of a file that may not exist yet
+    (a store before its first rule, an archive before its first retirement, a snapshot's optional part)."""
+    try:
+        return read_regular(path, what)
+    except FileNotFoundError:
+        return None
+
+
 def _read_message(path: Path, what: str, problem: OSError) -> str:
     if isinstance(problem, PermissionError):
         return f"{path}: could not read the {what}: permission denied; make it (and its folders) readable by you"

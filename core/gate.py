@@ -32,7 +32,8 @@ from agentuse.core.helper.protocol import (
     VetRequest,
 )
 from agentuse.core.learning import RULE_CHAR_LIMIT, Verdict
-from agentuse.core.tidy_state import Failure
+from agentuse.core.capture import first_verdicts
+from agentuse.core.failure import Failure
 from agentuse.core.trace import clip
 
 
@@ -119,12 +120,9 @@ def vetted(proposals: list[Proposal], vet: VetAnswer | Failure | None) -> list[b
 def decide(proposals: list[Proposal], vet: VetAnswer | Failure | None,
            audits: list[AuditAnswer | Failure | None]) -> list[Decision]:
     """Each proposal's outcome. Unknown ids in an answer are ignored and the first verdict per id wins."""
-    verdicts: dict[str, Verdict] = {}
-    details: dict[str, str] = {}
-    if isinstance(vet, VetAnswer):
-        for v in vet.verdicts:
-            if v.id not in verdicts:
-                verdicts[v.id], details[v.id] = v.verdict, v.detail
+    chosen = first_verdicts(vet, {p.key for p in proposals}) if isinstance(vet, VetAnswer) else {}
+    verdicts = {key: v.verdict for key, v in chosen.items()}
+    details = {key: v.detail for key, v in chosen.items()}
     return [_decide(p, vet, verdicts, details, a) for p, a in zip(proposals, audits, strict=True)]
 
 

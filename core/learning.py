@@ -147,6 +147,12 @@ class Learning(BaseModel):
         self.__dict__["title"], self.__dict__["body"] = title_said_once(self.title, self.body)
         return self
 
+    def stale_against(self, current_ih: str | None) -> bool:
+        """Vetted against instructions that no longer exist (the one definition of stale). A rule with no
+        hash predates stamping and is not stale: it stays injectable until a capture or tidy backfills it;
+        with no current hash to compare, nothing is."""
+        return bool(current_ih and self.ih and self.ih != current_ih)
+
     @property
     def is_human(self) -> bool:
         return self.src in HUMAN_SOURCES

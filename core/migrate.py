@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from agentuse.core import store
-from agentuse.core.describe import display_path
+from agentuse.core.terminal_text import display_path
 from agentuse.core.discovery import walk
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import read_regular

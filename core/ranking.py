@@ -76,7 +76,7 @@ def select(learnings: list[Learning], *, cap: int, current_ih: str | None, apply
         elif rule.state is State.graduated:
             selection.graduated.append(rule)
         elif rule.state is State.active:
-            if current_ih is not None and rule.ih is not None and rule.ih != current_ih:
+            if rule.stale_against(current_ih):
                 selection.stale.append(rule)
             else:
                 fresh.append(rule)

@@ -19,7 +19,7 @@ from agentuse.core.discard import find
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import VetAnswer, VetRequest, ref
 from agentuse.core.learning import VET_OFFLINE, Channel, Learning, State, Verdict
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 
 
 class Restored(BaseModel):

@@ -22,7 +22,8 @@ import re
 from agentuse.core.capture import quarantine_reason
 from agentuse.core.helper.protocol import VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
 from agentuse.core.learning import Channel, Learning, State, Verdict
-from agentuse.core.tidy_state import Failure, TidyState
+from agentuse.core.failure import Failure
+from agentuse.core.tidy_state import TidyState
 
 BATCH = 15  # the same small-group size as stage 1, so a big upgrade backfill fans out in parallel
 # The wording core/capture.py `quarantine_reason` gives a collision with a rule rather than the contract.

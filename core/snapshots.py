@@ -39,7 +39,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import check_regular
+from agentuse.core.file_access import check_regular, read_optional
 from agentuse.core.learned_block import BlockRule, read_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, render
@@ -106,10 +106,7 @@ def _marker(folder: Path) -> Path:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    return read_optional(path, "file")
 
 
 class ArchiveAppend(BaseModel):

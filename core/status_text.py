@@ -3,7 +3,8 @@ Wording follows the spec's examples."""
 
 from __future__ import annotations
 
-from agentuse.core.describe import EntryView, Report, display_path
+from agentuse.core.describe import EntryView, Report
+from agentuse.core.terminal_text import display_path
 from agentuse.core.learning import VET_OFFLINE
 
 GROUP_TITLES = {

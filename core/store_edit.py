@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import read_regular
+from agentuse.core.file_access import read_optional, read_regular
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 
@@ -38,10 +38,7 @@ class Outcome(BaseModel):
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return read_regular(path, "learnings file")
-    except FileNotFoundError:
-        return None
+    return read_optional(path, "learnings file")
 
 
 def begin(location: store.AgentLocation) -> tuple[Path, bytes]:

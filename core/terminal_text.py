@@ -7,6 +7,8 @@ are printed as lines) and shows every other C0 and C1 control character as a vis
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import re
 
 _CONTROL = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -24,3 +26,9 @@ def _show(match: re.Match) -> str:
 
 def printable(text: str) -> str:
     return _CONTROL.sub(_show, text)
+
+
+def display_path(path: str | Path) -> str:
+    """Paths under the home directory print with `~`, as the spec's examples do."""
+    text, home = str(path), str(Path.home())
+    return "~" + text[len(home):] if text == home or text.startswith(home + "/") else text

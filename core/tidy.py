@@ -28,7 +28,8 @@ from agentuse.core.helper.protocol import (
 )
 from agentuse.core.learning import RULE_CHAR_LIMIT, TIDY_MAX_PASSES, Channel, Learning, State
 from agentuse.core.ranking import rank, within_grace
-from agentuse.core.tidy_state import Change, Failure, TidyState, merged_record
+from agentuse.core.failure import Failure
+from agentuse.core.tidy_state import Change, TidyState, merged_record
 
 COMPRESS_WORDS = 200  # a rule this long cannot be held beside its peers (upstream's threshold)
 # Term overlap (the offline evaluator's synonym-aware Dice) at which two rules may say the same thing:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from agentuse.core.file_access import read_optional
 from agentuse.core import snapshots, store, store_merge
 from agentuse.core.agent_file import AgentFile, load_agent
 from agentuse.core.contract import agent_hash
@@ -48,10 +49,7 @@ class Prepared(BaseModel):
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    return read_optional(path, "file")
 
 
 def prepare(agent_path: Path) -> Prepared:

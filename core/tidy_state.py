@@ -22,13 +22,6 @@ ChangeKind = Literal["merged", "rewritten", "compressed", "retired", "quarantine
                      "restored", "released", "requarantined"]
 
 
-class Failure(BaseModel):
-    """A helper call that failed for good (retries spent or an answer that never validated)."""
-
-    operation: str
-    message: str
-
-
 class Change(BaseModel):
     kind: ChangeKind
     pass_no: int = 0  # 0: outside the passes (re-vet before the first, graduation after each)
@@ -108,7 +101,7 @@ class TidyState(BaseModel):
         return [r for r in self.learnings if r.state is State.active]
 
     def is_stale(self, rule: Learning) -> bool:
-        return bool(self.current_ih and rule.ih and rule.ih != self.current_ih)
+        return rule.stale_against(self.current_ih)
 
     def has(self, rule_id: str) -> bool:
         return any(r.id == rule_id for r in self.learnings)

@@ -26,7 +26,7 @@ from agentuse.core.capture_report import CaptureReport, RevetSummary, build
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer, RuleRef, ref
 from agentuse.core.learning import Channel, State
 from agentuse.core.screen import screen
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.flows.artifacts import capture_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.names import capture_run_name

@@ -30,7 +30,7 @@ from agentuse.core.helper.protocol import (
     ref,
 )
 from agentuse.core.screen import screen
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.flows.artifacts import remember_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.runner import call, pipeline, run

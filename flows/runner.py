@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.tasks import helpers
 from agentuse.tasks.retry import retry_inline
 from agentuse.tasks.step import Step

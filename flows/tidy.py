@@ -24,7 +24,8 @@ from agentuse.core.learning import TIDY_MAX_PASSES
 from agentuse.core.overcap import explain
 from agentuse.core.ranking import graduation_eligible
 from agentuse.core.tidy_report import PassInfo, Progress, TidyResult
-from agentuse.core.tidy_state import Failure, TidyState
+from agentuse.core.failure import Failure
+from agentuse.core.tidy_state import TidyState
 from agentuse.flows.artifacts import tidy_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.names import tidy_run_name

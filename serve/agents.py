@@ -10,7 +10,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentuse.core.agent_file import read_block
-from agentuse.core.describe import EntryView, Report, describe, display_path
+from agentuse.core.describe import EntryView, Report, describe
+from agentuse.core.terminal_text import display_path
 from agentuse.core.status_text import GROUP_TITLES, meta_line, outside_cap_lines, stranded_lines
 from agentuse.serve import actions
 from agentuse.serve.project import last_tidy

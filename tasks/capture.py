@@ -32,7 +32,7 @@ from agentuse.core.helper.protocol import (
 )
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, DEFAULT_MAX, Channel, Learning
 from agentuse.core.store_format import new_id
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.core.trace import ToolTrace, clip
 from agentuse.tasks import helpers
 from agentuse.tasks.retry import ask

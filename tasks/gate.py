@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from agentuse.core import gate
 from agentuse.core.helper.protocol import AuditAnswer, Helper, VetAnswer, VetRequest
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.tasks.retry import ask
 from agentuse.tasks.step import step
 

@@ -18,7 +18,7 @@ from agentuse.core.learned_block import BlockRule, read_block
 from agentuse.core.learning import DEFAULT_MAX, Learning
 from agentuse.core.ranking import select
 from agentuse.core.store_format import new_id
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.tasks.retry import ask
 from agentuse.tasks.step import step
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from agentuse.core.helper import deadline
 from agentuse.core.helper.protocol import HelperError, PermanentHelperError
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 
 A = TypeVar("A")
 

@@ -26,7 +26,7 @@ from agentuse.core.helper.protocol import (
 )
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.tidy import Group, Job
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.tasks.retry import ask
 from agentuse.tasks.step import step
 

@@ -13,7 +13,7 @@ import pytest
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import PermanentHelperError, TransientHelperError
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.flows.runner import call, fan_out
 from agentuse.tasks.retry import is_transient
 from agentuse.tasks.step import Policy, Step

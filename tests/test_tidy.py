@@ -8,7 +8,7 @@ from agentuse.core import gate, tidy
 from agentuse.core.grouping import make_groups
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Learning, Source, State
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 
 TODAY = date(2026, 11, 30)
 IH = "aaaaaaaaaaaa"

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from agentuse.cli.app import app
 from agentuse.core import snapshots, store
-from agentuse.core.describe import display_path
+from agentuse.core.terminal_text import display_path
 from agentuse.core.learning import Learning, Source
 from agentuse.core.store_format import StoreDoc
 

@@ -16,7 +16,7 @@ from agentuse.core.helper import protocol as p
 from agentuse.core.helper.factory import override_helper
 from agentuse.core.helper.offline import OfflineHelper
 from agentuse.core.learning import Channel, Source, State
-from agentuse.core.tidy_state import Failure
+from agentuse.core.failure import Failure
 from agentuse.flows.capture import run_capture
 
 IH, OLD = "aaaaaaaaaaaa", "0ldc0ntract0"
