@@ -11,14 +11,13 @@ from functools import cache
 from importlib import resources
 
 from agentuse.core.helper import protocol as p
+from agentuse.core.helper.operations import OPERATIONS as _TABLE
 
 # Generous: a trace is evidence, and the end of a run (where the outcome is) matters as much as the start.
 MAX_TRACE_CHARS = 120_000
 _TRACE_HEAD_SHARE = 1 / 3
 
-OPERATIONS = (
-    "extract", "vet", "ground", "reconcile", "plan_groups", "rewrite_group", "audit", "rewrite_block",
-)
+OPERATIONS = tuple(_TABLE)  # the operation names, in the table's order
 
 
 @cache
