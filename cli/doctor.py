@@ -10,8 +10,6 @@ import typer
 
 from agentuse.cli.common import friendly_errors, say
 
-_KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
-
 
 @friendly_errors
 def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.agentuse).", show_default=False)]) -> None:
@@ -37,15 +35,41 @@ def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.age
         helper = agent.helper_model
         if helper and helper != agent.model:
             say(f"  helper model: {helper}{_key_note(helper)}")
+        say(f"  judge: {_judge(helper)}")
     for notice in report.notices:
         say(f"  notice: {notice}")
     for line in render_doctor_learning(report, str(agent_file)):
         say(f"  {line}")
 
 
+def _judge(helper: str | None) -> str:
+    """Which judge vets and tidies: the helper model, or the offline evaluator and why."""
+    from agentuse.core.helper.factory import OFFLINE, offline_reason
+    from agentuse.core.models import ModelRef
+
+    reason = offline_reason(helper, os.environ)
+    if reason is not None:
+        return f"the embedded offline evaluator ({reason})"
+    if ModelRef.parse(helper or "").provider == OFFLINE:
+        return "the embedded offline evaluator (chosen: offline:)"
+    return f"the model {helper}"
+
+
 def _key_note(model: str | None) -> str:
-    if not model or ":" not in model:
+    """What the environment lacks for `model` (its key variable, or an endpoint for an unknown provider)."""
+    from agentuse.core.models import ModelRef, ModelRefError, missing_key, provider_spec, unknown_provider
+
+    try:
+        ref = ModelRef.parse(model or "")
+    except ModelRefError:
         return ""
+    spec = provider_spec(ref.provider, os.environ)
+    if spec is None:
+        return f" ({unknown_provider(ref.provider)})"
+    variable = missing_key(ref, spec, os.environ)
+    if variable:
+        return f" ({variable} is not set: runs need it; helper calls fall back to the embedded offline evaluator)"
+    return ""
     provider = model.split(":", 1)[0]
     variable = _KEY_VARIABLES.get(provider)
     if variable and not os.environ.get(variable):
