@@ -20,7 +20,7 @@ def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.age
     agent, _, report = describe(agent_file)
     say(f"agent: {report.agent}")
     say(f"  agent file: ok ({agent.path})")
-    say(f"  model: {agent.model or 'not set'}{_key_note(agent.model)}")
+    say(f"  model: {agent.model or 'not set'}{_key_note(agent.model, judges=agent.helper_model == agent.model)}")
     if agent.learning is None:
         say("  learning: not configured (checked Learn notes are still stored; they apply once learning.apply is on)")
     else:
@@ -55,7 +55,7 @@ def _judge(helper: str | None) -> str:
     return f"the model {helper}"
 
 
-def _key_note(model: str | None) -> str:
+def _key_note(model: str | None, *, judges: bool = True) -> str:
     """What the environment lacks for `model` (its key variable, or an endpoint for an unknown provider)."""
     from agentuse.core.models import ModelRef, ModelRefError, missing_key, provider_spec, unknown_provider
 
@@ -68,7 +68,8 @@ def _key_note(model: str | None) -> str:
         return f" ({unknown_provider(ref.provider)})"
     variable = missing_key(ref, spec, os.environ)
     if variable:
-        return f" ({variable} is not set: runs need it; helper calls fall back to the embedded offline evaluator)"
+        fallback = "; helper calls fall back to the embedded offline evaluator" if judges else ""
+        return f" ({variable} is not set: runs need it{fallback})"
     return ""
     provider = model.split(":", 1)[0]
     variable = _KEY_VARIABLES.get(provider)

@@ -26,7 +26,12 @@ def _isolated_state(tmp_path_factory, monkeypatch):
     data = tmp_path_factory.mktemp("agentuse-data")
     monkeypatch.setenv("AGENTUSE_DATA_DIR", str(data))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    from agentuse.core.models import PROVIDERS
+
+    for spec in PROVIDERS.values():  # every provider's key and endpoint: a real one must never be reached
+        for variable in (spec.key_variable, spec.base_url_variable):
+            if variable:
+                monkeypatch.delenv(variable, raising=False)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect-home")))
     yield data
