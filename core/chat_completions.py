@@ -1,8 +1,8 @@
 """`POST {base_url}/chat/completions` for every OpenAI-compatible provider (OpenAI, OpenRouter, Ollama,
 LM Studio, vLLM, llama.cpp, any `<NAME>_BASE_URL`), shared by agent runs and helper calls.
 
-Plain httpx (already a dependency, ~0.1 s to import) rather than the openai SDK (not installed, ~1 s to
-import) or pydantic-ai (a model layer of its own, ~2 s with its provider SDKs, and a second retry and
+Plain httpx (a declared dependency, prefect has it anyway; ~0.1 s to import) rather than the openai SDK (not a dependency) or
+pydantic-ai (a model layer of its own, ~2.3 s to import with its provider models, and a second retry and
 validation policy beside the one tasks/retry.py and the pydantic answer models already apply): the wire
 format is one JSON request and one JSON reply, and owning it keeps transient-vs-permanent, retry-after and
 the wall-clock deadline exactly the same as on the Anthropic path.

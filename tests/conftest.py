@@ -43,20 +43,26 @@ def data_dir(_isolated_state) -> Path:
 
 
 @pytest.fixture
-def cli(fake_anthropic, monkeypatch):
-    """`cli("run", agent, ...)`: the agentuse command in-process, its models pointed at the fake Messages
-    API; asserts the exit code (0 unless `code=` says otherwise) and returns the result."""
+def invoke():
+    """`invoke("run", agent, ...)`: the agentuse command in-process; asserts the exit code (0 unless `code=`
+    says otherwise) and returns the result."""
     from typer.testing import CliRunner
 
     from agentuse.cli.app import app
 
-    for key, value in fake_anthropic.env().items():
-        monkeypatch.setenv(key, value)
     runner = CliRunner()
 
-    def invoke(*args, code: int = 0):
+    def run(*args, code: int = 0):
         result = runner.invoke(app, [str(a) for a in args])
         assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
         return result
 
+    return run
+
+
+@pytest.fixture
+def cli(invoke, fake_anthropic, monkeypatch):
+    """`invoke`, with the models pointed at the fake Messages API."""
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
     return invoke

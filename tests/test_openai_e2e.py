@@ -8,9 +8,6 @@ import re
 
 import pytest
 from fakes import json_answer, text, tool_use
-from typer.testing import CliRunner
-
-from agentuse.cli.app import app
 from agentuse.core import store
 from agentuse.core.learning import State
 
@@ -53,18 +50,6 @@ def learning_model(req):
     else:  # rewrite_block
         answer = {"rules": [], "dropped": []}
     return tool_use(name, answer) if req.forced_tool else json_answer(answer)
-
-
-@pytest.fixture
-def invoke():
-    runner = CliRunner()
-
-    def run(*args, code: int = 0):
-        result = runner.invoke(app, [str(a) for a in args])
-        assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-        return result
-
-    return run
 
 
 def agent_file(tmp_path, model: str, helper: str = "") -> "Path":  # noqa: F821
