@@ -62,7 +62,7 @@ class ChatClient:
             raise ChatError(f"could not reach {self.url}: {problem}") from None
         if r.status_code != 200:
             raise ChatError(f"the API answered {r.status_code}: {_message(raw)}", status=r.status_code,
-                            retry_after=_retry_after(r.headers))
+                            retry_after=retry_after_seconds(r.headers))
         try:
             reply = json.loads(raw)
         except ValueError:
@@ -87,7 +87,7 @@ def _message(raw: bytes) -> str:
     return str(detail)[:200]
 
 
-def _retry_after(headers: Any) -> float | None:
+def retry_after_seconds(headers: Any) -> float | None:
     """Seconds the server asked us to wait (`retry-after-ms`, or `retry-after` in seconds), if any."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         try:

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentuse.core.chat_completions import retry_after_seconds
 from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.operations import OPERATIONS, Operation, OperationsMixin, validate
@@ -136,7 +137,9 @@ class AnthropicHelper(OperationsMixin):
             text = f"{operation}: the model API answered {status}: {message}"
             if status in _TRANSIENT_STATUSES or status >= 500:
                 reason = _TRANSIENT_REASONS.get(status, f"failed ({status})")
-                return p.TransientHelperError(text, operation=operation, status=status, reason=reason)
+                headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+                return p.TransientHelperError(text, operation=operation, status=status, reason=reason,
+                                              retry_after=retry_after_seconds(headers))
             if status in (401, 403):
                 text += " (check ANTHROPIC_API_KEY)"
             return p.PermanentHelperError(text, operation=operation, status=status)
