@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agentuse.cli import demo, deploy, doctor, learnings, run, serve, sessions
+from agentuse.cli import demo, deploy, doctor, learnings, provider, run, serve, sessions
 from agentuse.cli import capture  # noqa: F401  (registers `learnings capture` and `learnings add`)
 from agentuse.cli import tidy  # noqa: F401  (registers `learnings tidy` and `learnings undo`)
 
@@ -38,6 +38,7 @@ app.command("run")(run.run)
 app.add_typer(sessions.app, name="sessions")
 app.command("serve")(serve.serve)
 app.add_typer(deploy.app, name="deploy")
+app.add_typer(provider.app, name="provider")
 app.command("demo")(demo.demo)
 
 

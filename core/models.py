@@ -11,7 +11,8 @@ endpoints the colon belongs to the model name: `ollama:qwen3.5:0.8b` is the mode
 OpenRouter's own variant tags (`:free`, `:nitro`, ...) are model names too, never key suffixes.
 
 A provider not in the table is a custom OpenAI-compatible endpoint when `<NAME>_BASE_URL` is set
-(uppercased, `-` and `.` as `_`); its key, if it needs one, is `<NAME>_API_KEY`.
+(uppercased, `-` and `.` as `_`); its key, if it needs one, is `<NAME>_API_KEY`. One registered with
+`agentuse provider add NAME --url URL [--key-env VAR]` needs no variable (core/provider_config.py).
 """
 
 from __future__ import annotations
@@ -118,21 +119,31 @@ def _env_name(provider: str) -> str:
 
 
 def provider_spec(provider: str, env: Mapping[str, str]) -> ProviderSpec | None:
-    """The table's entry, a custom OpenAI-compatible endpoint named by `<NAME>_BASE_URL`, or None."""
+    """The table's entry; else a custom OpenAI-compatible endpoint named by `<NAME>_BASE_URL` or registered
+    with `agentuse provider add` (core/provider_config.py; the variable wins); else None."""
     spec = PROVIDERS.get(provider)
     if spec is not None:
         return spec
     name = _env_name(provider)
+    custom = ProviderSpec(name=provider, family=Family.openai_chat, key_variable=f"{name}_API_KEY",
+                          key_required=False, base_url_variable=f"{name}_BASE_URL")
     if (env.get(f"{name}_BASE_URL") or "").strip():
-        return ProviderSpec(name=provider, family=Family.openai_chat, key_variable=f"{name}_API_KEY",
-                            key_required=False, base_url_variable=f"{name}_BASE_URL")
-    return None
+        return custom
+    from agentuse.core import provider_config  # a file read: only for a provider the table does not know
+
+    entry = provider_config.find(provider)
+    if entry is None:
+        return None
+    update = {"default_url": entry.url}
+    if entry.key_env:  # registered as needing a key: a missing one is named like any other
+        update |= {"key_variable": entry.key_env, "key_required": True}
+    return custom.model_copy(update=update)
 
 
 def unknown_provider(provider: str) -> str:
     known = ", ".join(n for n in PROVIDERS if n not in ("offline",))
     return (f'the "{provider}" provider is not one agentuse knows ({known}); for an OpenAI-compatible '
-            f"endpoint set {_env_name(provider)}_BASE_URL")
+            f"endpoint set {_env_name(provider)}_BASE_URL or run agentuse provider add {provider} --url URL")
 
 
 class Endpoint(BaseModel):

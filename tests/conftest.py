@@ -25,6 +25,7 @@ def _isolated_state(tmp_path_factory, monkeypatch):
     # Tests must never touch ~/.local/share/agentuse or ~/.prefect, nor reach a real model.
     data = tmp_path_factory.mktemp("agentuse-data")
     monkeypatch.setenv("AGENTUSE_DATA_DIR", str(data))
+    monkeypatch.setenv("AGENTUSE_CONFIG_DIR", str(tmp_path_factory.mktemp("agentuse-config")))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     from agentuse.core.models import PROVIDERS
 
