@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
 from pydantic import ValidationError
 
+from agentuse.core.chat_completions import ChatClient, ChatError, usage
 from agentuse.core.errors import AgentuseError
 from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key
 from agentuse.runtime.events import ModelReplyEvent
@@ -118,8 +120,6 @@ class OpenAIChatProvider:
     faults (the loop has no retry policy of its own), honouring the server's retry-after."""
 
     def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = 600.0) -> None:
-        from agentuse.core.chat_completions import ChatClient
-
         self.model = f"{where.spec.name}:{where.ref.model}"
         self.name, self.spec, self.max_retries = where.ref.model, where.spec, max_retries
         self.key_variable = where.ref.key_variable(where.spec)
@@ -134,10 +134,6 @@ class OpenAIChatProvider:
         return self._reply(reply)
 
     def _send(self, body: dict) -> dict:
-        import time
-
-        from agentuse.core.chat_completions import ChatError
-
         for attempt in range(self.max_retries + 1):
             try:
                 return self._client.create(body)
@@ -150,8 +146,6 @@ class OpenAIChatProvider:
         raise AssertionError("unreachable")
 
     def _reply(self, reply: dict) -> ModelReply:
-        from agentuse.core.chat_completions import usage
-
         choice = reply["choices"][0] or {}
         message = choice.get("message") or {}
         blocks: list = []

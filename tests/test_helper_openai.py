@@ -59,6 +59,9 @@ def test_every_operation_by_json_schema_on_a_local_model(fake_openai, operation)
     assert body["response_format"] == {"type": "json_schema", "json_schema": {
         "name": op.tool_name, "schema": op.answer.model_json_schema()}}
     assert "tools" not in body and "tool_choice" not in body
+    system = body["messages"][0]["content"]
+    assert system == prompt(operation, json_answer=True) and "calling the tool" not in system
+    assert "Answer with one JSON object matching the response schema, once" in system
     assert "authorization" not in req.headers  # a local server needs no key
 
 

@@ -48,7 +48,7 @@ class OpenAICompatHelper(OperationsMixin):
         schema = op.answer.model_json_schema()
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": "system", "content": prompt(op.name)},
+            "messages": [{"role": "system", "content": prompt(op.name, json_answer=not self.spec.forced_tools)},
                          {"role": "user", "content": render(op.name, request)}],
             self.spec.max_tokens_field: op.max_tokens,
         }
