@@ -32,7 +32,6 @@ from tidy_scenario import Scenario, install  # noqa: E402
 
 from agentuse.core import store  # noqa: E402
 from agentuse.core.describe import estimate_tokens  # noqa: E402
-from agentuse.core.helper.anthropic import MAX_TOKENS  # noqa: E402,F401  (the same operations)
 from agentuse.core.helper.render import prompt, render  # noqa: E402
 
 try:

@@ -25,6 +25,7 @@ class _Root(LazyGroup):
         "sessions": "agentuse.cli.sessions:app",
         "serve": "agentuse.cli.serve:serve",
         "deploy": "agentuse.cli.deploy:app",
+        "provider": "agentuse.cli.provider:app",
         "demo": "agentuse.cli.demo:demo",
     }
 

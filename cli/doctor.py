@@ -10,8 +10,6 @@ import typer
 
 from agentuse.cli.common import say
 
-_KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
-
 
 def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.agentuse).", show_default=False)]) -> None:
     """Check an agent file and report its learning: applied, stale, quarantined, cost, where it lives."""
@@ -21,7 +19,7 @@ def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.age
     agent, _, report = describe(agent_file)
     say(f"agent: {report.agent}")
     say(f"  agent file: ok ({agent.path})")
-    say(f"  model: {agent.model or 'not set'}{_key_note(agent.model)}")
+    say(f"  model: {agent.model or 'not set'}{_key_note(agent.model, judges=agent.helper_model == agent.model)}")
     if agent.learning is None:
         say("  learning: not configured (checked Learn notes are still stored; they apply once learning.apply is on)")
     else:
@@ -36,15 +34,42 @@ def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.age
         helper = agent.helper_model
         if helper and helper != agent.model:
             say(f"  helper model: {helper}{_key_note(helper)}")
+        say(f"  judge: {_judge(helper)}")
     for notice in report.notices:
         say(f"  notice: {notice}")
     for line in render_doctor_learning(report, str(agent_file)):
         say(f"  {line}")
 
 
-def _key_note(model: str | None) -> str:
-    if not model or ":" not in model:
+def _judge(helper: str | None) -> str:
+    """Which judge vets and tidies: the helper model, or the offline evaluator and why."""
+    from agentuse.core.helper.factory import OFFLINE, offline_reason
+    from agentuse.core.models import ModelRef
+
+    reason = offline_reason(helper, os.environ)
+    if reason is not None:
+        return f"the embedded offline evaluator ({reason})"
+    if ModelRef.parse(helper or "").provider == OFFLINE:
+        return "the embedded offline evaluator (chosen: offline:)"
+    return f"the model {helper}"
+
+
+def _key_note(model: str | None, *, judges: bool = True) -> str:
+    """What the environment lacks for `model` (its key variable, or an endpoint for an unknown provider)."""
+    from agentuse.core.models import ModelRef, ModelRefError, missing_key, provider_spec, unknown_provider
+
+    try:
+        ref = ModelRef.parse(model or "")
+    except ModelRefError:
         return ""
+    spec = provider_spec(ref.provider, os.environ)
+    if spec is None:
+        return f" ({unknown_provider(ref.provider)})"
+    variable = missing_key(ref, spec, os.environ)
+    if variable:
+        fallback = "; helper calls fall back to the embedded offline evaluator" if judges else ""
+        return f" ({variable} is not set: runs need it{fallback})"
+    return ""
     provider = model.split(":", 1)[0]
     variable = _KEY_VARIABLES.get(provider)
     if variable and not os.environ.get(variable):

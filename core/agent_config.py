@@ -7,7 +7,6 @@ with sugar expanded and the capture agent's path resolved.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,9 +14,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 from pydantic import field_validator, model_validator
 
 from agentuse.core.learning import DEFAULT_MAX, MAX_RANGE
+from agentuse.core.models import ModelRef
 
 ADDONS = ("tool-errors",)
-_MODEL = re.compile(r"^[A-Za-z0-9_.-]+:\S+$")
 
 # Spec wording, verbatim (Configuration Options).
 CRITERIA_REMOVED = (
@@ -94,8 +93,9 @@ def _no_null(value: Any) -> Any:
 
 
 def check_model(value: str | None) -> str | None:
-    if value is not None and not _MODEL.match(value):
-        raise ValueError(f'must be "provider:model", e.g. anthropic:claude-sonnet-5 (got "{value}")')
+    """The syntax only: whether the provider is known depends on the environment (custom endpoints)."""
+    if value is not None:
+        ModelRef.parse(value)  # ModelRefError is a ValueError: pydantic reports it at the key
     return value
 
 

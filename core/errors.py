@@ -20,11 +20,13 @@ class HelperError(AgentuseError):
     transient = False
     http_status = 502  # the web UI: the model behind it failed, not the request
 
-    def __init__(self, message: str, *, operation: str = "", status: int | None = None, reason: str = "failed"):
+    def __init__(self, message: str, *, operation: str = "", status: int | None = None, reason: str = "failed",
+                 retry_after: float | None = None):
         super().__init__(message)
         self.operation = operation
         self.status = status
         self.reason = reason  # a few words for the retry line: "overloaded", "timed out", "unreachable"
+        self.retry_after = retry_after  # seconds the server asked for before another attempt (retry-after)
 
 
 class TransientHelperError(HelperError):

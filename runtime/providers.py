@@ -1,28 +1,34 @@
-"""Model providers behind one small protocol, chosen by the `provider:model` string.
+"""Model providers behind one small protocol, chosen by the `provider:model` string (core/models.py).
 
 - `anthropic:<model>`: the Messages API through the anthropic SDK (imported only when used, it costs
   ~1.3 s). ANTHROPIC_API_KEY is required; ANTHROPIC_BASE_URL is honoured (the tests' fake server).
+- `openai:`, `openrouter:`, `ollama:`, `lmstudio:` and any `<name>:` with `<NAME>_BASE_URL` set: the Chat
+  Completions API (core/chat_completions.py). The loop's Anthropic-shaped conversation is translated at
+  this edge: tools become functions, tool_use blocks `tool_calls`, tool_result blocks `role: tool`
+  messages; the reply comes back as the same blocks, so sessions, approval and replay are unchanged.
 - `replay:<session-file>`: plays back the model replies recorded in a session log, in order, so examples,
   the demo and tests run the real loop — tools included — with no key and no network.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
 from pydantic import ValidationError
 
+from agentuse.core.chat_completions import ChatClient, ChatError, usage
 from agentuse.core.errors import AgentuseError
+from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key
 from agentuse.runtime.events import ModelReplyEvent
-from agentuse.runtime.messages import ModelCall, ModelReply, Usage
+from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentuse.runtime.session import SessionError, read_events
 
-ANTHROPIC_KEY = "ANTHROPIC_API_KEY"
-ANTHROPIC_BASE_URL = "ANTHROPIC_BASE_URL"
-PROVIDERS = ("anthropic", "replay")
+RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.replay)
 
 
 class ModelError(AgentuseError):
@@ -109,14 +115,93 @@ def _api_message(problem: Exception) -> str:
     return str(problem)
 
 
-def split_model(model: str) -> tuple[str, str]:
-    provider, sep, name = model.partition(":")
-    if not sep or not name or provider not in PROVIDERS:
+class OpenAIChatProvider:
+    """One Chat Completions request per loop turn; retries are the client's job here only for transient
+    faults (the loop has no retry policy of its own), honouring the server's retry-after."""
+
+    def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = 600.0) -> None:
+        self.model = f"{where.spec.name}:{where.ref.model}"
+        self.name, self.spec, self.max_retries = where.ref.model, where.spec, max_retries
+        self.key_variable = where.ref.key_variable(where.spec)
+        self._client = ChatClient(where, timeout=timeout)
+
+    def complete(self, call: ModelCall) -> ModelReply:
+        body: dict = {"model": self.name, "messages": chat_messages(call), self.spec.max_tokens_field: call.max_tokens}
+        if call.tools:
+            body["tools"] = [{"type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.input_schema}} for t in call.tools]
+        reply = self._send(body)
+        return self._reply(reply)
+
+    def _send(self, body: dict) -> dict:
+        for attempt in range(self.max_retries + 1):
+            try:
+                return self._client.create(body)
+            except ChatError as problem:
+                if problem.transient and attempt < self.max_retries:
+                    time.sleep(min(problem.retry_after if problem.retry_after is not None else 2.0 ** attempt, 60))
+                    continue
+                hint = f" (check {self.key_variable})" if problem.status in (401, 403) and self.key_variable else ""
+                raise ModelError(f"{self.model}: {problem}{hint}") from None
+        raise AssertionError("unreachable")
+
+    def _reply(self, reply: dict) -> ModelReply:
+        choice = reply["choices"][0] or {}
+        message = choice.get("message") or {}
+        blocks: list = []
+        if (message.get("content") or "").strip():
+            blocks.append({"type": "text", "text": message["content"]})
+        for n, tool_call in enumerate(message.get("tool_calls") or []):
+            function = tool_call.get("function") or {}
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
+                                 f"{function.get('arguments')!r:.200}") from None
+            blocks.append({"type": "tool_use", "id": tool_call.get("id") or f"call_{n}",
+                           "name": function.get("name") or "", "input": arguments})
+        stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(
+            choice.get("finish_reason") or "", choice.get("finish_reason"))
+        input_tokens, output_tokens = usage(reply)
+        try:
+            return ModelReply(content=blocks, stop_reason=stop,
+                              usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens))
+        except ValidationError as problem:
+            raise ModelError(f"{self.model}: unreadable reply: {problem}") from None
+
+
+def chat_messages(call: ModelCall) -> list[dict]:
+    """The loop's conversation as Chat Completions messages (tool results become `role: tool` messages,
+    which must directly follow the assistant message that made the calls)."""
+    out: list[dict] = [{"role": "system", "content": call.system}] if call.system else []
+    for message in call.messages:
+        texts = [b.text for b in message.content if isinstance(b, TextBlock)]
+        if message.role == "assistant":
+            uses = [b for b in message.content if isinstance(b, ToolUseBlock)]
+            entry: dict = {"role": "assistant", "content": "\n".join(texts) or None}
+            if uses:
+                entry["tool_calls"] = [{"id": b.id, "type": "function", "function": {
+                    "name": b.name, "arguments": json.dumps(b.input)}} for b in uses]
+            out.append(entry)
+            continue
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):  # no is_error field in this API: say it in the content
+                content = f"Error: {block.content}" if block.is_error else block.content
+                out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+        if texts:
+            out.append({"role": "user", "content": "\n".join(texts)})
+    return out
+
+
+def model_ref(model: str) -> ModelRef:
+    """The run's model string parsed, or one line saying how to write it."""
+    try:
+        return ModelRef.parse(model)
+    except ModelRefError:
         raise AgentuseError(
-            f"model {model!r} is not one agentuse can run: write it as anthropic:<model> "
-            "(e.g. anthropic:claude-sonnet-5) or replay:<session-file>"
-        )
-    return provider, name
+            f"model {model!r} is not one agentuse can run: write it as provider:model "
+            "(e.g. anthropic:claude-sonnet-5, openai:gpt-5.5, ollama:qwen3.5:0.8b) or replay:<session-file>"
+        ) from None
 
 
 def provider_for(
@@ -124,16 +209,25 @@ def provider_for(
 ) -> Provider:
     """The provider for a `provider:model` string; a missing key is one message naming the variable."""
     env = os.environ if env is None else env
-    provider, name = split_model(model)
-    if provider == "replay":
-        path = Path(name).expanduser()
+    ref = model_ref(model)
+    if ref.provider == "replay":
+        path = Path(ref.model).expanduser()
         if not path.is_absolute() and not path.exists() and base_dir is not None and (base_dir / path).exists():
             path = base_dir / path  # a path written relative to the agent file
         return ReplayProvider(path, skip=replay_skip, model=model)
-    key = env.get(ANTHROPIC_KEY, "").strip()
-    if not key:
+    try:
+        where = endpoint(ref, env)
+    except ModelRefError as problem:
+        raise AgentuseError(f"model {model!r} is not one agentuse can run: {problem}") from None
+    if where.spec.family not in RUN_FAMILIES:
+        raise AgentuseError(f'model {model!r}: agent runs on the "{ref.provider}" provider are not implemented '
+                            "here yet; use anthropic:, openai:, openrouter:, ollama:, lmstudio: or a custom endpoint")
+    variable = missing_key(ref, where.spec, env)
+    if variable:
         raise MissingKeyError(
-            f"{ANTHROPIC_KEY} is not set: the model {model} needs it. Set {ANTHROPIC_KEY}, "
+            f"{variable} is not set: the model {model} needs it. Set {variable}, "
             "or run a recorded session offline with --model replay:<session-file>"
         )
-    return AnthropicProvider(name, api_key=key, base_url=env.get(ANTHROPIC_BASE_URL))
+    if where.spec.family is Family.anthropic:
+        return AnthropicProvider(ref.model, api_key=where.api_key or "", base_url=where.base_url)
+    return OpenAIChatProvider(where)

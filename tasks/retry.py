@@ -58,12 +58,13 @@ def retry_inline(attempt: Callable[[], A], *, delays: list[float],
             except HelperError as error:
                 if not retry_if(error) or retry >= len(delays):
                     raise
-                if _no_time_for(delays[retry]):
+                delay = max(delays[retry], error.retry_after or 0.0)  # never sooner than the server asked
+                if _no_time_for(delay):
                     scope = deadline.call_remaining()
                     raise deadline.too_late(error.operation, deadline.CALL_DEADLINE_VARIABLE,
                                             scope[1] if scope else 0) from error
-                announce_retry(error, delays[retry], retry + 2, len(delays) + 1)
-                time.sleep(delays[retry])
+                announce_retry(error, delay, retry + 2, len(delays) + 1)
+                time.sleep(delay)
     raise AssertionError("unreachable")
 
 

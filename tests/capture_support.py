@@ -17,6 +17,7 @@ from agentuse.core import store
 from agentuse.core.agent_file import load_agent
 from agentuse.core.contract import agent_hash
 from agentuse.core.helper import protocol as p
+from agentuse.core.helper.operations import Operation, OperationsMixin
 from agentuse.core.learning import Channel, Learning, Source, State
 from agentuse.core.store_format import StoreDoc
 from agentuse.runtime.events import RunEnd, RunStart, ToolCallEvent, ToolResultEvent
@@ -25,7 +26,7 @@ from agentuse.runtime.session import SessionLog
 TODAY = date(2026, 8, 19)
 
 
-class ScriptedHelper:
+class ScriptedHelper(OperationsMixin):
     name = "scripted"
 
     def __init__(self, **scripts: list[Any]) -> None:
@@ -52,14 +53,8 @@ class ScriptedHelper:
             raise entry
         return entry
 
-    def extract(self, request): return self._answer("extract", request)
-    def vet(self, request): return self._answer("vet", request)
-    def ground(self, request): return self._answer("ground", request)
-    def reconcile(self, request): return self._answer("reconcile", request)
-    def plan_groups(self, request): return self._answer("plan_groups", request)
-    def rewrite_group(self, request): return self._answer("rewrite_group", request)
-    def audit(self, request): return self._answer("audit", request)
-    def rewrite_block(self, request): return self._answer("rewrite_block", request)
+    def _ask(self, operation: Operation, request: Any) -> Any:  # every protocol method (OperationsMixin)
+        return self._answer(operation.name, request)
 
 
 # ---------------------------------------------------------------- answers

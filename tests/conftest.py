@@ -25,8 +25,14 @@ def _isolated_state(tmp_path_factory, monkeypatch):
     # Tests must never touch ~/.local/share/agentuse or ~/.prefect, nor reach a real model.
     data = tmp_path_factory.mktemp("agentuse-data")
     monkeypatch.setenv("AGENTUSE_DATA_DIR", str(data))
+    monkeypatch.setenv("AGENTUSE_CONFIG_DIR", str(tmp_path_factory.mktemp("agentuse-config")))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    from agentuse.core.models import PROVIDERS
+
+    for spec in PROVIDERS.values():  # every provider's key and endpoint: a real one must never be reached
+        for variable in (spec.key_variable, spec.base_url_variable):
+            if variable:
+                monkeypatch.delenv(variable, raising=False)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect-home")))
     yield data
@@ -38,20 +44,26 @@ def data_dir(_isolated_state) -> Path:
 
 
 @pytest.fixture
-def cli(fake_anthropic, monkeypatch):
-    """`cli("run", agent, ...)`: the agentuse command in-process, its models pointed at the fake Messages
-    API; asserts the exit code (0 unless `code=` says otherwise) and returns the result."""
+def invoke():
+    """`invoke("run", agent, ...)`: the agentuse command in-process; asserts the exit code (0 unless `code=`
+    says otherwise) and returns the result."""
     from typer.testing import CliRunner
 
     from agentuse.cli.app import app
 
-    for key, value in fake_anthropic.env().items():
-        monkeypatch.setenv(key, value)
     runner = CliRunner()
 
-    def invoke(*args, code: int = 0):
+    def run(*args, code: int = 0):
         result = runner.invoke(app, [str(a) for a in args])
         assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
         return result
 
+    return run
+
+
+@pytest.fixture
+def cli(invoke, fake_anthropic, monkeypatch):
+    """`invoke`, with the models pointed at the fake Messages API."""
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
     return invoke

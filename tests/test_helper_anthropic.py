@@ -135,6 +135,13 @@ def test_status_faults_are_typed(helper, fake_anthropic, reply, transient, statu
         assert "ANTHROPIC_API_KEY" in str(info.value)
 
 
+def test_an_overload_carries_the_servers_retry_after(helper, fake_anthropic):
+    fake_anthropic.script(overloaded(retry_after_ms=None, retry_after=4))
+    with pytest.raises(p.TransientHelperError) as info:
+        call(helper, "reconcile")
+    assert (info.value.reason, info.value.retry_after) == ("overloaded", 4)
+
+
 def test_connection_refused_is_transient():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

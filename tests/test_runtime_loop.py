@@ -10,7 +10,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.runtime.events import ApprovalDecision, ModelReplyEvent, RunStart, ToolResultEvent
 from agentuse.runtime.loop import conversation_from, run_turns
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolUseBlock, Usage
-from agentuse.runtime.providers import MissingKeyError, ModelError, ReplayProvider, provider_for, split_model
+from agentuse.runtime.providers import MissingKeyError, ModelError, ReplayProvider, model_ref, provider_for
 from agentuse.runtime.session import SessionLog
 from agentuse.runtime.tools import ToolBox
 
@@ -123,8 +123,8 @@ def test_provider_choice_and_the_missing_key_message(tmp_path):
     with pytest.raises(MissingKeyError) as missing:
         provider_for("anthropic:claude-sonnet-5", env={})
     assert str(missing.value).startswith("ANTHROPIC_API_KEY is not set: the model anthropic:claude-sonnet-5 needs it")
-    with pytest.raises(AgentuseError, match="write it as anthropic:<model>"):
-        split_model("claude-sonnet-5")
+    with pytest.raises(AgentuseError, match="write it as provider:model"):
+        model_ref("claude-sonnet-5")
     with pytest.raises(ModelError, match="does not exist"):
         provider_for("replay:nowhere.jsonl", env={})
     path = recording(tmp_path, reply(TextBlock(text="x")))

@@ -18,21 +18,17 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from agentuse.core.chat_completions import retry_after_seconds
 from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
+from agentuse.core.helper.operations import OPERATIONS, Operation, OperationsMixin, validate
 from agentuse.core.helper.render import prompt, render
 
 PROVIDER = "anthropic"
-
-# Output budgets per operation: enough for the largest honest answer, small enough to fail fast.
-MAX_TOKENS = {
-    "extract": 4096, "vet": 4096, "ground": 2048, "reconcile": 2048,
-    "plan_groups": 4096, "rewrite_group": 2048, "audit": 2048, "rewrite_block": 8192,
-}
 
 # Short names of transient faults, for the one line a retry prints ("model overloaded, retrying in ...").
 _TRANSIENT_REASONS = {529: "overloaded", 429: "rate-limited", 408: "timed out", 409: "busy (409)"}
@@ -40,18 +36,11 @@ _TRANSIENT_REASONS = {529: "overloaded", 429: "rate-limited", 408: "timed out", 
 # Statuses worth retrying: timeout, conflict, rate limit, and every server-side failure (5xx incl. 529).
 _TRANSIENT_STATUSES = {408, 409, 429}
 
-A = TypeVar("A", bound=BaseModel)
-
-
 def tool_name(operation: str) -> str:
-    return f"submit_{operation}"
+    return OPERATIONS[operation].tool_name
 
 
-def tool_schema(answer_type: type[BaseModel]) -> dict[str, Any]:
-    return answer_type.model_json_schema()
-
-
-class AnthropicHelper:
+class AnthropicHelper(OperationsMixin):
     """`AnthropicHelper("anthropic:claude-sonnet-5", api_key=...)`; the `anthropic:` prefix is optional."""
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
@@ -75,48 +64,19 @@ class AnthropicHelper:
                                            max_retries=max_retries, http_client=http)
         self._messages = self._client.messages  # the SDK imports it on first use: not inside a deadline
 
-    # --- the protocol ---------------------------------------------------------------------------
-    def extract(self, request: p.ExtractRequest) -> p.ExtractAnswer:
-        return self._ask("extract", request, p.ExtractAnswer)
-
-    def vet(self, request: p.VetRequest) -> p.VetAnswer:
-        return self._ask("vet", request, p.VetAnswer)
-
-    def ground(self, request: p.GroundRequest) -> p.GroundAnswer:
-        return self._ask("ground", request, p.GroundAnswer)
-
-    def reconcile(self, request: p.ReconcileRequest) -> p.ReconcileAnswer:
-        return self._ask("reconcile", request, p.ReconcileAnswer)
-
-    def plan_groups(self, request: p.PlanRequest) -> p.PlanAnswer:
-        return self._ask("plan_groups", request, p.PlanAnswer)
-
-    def rewrite_group(self, request: p.RewriteRequest) -> p.RewriteAnswer:
-        return self._ask("rewrite_group", request, p.RewriteAnswer)
-
-    def audit(self, request: p.AuditRequest) -> p.AuditAnswer:
-        return self._ask("audit", request, p.AuditAnswer)
-
-    def rewrite_block(self, request: p.BlockRequest) -> p.BlockAnswer:
-        return self._ask("rewrite_block", request, p.BlockAnswer)
-
     def close(self) -> None:
         self._client.close()
 
     # --- one call ---------------------------------------------------------------------------------
-    def _ask(self, operation: str, request: BaseModel, answer_type: type[A]) -> A:
-        name = tool_name(operation)
-        tool = {
-            "name": name,
-            "description": f"Record your answer for the {operation.replace('_', ' ')} step. Call exactly once.",
-            "input_schema": tool_schema(answer_type),
-        }
+    def _ask(self, op: Operation, request: BaseModel) -> Any:
+        operation, name = op.name, op.tool_name
+        tool = {"name": name, "description": op.description, "input_schema": op.answer.model_json_schema()}
         seconds, expired = deadline.request_limit(self.limits, self.budget, operation)
         self._ends.at = time.monotonic() + seconds
         try:
             message = self._messages.create(
                 model=self.model,
-                max_tokens=MAX_TOKENS[operation],
+                max_tokens=op.max_tokens,
                 system=prompt(operation),
                 messages=[{"role": "user", "content": render(operation, request)}],
                 tools=[tool],
@@ -133,7 +93,7 @@ class AnthropicHelper:
         usage = getattr(message, "usage", None)
         # Tokens are spent whether or not the answer validates, so count before judging it.
         self.usage.add(getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0)
-        return self._answer(operation, message, answer_type)
+        return self._answer(op, message)
 
     def _bound_body(self, response: Any) -> None:
         """httpx response hook: the body must be in by the request's wall-clock end, however it trickles."""
@@ -155,22 +115,13 @@ class AnthropicHelper:
 
         response.stream = Bounded()
 
-    def _answer(self, operation: str, message: Any, answer_type: type[A]) -> A:
-        name = tool_name(operation)
+    def _answer(self, op: Operation, message: Any) -> Any:
+        name = op.tool_name
         blocks = [b for b in message.content if getattr(b, "type", None) == "tool_use" and b.name == name]
         if not blocks:
             why = "ran out of output tokens" if message.stop_reason == "max_tokens" else "did not call the tool"
-            raise p.InvalidAnswerError(f"{operation}: the model {why} ({name})", operation=operation)
-        raw = blocks[0].input
-        try:
-            if isinstance(raw, str):  # some proxies hand tool input back as a JSON string
-                raw = json.loads(raw)
-            return answer_type.model_validate(raw)
-        except (ValidationError, ValueError) as exc:
-            detail = str(exc).splitlines()
-            summary = "; ".join(line.strip() for line in detail[:6])
-            raise p.InvalidAnswerError(f"{operation}: the model's answer does not validate: {summary}",
-                                       operation=operation) from exc
+            raise p.InvalidAnswerError(f"{op.name}: the model {why} ({name})", operation=op.name)
+        return validate(op, blocks[0].input)
 
     def _translate(self, operation: str, exc: Exception) -> Exception:
         sdk = self._sdk
@@ -186,7 +137,9 @@ class AnthropicHelper:
             text = f"{operation}: the model API answered {status}: {message}"
             if status in _TRANSIENT_STATUSES or status >= 500:
                 reason = _TRANSIENT_REASONS.get(status, f"failed ({status})")
-                return p.TransientHelperError(text, operation=operation, status=status, reason=reason)
+                headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+                return p.TransientHelperError(text, operation=operation, status=status, reason=reason,
+                                              retry_after=retry_after_seconds(headers))
             if status in (401, 403):
                 text += " (check ANTHROPIC_API_KEY)"
             return p.PermanentHelperError(text, operation=operation, status=status)

@@ -14,37 +14,31 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, Mapping, Union
 
 from agentuse.core.helper.protocol import Helper
+from agentuse.core.models import Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec, unknown_provider
 
 OFFLINE = "offline"
-# Provider -> the environment variable holding its key. Only providers with an implementation are listed.
-KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
-BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL"}
 
 HelperSource = Union[Helper, Callable[[Union[str, None]], Helper]]
 _override: HelperSource | None = None
-
-
-def split_model(model: str) -> tuple[str, str]:
-    """`anthropic:claude-sonnet-5` -> ("anthropic", "claude-sonnet-5"); a bare Claude name is anthropic."""
-    if ":" in model:
-        provider, name = model.split(":", 1)
-        return provider.strip().lower(), name.strip()
-    return ("anthropic" if model.startswith("claude") else model.lower()), model
 
 
 def offline_reason(model: str | None, env: Mapping[str, str]) -> str | None:
     """Why helper calls for `model` would run offline, or None when a provider implementation serves."""
     if model is None or not model.strip():
         return "no model is configured for helper calls"
-    provider, _ = split_model(model)
-    if provider == OFFLINE:
+    try:
+        ref = ModelRef.parse(model)
+    except ModelRefError as problem:
+        return f"the helper model {problem}"
+    spec = provider_spec(ref.provider, env)
+    if spec is None:
+        return unknown_provider(ref.provider)
+    if spec.family is Family.offline:
         return None  # chosen on purpose: not a fallback
-    variable = KEY_VARIABLES.get(provider)
-    if variable is None:
-        return f'the "{provider}" provider has no helper implementation here'
-    if not env.get(variable, "").strip():
-        return f"{variable} is not set for {model}"
-    return None
+    if spec.family not in (Family.anthropic, Family.openai_chat):
+        return f'the "{ref.provider}" provider has no helper implementation here'
+    variable = missing_key(ref, spec, env)
+    return None if variable is None else f"{variable} is not set for {model}"
 
 
 def runs_offline(model: str | None, env: Mapping[str, str] | None = None) -> bool | None:
@@ -61,9 +55,9 @@ def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
     env = os.environ if env is None else env
     if _override is not None:
         return _override(model) if callable(_override) and not isinstance(_override, Helper) else _override
-    provider = split_model(model)[0] if model else OFFLINE
     reason = offline_reason(model, env)
-    if provider == OFFLINE or reason is not None:
+    ref = ModelRef.parse(model) if reason is None and model else None
+    if ref is None or ref.provider == OFFLINE:
         from agentuse.core.helper.offline import OfflineHelper
 
         if announce is not None:
@@ -72,11 +66,17 @@ def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
             else:
                 announce(f"Helper calls run on the embedded offline evaluator: {reason}.")
         return OfflineHelper()
-    from agentuse.core.helper.anthropic import AnthropicHelper  # imports the SDK: only when it is used
     from agentuse.core.helper.deadline import Limits
 
-    return AnthropicHelper(model, api_key=env[KEY_VARIABLES[provider]],
-                           base_url=env.get(BASE_URL_VARIABLES[provider]) or None, limits=Limits.from_env(env))
+    where = endpoint(ref, env)
+    if where.spec.family is Family.anthropic:
+        from agentuse.core.helper.anthropic import AnthropicHelper  # imports the SDK: only when it is used
+
+        return AnthropicHelper(f"anthropic:{ref.model}", api_key=where.api_key or "", base_url=where.base_url,
+                               limits=Limits.from_env(env))
+    from agentuse.core.helper.openai_compat import OpenAICompatHelper
+
+    return OpenAICompatHelper(where, limits=Limits.from_env(env))
 
 
 def once(announce: Callable[[str], None]) -> Callable[[str], None]:

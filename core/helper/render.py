@@ -11,23 +11,29 @@ from functools import cache
 from importlib import resources
 
 from agentuse.core.helper import protocol as p
+from agentuse.core.helper.operations import OPERATIONS as _TABLE
 
 # Generous: a trace is evidence, and the end of a run (where the outcome is) matters as much as the start.
 MAX_TRACE_CHARS = 120_000
 _TRACE_HEAD_SHARE = 1 / 3
 
-OPERATIONS = (
-    "extract", "vet", "ground", "reconcile", "plan_groups", "rewrite_group", "audit", "rewrite_block",
-)
+OPERATIONS = tuple(_TABLE)  # the operation names, in the table's order
+
+
+# Every prompt file asks for a forced tool call in these words; a provider answering by JSON-schema
+# response format (core/helper/openai_compat.py) reads the other instruction instead.
+_BY_TOOL = "Answer by calling the tool once"
+_BY_JSON = "Answer with one JSON object matching the response schema, once"
 
 
 @cache
-def prompt(operation: str) -> str:
+def prompt(operation: str, *, json_answer: bool = False) -> str:
     """The system prompt of one operation: its text file, with the shared rule-writing style spliced in."""
     folder = resources.files("agentuse.core.helper") / "prompts"
     text = (folder / f"{operation}.txt").read_text(encoding="utf-8")
     style = (folder / "rule_style.txt").read_text(encoding="utf-8").strip()
-    return text.replace("{{RULE_STYLE}}", style).strip()
+    text = text.replace("{{RULE_STYLE}}", style).strip()
+    return text.replace(_BY_TOOL, _BY_JSON) if json_answer else text
 
 
 def bound_trace(trace: str, limit: int = MAX_TRACE_CHARS) -> str:

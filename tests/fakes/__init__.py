@@ -1,4 +1,4 @@
-"""Loopback fakes for the tests: the fake Anthropic Messages API server and its pytest fixture."""
+"""Loopback fakes for the tests: the fake Anthropic Messages and OpenAI Chat Completions servers, and fixtures."""
 
 from .messages_server import (  # noqa: F401  (re-exported for `from fakes import ...`)
     FakeMessagesServer,
@@ -15,3 +15,4 @@ from .messages_server import (  # noqa: F401  (re-exported for `from fakes impor
     trickle,
     unauthorized,
 )
+from .openai_server import FakeOpenAIServer, json_answer  # noqa: F401

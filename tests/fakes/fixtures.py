@@ -7,12 +7,23 @@ from typing import Iterator
 import pytest
 
 from .messages_server import FakeMessagesServer
+from .openai_server import FakeOpenAIServer
 
 
 @pytest.fixture
 def fake_anthropic() -> Iterator[FakeMessagesServer]:
     """A fresh fake Messages API per test: `.url`, `.script(...)`, `.requests`, `.env()`."""
     server = FakeMessagesServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAIServer]:
+    """A fresh fake Chat Completions API per test: `.url`, `.script(...)`, `.requests`, `.env("OPENAI")`."""
+    server = FakeOpenAIServer().start()
     try:
         yield server
     finally:

@@ -128,8 +128,19 @@ class RecordedRequest:
 
     @property
     def forced_tool(self) -> str | None:
+        """The tool the request forces: Anthropic `{type: tool, name}` or OpenAI `{type: function, function}`."""
         choice = (self.body or {}).get("tool_choice") or {}
+        if not isinstance(choice, dict):
+            return None
+        if choice.get("type") == "function":
+            return (choice.get("function") or {}).get("name")
         return choice.get("name") if choice.get("type") == "tool" else None
+
+    @property
+    def schema_name(self) -> str | None:
+        """The name of an OpenAI `response_format: {type: json_schema}` request, if it has one."""
+        fmt = (self.body or {}).get("response_format") or {}
+        return (fmt.get("json_schema") or {}).get("name") if fmt.get("type") == "json_schema" else None
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -177,8 +188,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw.decode("utf-8", "replace")
         headers = {k.lower(): v for k, v in self.headers.items()}  # HTTP names are case-insensitive
         record = self.server._record(self.command, self.path, headers, body)
-        if self.path.split("?")[0] != "/v1/messages":
-            reply = error(404, "not_found_error", f"fake_anthropic serves POST /v1/messages, not {self.path}")
+        if self.path.split("?")[0] != self.server.PATH:
+            reply = error(404, "not_found_error", f"{self.server.NAME} serves POST {self.server.PATH}, not {self.path}")
         else:
             reply = self.server._next_reply(record)
         if reply.delay and self.server._stopping.wait(reply.delay):
@@ -200,10 +211,9 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.raw is not None:
             payload, ctype = reply.raw, "application/json"
         elif reply.status != 200:
-            err = {"type": "error", "error": {"type": reply.error_type, "message": reply.message}}
-            payload, ctype = json.dumps(err).encode(), "application/json"
+            payload, ctype = json.dumps(self.server._error_body(reply)).encode(), "application/json"
         elif stream:
-            payload, ctype = _sse(self.server._message(reply, record)).encode(), "text/event-stream"
+            payload, ctype = self.server._stream(self.server._message(reply, record)).encode(), "text/event-stream"
         else:
             payload, ctype = json.dumps(self.server._message(reply, record)).encode(), "application/json"
         self.send_response(reply.status)
@@ -258,6 +268,8 @@ def _sse(message: dict[str, Any]) -> str:
 class FakeMessagesServer(ThreadingHTTPServer):
     """`start()` binds 127.0.0.1 on a free port; `url` is the base URL to hand the SDK."""
 
+    PATH = "/v1/messages"
+    NAME = "fake_anthropic"
     daemon_threads = True
     block_on_close = False  # a reply parked in a long delay must not hang stop(); _stopping wakes it
 
@@ -279,7 +291,7 @@ class FakeMessagesServer(ThreadingHTTPServer):
 
     def start(self) -> "FakeMessagesServer":
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-anthropic", daemon=True)
+                                        name=self.NAME, daemon=True)
         self._thread.start()
         return self
 
@@ -333,13 +345,19 @@ class FakeMessagesServer(ThreadingHTTPServer):
             item = self._queue.popleft() if self._queue else self._fallback
         if item is None:
             # A 400 (permanent) rather than a 5xx so a test with a short script fails loudly, not retried.
-            return bad_request(f"fake_anthropic: no reply scripted for call {record.index}")
+            return bad_request(f"{self.NAME}: no reply scripted for call {record.index}")
         reply = item(record) if callable(item) else item
         if isinstance(reply, list):  # a bare list of content blocks
             reply = Reply(content=reply)
         if reply is None:
-            return bad_request(f"fake_anthropic: script returned nothing for call {record.index}")
+            return bad_request(f"{self.NAME}: script returned nothing for call {record.index}")
         return reply
+
+    def _error_body(self, reply: Reply) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": reply.error_type, "message": reply.message}}
+
+    def _stream(self, message: dict[str, Any]) -> str:
+        return _sse(message)
 
     def _message(self, reply: Reply, record: RecordedRequest) -> dict[str, Any]:
         blocks = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentuse.core.helper import protocol as p
+from agentuse.core.helper.operations import OPERATIONS, Operation, OperationsMixin
 
 
 @dataclass
@@ -32,10 +33,7 @@ def _unset(operation: str) -> Callable[[Any], Any]:
     return fail
 
 
-_OPERATIONS = ("extract", "vet", "ground", "reconcile", "plan_groups", "rewrite_group", "audit", "rewrite_block")
-
-
-class ScriptedHelper:
+class ScriptedHelper(OperationsMixin):
     """`ScriptedHelper(plan_groups=lambda req: PlanAnswer(...), ...)`; an operation left unscripted fails.
 
     A plain class on purpose: Prefect walks and rebuilds dataclass and pydantic task inputs, and a
@@ -44,10 +42,10 @@ class ScriptedHelper:
     name = "scripted"
 
     def __init__(self, *, pause: float = 0.0, **answers: Callable[[Any], Any]) -> None:
-        unknown = set(answers) - set(_OPERATIONS)
+        unknown = set(answers) - set(OPERATIONS)
         if unknown:
             raise TypeError(f"not a helper operation: {', '.join(sorted(unknown))}")
-        self._answers = {op: answers.get(op) or _unset(op) for op in _OPERATIONS}
+        self._answers = {op: answers.get(op) or _unset(op) for op in OPERATIONS}
         self.pause = pause
         self.usage = p.Usage()
         self.calls: list[Call] = []
@@ -66,29 +64,8 @@ class ScriptedHelper:
                 self.calls.append(call)
                 self.usage.add(0, 0)
 
-    def extract(self, request: p.ExtractRequest) -> p.ExtractAnswer:
-        return self._record("extract", request)
-
-    def vet(self, request: p.VetRequest) -> p.VetAnswer:
-        return self._record("vet", request)
-
-    def ground(self, request: p.GroundRequest) -> p.GroundAnswer:
-        return self._record("ground", request)
-
-    def reconcile(self, request: p.ReconcileRequest) -> p.ReconcileAnswer:
-        return self._record("reconcile", request)
-
-    def plan_groups(self, request: p.PlanRequest) -> p.PlanAnswer:
-        return self._record("plan_groups", request)
-
-    def rewrite_group(self, request: p.RewriteRequest) -> p.RewriteAnswer:
-        return self._record("rewrite_group", request)
-
-    def audit(self, request: p.AuditRequest) -> p.AuditAnswer:
-        return self._record("audit", request)
-
-    def rewrite_block(self, request: p.BlockRequest) -> p.BlockAnswer:
-        return self._record("rewrite_block", request)
+    def _ask(self, operation: Operation, request: Any) -> Any:  # every protocol method (OperationsMixin)
+        return self._record(operation.name, request)
 
     def ops(self, operation: str) -> list[Call]:
         return [c for c in self.calls if c.operation == operation]

@@ -147,8 +147,9 @@ def test_each_retry_prints_one_line(tmp_path, fake_anthropic, limits):
     fake_anthropic.script(overloaded(), overloaded(), default=_answer)
     agent = make_agent(tmp_path / "proj")
     _, err = _add(agent)
+    # The back-off base is 0 in tests; the fake's overload asks for retry-after-ms: 1, and that is honoured.
     assert [line for line in err.splitlines() if "retrying" in line] == [
-        "model overloaded, retrying in 0 s (2 of 4)…", "model overloaded, retrying in 0 s (3 of 4)…"]
+        "model overloaded, retrying in 0.001 s (2 of 4)…", "model overloaded, retrying in 0.001 s (3 of 4)…"]
     # ground three times, then the gate's audit of the grounded rule, reconcile and vet once each
     assert len(fake_anthropic.requests) == 6
     assert _note(agent)

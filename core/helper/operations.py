@@ -1,0 +1,82 @@
+"""The eight helper operations as one table: name, request model, answer model, output budget.
+
+Every model-backed helper (Anthropic, OpenAI-compatible) reads this table, so an operation is added in one
+place; its prompt is `prompts/<name>.txt` (render.prompt) and its user message `render.render`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ValidationError
+
+from agentuse.core.helper import protocol as p
+
+
+class Operation(BaseModel):
+    name: str
+    request: type[BaseModel]
+    answer: type[BaseModel]
+    # Output budget: enough for the largest honest answer, small enough to fail fast.
+    max_tokens: int
+
+    @property
+    def tool_name(self) -> str:
+        return f"submit_{self.name}"
+
+    @property
+    def description(self) -> str:
+        return f"Record your answer for the {self.name.replace('_', ' ')} step. Call exactly once."
+
+
+OPERATIONS: dict[str, Operation] = {op.name: op for op in (
+    Operation(name="extract", request=p.ExtractRequest, answer=p.ExtractAnswer, max_tokens=4096),
+    Operation(name="vet", request=p.VetRequest, answer=p.VetAnswer, max_tokens=4096),
+    Operation(name="ground", request=p.GroundRequest, answer=p.GroundAnswer, max_tokens=2048),
+    Operation(name="reconcile", request=p.ReconcileRequest, answer=p.ReconcileAnswer, max_tokens=2048),
+    Operation(name="plan_groups", request=p.PlanRequest, answer=p.PlanAnswer, max_tokens=4096),
+    Operation(name="rewrite_group", request=p.RewriteRequest, answer=p.RewriteAnswer, max_tokens=2048),
+    Operation(name="audit", request=p.AuditRequest, answer=p.AuditAnswer, max_tokens=2048),
+    Operation(name="rewrite_block", request=p.BlockRequest, answer=p.BlockAnswer, max_tokens=8192),
+)}
+
+
+class OperationsMixin:
+    """The protocol's eight methods, each one `self._ask(operation, request)`: a model-backed helper
+    implements `_ask` only."""
+
+    def extract(self, request: p.ExtractRequest) -> p.ExtractAnswer:
+        return self._ask(OPERATIONS["extract"], request)
+
+    def vet(self, request: p.VetRequest) -> p.VetAnswer:
+        return self._ask(OPERATIONS["vet"], request)
+
+    def ground(self, request: p.GroundRequest) -> p.GroundAnswer:
+        return self._ask(OPERATIONS["ground"], request)
+
+    def reconcile(self, request: p.ReconcileRequest) -> p.ReconcileAnswer:
+        return self._ask(OPERATIONS["reconcile"], request)
+
+    def plan_groups(self, request: p.PlanRequest) -> p.PlanAnswer:
+        return self._ask(OPERATIONS["plan_groups"], request)
+
+    def rewrite_group(self, request: p.RewriteRequest) -> p.RewriteAnswer:
+        return self._ask(OPERATIONS["rewrite_group"], request)
+
+    def audit(self, request: p.AuditRequest) -> p.AuditAnswer:
+        return self._ask(OPERATIONS["audit"], request)
+
+    def rewrite_block(self, request: p.BlockRequest) -> p.BlockAnswer:
+        return self._ask(OPERATIONS["rewrite_block"], request)
+
+
+def validate(operation: Operation, raw: object):
+    """The answer as the operation's model, or `InvalidAnswerError` summarising why it does not validate."""
+    try:
+        if isinstance(raw, str):  # some servers and proxies hand tool input back as a JSON string
+            raw = json.loads(raw)
+        return operation.answer.model_validate(raw)
+    except (ValidationError, ValueError) as exc:
+        summary = "; ".join(line.strip() for line in str(exc).splitlines()[:6])
+        raise p.InvalidAnswerError(f"{operation.name}: the model's answer does not validate: {summary}",
+                                   operation=operation.name) from exc

@@ -1,0 +1,174 @@
+"""Model strings and the providers behind them: one parser and one table for agent runs and helper calls.
+
+    ref = ModelRef.parse("ollama:qwen3.5:0.8b")   # provider "ollama", model "qwen3.5:0.8b"
+    spec = provider_spec(ref.provider, env)      # key/base-URL variables, default URL, protocol family
+
+`provider:model`, as upstream AgentUse writes it. Everything after the first colon is the model name,
+colons included. An optional trailing `:<suffix>` picks another key variable
+(`anthropic:claude-sonnet-5:dev` reads ANTHROPIC_API_KEY_DEV), but only for providers whose model names
+never contain a colon (anthropic, openai, openrouter). For ollama, lmstudio, bedrock (`...-v1:0`) and custom
+endpoints the colon belongs to the model name: `ollama:qwen3.5:0.8b` is the model `qwen3.5:0.8b`.
+OpenRouter's own variant tags (`:free`, `:nitro`, ...) are model names too, never key suffixes.
+
+A provider not in the table is a custom OpenAI-compatible endpoint when `<NAME>_BASE_URL` is set
+(uppercased, `-` and `.` as `_`); its key, if it needs one, is `<NAME>_API_KEY`. One registered with
+`agentuse provider add NAME --url URL [--key-env VAR]` needs no variable (core/provider_config.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from enum import Enum
+
+from pydantic import BaseModel
+
+from agentuse.core.errors import AgentuseError
+
+
+class Family(str, Enum):
+    """The wire protocol a provider speaks."""
+
+    anthropic = "anthropic"  # the Messages API
+    openai_chat = "openai-chat"  # Chat Completions: OpenAI and every compatible server
+    bedrock = "bedrock"  # Amazon Bedrock (AWS credential chain); not implemented here yet
+    replay = "replay"  # a recorded session played back (agent runs only)
+    offline = "offline"  # the embedded offline evaluator (helper calls only)
+
+
+class ProviderSpec(BaseModel):
+    name: str
+    family: Family
+    key_variable: str | None = None  # None: no key at all (replay, offline, bedrock's AWS chain)
+    key_required: bool = True  # local servers take a key when one is set, but need none
+    base_url_variable: str | None = None
+    default_url: str | None = None  # None with a base-URL variable: the SDK's own default
+    forced_tools: bool = True  # honours `tool_choice` naming one function; else a JSON-schema response format
+    key_suffix: bool = False  # model names never hold a colon, so a trailing `:<suffix>` names a key variant
+    # OpenAI's reasoning models refuse `max_tokens`; compatible servers (Ollama, vLLM) know only it.
+    max_tokens_field: str = "max_tokens"
+
+    @property
+    def local(self) -> bool:
+        return not self.key_required
+
+
+PROVIDERS: dict[str, ProviderSpec] = {spec.name: spec for spec in (
+    ProviderSpec(name="anthropic", family=Family.anthropic, key_variable="ANTHROPIC_API_KEY",
+                 base_url_variable="ANTHROPIC_BASE_URL", key_suffix=True),
+    ProviderSpec(name="openai", family=Family.openai_chat, key_variable="OPENAI_API_KEY",
+                 base_url_variable="OPENAI_BASE_URL", default_url="https://api.openai.com/v1", key_suffix=True,
+                 max_tokens_field="max_completion_tokens"),
+    ProviderSpec(name="openrouter", family=Family.openai_chat, key_variable="OPENROUTER_API_KEY",
+                 base_url_variable="OPENROUTER_BASE_URL", default_url="https://openrouter.ai/api/v1",
+                 key_suffix=True),
+    # Ollama and LM Studio accept `tools` but do not reliably honour a `tool_choice` that names one
+    # function; both honour a JSON-schema response format, so helper answers are asked for that way.
+    ProviderSpec(name="ollama", family=Family.openai_chat, key_variable="OLLAMA_API_KEY", key_required=False,
+                 base_url_variable="OLLAMA_BASE_URL", default_url="http://localhost:11434/v1", forced_tools=False),
+    ProviderSpec(name="lmstudio", family=Family.openai_chat, key_variable="LMSTUDIO_API_KEY", key_required=False,
+                 base_url_variable="LMSTUDIO_BASE_URL", default_url="http://localhost:1234/v1", forced_tools=False),
+    ProviderSpec(name="bedrock", family=Family.bedrock, key_required=False),
+    ProviderSpec(name="replay", family=Family.replay, key_required=False),
+    ProviderSpec(name="offline", family=Family.offline, key_required=False),
+)}
+
+# OpenRouter routing variants (`meta-llama/llama-3-8b-instruct:free`): part of the model name.
+_OPENROUTER_VARIANTS = {"free", "nitro", "floor", "online", "thinking", "extended", "beta", "exacto"}
+_PROVIDER = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+_SUFFIX = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
+EXAMPLE = "anthropic:claude-sonnet-5"
+
+
+class ModelRefError(AgentuseError, ValueError):
+    """A model string that is not `provider:model` (a ValueError too, so pydantic validators report it)."""
+
+
+class ModelRef(BaseModel):
+    provider: str
+    model: str
+    key_suffix: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "ModelRef":
+        provider, sep, rest = text.strip().partition(":")
+        provider = provider.strip().lower()
+        rest = rest.strip()
+        if not sep or not rest or not _PROVIDER.match(provider) or any(c.isspace() for c in rest):
+            raise ModelRefError(f'must be "provider:model", e.g. {EXAMPLE} (got "{text}")')
+        model, suffix = rest, None
+        spec = PROVIDERS.get(provider)
+        if spec is not None and spec.key_suffix and ":" in rest:
+            head, _, tail = rest.rpartition(":")
+            variant = provider == "openrouter" and tail.lower() in _OPENROUTER_VARIANTS
+            if head and _SUFFIX.match(tail) and not variant:
+                model, suffix = head, tail
+        return cls(provider=provider, model=model, key_suffix=suffix)
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.model}" + (f":{self.key_suffix}" if self.key_suffix else "")
+
+    def key_variable(self, spec: ProviderSpec) -> str | None:
+        if spec.key_variable is None:
+            return None
+        return f"{spec.key_variable}_{self.key_suffix.upper()}" if self.key_suffix else spec.key_variable
+
+
+def _env_name(provider: str) -> str:
+    return re.sub(r"[^A-Z0-9]", "_", provider.upper())
+
+
+def provider_spec(provider: str, env: Mapping[str, str]) -> ProviderSpec | None:
+    """The table's entry; else a custom OpenAI-compatible endpoint named by `<NAME>_BASE_URL` or registered
+    with `agentuse provider add` (core/provider_config.py; the variable wins); else None."""
+    spec = PROVIDERS.get(provider)
+    if spec is not None:
+        return spec
+    name = _env_name(provider)
+    custom = ProviderSpec(name=provider, family=Family.openai_chat, key_variable=f"{name}_API_KEY",
+                          key_required=False, base_url_variable=f"{name}_BASE_URL")
+    if (env.get(f"{name}_BASE_URL") or "").strip():
+        return custom
+    from agentuse.core import provider_config  # a file read: only for a provider the table does not know
+
+    entry = provider_config.find(provider)
+    if entry is None:
+        return None
+    update = {"default_url": entry.url}
+    if entry.key_env:  # registered as needing a key: a missing one is named like any other
+        update |= {"key_variable": entry.key_env, "key_required": True}
+    return custom.model_copy(update=update)
+
+
+def unknown_provider(provider: str) -> str:
+    known = ", ".join(n for n in PROVIDERS if n not in ("offline",))
+    return (f'the "{provider}" provider is not one agentuse knows ({known}); for an OpenAI-compatible '
+            f"endpoint set {_env_name(provider)}_BASE_URL or run agentuse provider add {provider} --url URL")
+
+
+class Endpoint(BaseModel):
+    """Where and with what key to call a provider, read from the environment."""
+
+    spec: ProviderSpec
+    ref: ModelRef
+    api_key: str | None = None
+    base_url: str | None = None
+
+
+def missing_key(ref: ModelRef, spec: ProviderSpec, env: Mapping[str, str]) -> str | None:
+    """The variable that must be set for `ref` and is not, or None."""
+    variable = ref.key_variable(spec)
+    if variable is None or not spec.key_required:
+        return None
+    return None if (env.get(variable) or "").strip() else variable
+
+
+def endpoint(ref: ModelRef, env: Mapping[str, str]) -> Endpoint:
+    """The endpoint for `ref`; raises `ModelRefError` for an unknown provider. Does not check the key."""
+    spec = provider_spec(ref.provider, env)
+    if spec is None:
+        raise ModelRefError(unknown_provider(ref.provider))
+    variable = ref.key_variable(spec)
+    key = (env.get(variable) or "").strip() if variable else ""
+    url = (env.get(spec.base_url_variable) or "").strip() if spec.base_url_variable else ""
+    return Endpoint(spec=spec, ref=ref, api_key=key or None, base_url=url or spec.default_url)

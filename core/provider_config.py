@@ -1,0 +1,103 @@
+"""Custom OpenAI-compatible endpoints the user registered (`agentuse provider add NAME --url URL`), kept in
+their config: `$AGENTUSE_CONFIG_DIR/providers.json`, else `$XDG_CONFIG_HOME/agentuse/`, else
+`~/.config/agentuse/`. Never a key: an entry names the environment variable that holds it.
+
+`<NAME>_BASE_URL` in the environment wins over an entry, so a shell can point a provider elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from agentuse.core.errors import AgentuseError
+
+CONFIG_DIR_VARIABLE = "AGENTUSE_CONFIG_DIR"
+_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+
+
+class CustomProvider(BaseModel):
+    name: str
+    url: str
+    key_env: str | None = Field(None, description="the environment variable holding the key, if one is needed")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(f"{value!r} is not a provider name: use lower-case letters, digits, '-', '_' or '.'")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not re.match(r"^https?://[^\s/]+", value):
+            raise ValueError(f"{value!r} is not an http(s) URL, e.g. http://localhost:8000/v1")
+        return value.rstrip("/")
+
+    @field_validator("key_env")
+    @classmethod
+    def _key_env(cls, value: str | None) -> str | None:
+        if value is not None and not _VARIABLE.match(value):
+            raise ValueError("--key-env takes the name of an environment variable (e.g. VLLM_API_KEY), "
+                             "never the key itself")
+        return value
+
+
+class ProviderFile(BaseModel):
+    providers: list[CustomProvider] = Field(default_factory=list)
+
+
+def config_path() -> Path:
+    base = os.environ.get(CONFIG_DIR_VARIABLE) or ""
+    if base.strip():
+        return Path(base) / "providers.json"
+    xdg = os.environ.get("XDG_CONFIG_HOME") or ""
+    root = Path(xdg) if xdg.strip() else Path.home() / ".config"
+    return root / "agentuse" / "providers.json"
+
+
+def load() -> ProviderFile:
+    path = config_path()
+    if not path.is_file():
+        return ProviderFile()
+    try:
+        return ProviderFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, ValidationError) as problem:
+        first = str(problem).splitlines()[0]
+        raise AgentuseError(f"{path} is not a providers file agentuse can read ({first}): fix or delete it") from None
+
+
+def find(name: str) -> CustomProvider | None:
+    return next((p for p in load().providers if p.name == name), None)
+
+
+def save(doc: ProviderFile) -> Path:
+    from agentuse.core.file_access import writing
+    from agentuse.core.store import atomic_write
+
+    path = config_path()
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, doc.model_dump_json(indent=2, exclude_none=True) + "\n")
+    return path
+
+
+def add(entry: CustomProvider) -> Path:
+    doc = load()
+    doc.providers = [p for p in doc.providers if p.name != entry.name] + [entry]
+    return save(doc)
+
+
+def remove(name: str) -> Path:
+    doc = load()
+    kept = [p for p in doc.providers if p.name != name]
+    if len(kept) == len(doc.providers):
+        raise AgentuseError(f'no custom provider "{name}" is registered (agentuse provider list shows them)')
+    doc.providers = kept
+    return save(doc)
