@@ -60,7 +60,7 @@ ENTRY = {"agentuse.cli", "agentuse.cli.app", "agentuse.cli.lazy", "agentuse.core
          "agentuse.core.terminal_text"}
 COMMAND_MODULES = {"agentuse.cli.learnings", "agentuse.cli.capture", "agentuse.cli.tidy", "agentuse.cli.doctor",
                    "agentuse.cli.run", "agentuse.cli.sessions", "agentuse.cli.serve", "agentuse.cli.deploy",
-                   "agentuse.cli.demo"}
+                   "agentuse.cli.demo", "agentuse.cli.provider"}
 
 
 def test_version_imports_nothing_but_the_entry_point(tmp_path):

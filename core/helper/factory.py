@@ -46,8 +46,14 @@ def runs_offline(model: str | None, env: Mapping[str, str] | None = None) -> boo
     None under a test override (only the helper it builds can say)."""
     if _override is not None:
         return None
-    provider = split_model(model)[0] if model else OFFLINE
-    return provider == OFFLINE or offline_reason(model, os.environ if env is None else env) is not None
+    if not model:
+        return True
+    try:
+        if ModelRef.parse(model).provider == OFFLINE:
+            return True
+    except ModelRefError:
+        return True
+    return offline_reason(model, os.environ if env is None else env) is not None
 
 
 def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
