@@ -237,12 +237,16 @@ class WriteReport(BaseModel):
 
 
 def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, room_first: bool = True,
-          drain_excess: bool = True, rng=None, today: date | None = None) -> WriteReport:
+          drain_excess: bool = True, rng=None, today: date | None = None, undoable: bool = False) -> WriteReport:
     """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
     spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
     whatever left it, and write once; the drain is one undo. Folds planned against an earlier read are
     re-validated here: a rule that vanished meanwhile (a concurrent tidy) simply cannot be folded into,
-    and the record trades instead."""
+    and the record trades instead.
+
+    `undoable` (capture): a placement that rewrote or retired rules in force (a fold, a trade, a superseded
+    recovery) makes the write one undo, the drain with it. A person's note (remember) is not: undo is for
+    what the pipeline did on its own, and would otherwise take the note back out."""
     report = WriteReport()
     today = today or date.today()
     with snapshots.store_pass(location, kind=DRAIN_PASS) as work:
@@ -255,15 +259,24 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
             report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first,
                                        today=today))
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
+        replaced = []
         for placed in report.placed:
             reason = {Placement.folded: f"folded into {placed.record.id}",
                       Placement.traded: f"traded for {placed.record.id}",
                       Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
-            if placed.replaced:
-                store.archive(location, placed.replaced, reason=reason)
+            replaced += [(rule, reason) for rule in placed.replaced]
         work.doc.learnings = learnings
+        if undoable and replaced:
+            # The pass's snapshot appends them to the archive itself, so undo can take them back out.
+            work.retired = list(replaced)
+            counts = ", ".join(f"{n} {how.value}" for how in (Placement.folded, Placement.traded, Placement.superseded)
+                               if (n := sum(1 for p in report.placed if p.how is how and p.replaced)))
+            work.summary, work.kind = f"{PLACE_PASS}: {counts}", PLACE_PASS
+        else:
+            for rule, reason in replaced:
+                store.archive(location, [rule], reason=reason)
         if drain_excess and in_force(learnings) > cap:
-            _drain(work, cap, report, today)
+            _drain(work, cap, report, today, with_placements=bool(undoable and replaced))
     return report
 
 
@@ -274,16 +287,22 @@ def _day(text: str) -> date:
         return date.today()
 
 
-DRAIN_PASS = "capture drain"  # what undo calls this pass
+DRAIN_PASS = "capture drain"  # what undo calls these passes
+PLACE_PASS = "capture fold"
 
 
-def _drain(work: snapshots.StorePass, cap: int, report: WriteReport, today: date) -> None:
+def _drain(work: snapshots.StorePass, cap: int, report: WriteReport, today: date, *,
+           with_placements: bool = False) -> None:
     """The drain is one undo of its own: undoing it brings the drained rules back (and out of the archive)
-    and keeps the records this write placed before it."""
-    work.undo_point()
+    and keeps the records this write placed before it — unless those placements rewrote rules themselves
+    (`with_placements`): then the fold and the drain are one pass, and one undo."""
+    if not with_placements:
+        work.undo_point()
     learnings = list(work.doc.learnings)
     report.drained = drain(learnings, cap, today)
     if report.drained:
         work.doc.learnings = learnings
-        work.retired = [(rule, f"over the {cap}-rule cap (drained)") for rule in report.drained]
-        work.summary = f"{DRAIN_PASS}: {len(report.drained)} retired over the {cap}-rule cap"
+        work.retired = [*(work.retired if with_placements else []),
+                        *((rule, f"over the {cap}-rule cap (drained)") for rule in report.drained)]
+        drained = f"{len(report.drained)} retired over the {cap}-rule cap"
+        work.summary = f"{work.summary}, {drained}" if with_placements else f"{DRAIN_PASS}: {drained}"

@@ -355,6 +355,7 @@ class StorePass:
     # Set when the pass rewrote, quarantined or retired existing rules (not when it only added or counted):
     # the pass is then one undo, and undo says this is what it undid.
     summary: str = ""
+    kind: str = ""  # what undo calls the pass, when the caller knows better than at the start (a capture fold)
 
     def undo_point(self) -> None:
         """What the caller did to `doc` so far is not part of the pass: undo returns to it. Capture places
@@ -382,7 +383,7 @@ def store_pass(location: store.AgentLocation, *, kind: str) -> Iterator[StorePas
                 block = read_block(agent.decode("utf-8-sig"), filename=str(location.agent_path)) or []
                 snapshot = take(location, agent_before=agent, store_before=work.before, agent_after=agent,
                                 store_after=store_after, block_after=block, summary=work.summary,
-                                archive=archive, complete=False, kind=kind)
+                                archive=archive, complete=False, kind=work.kind or kind)
             # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
             if archive is not None:
                 store.atomic_write(location.archive_path, archive.after)

@@ -214,7 +214,8 @@ def record(session_file: str, session: str, lines: list[str]) -> None:
 @step("write", "write/{agent_key}")
 def write(agent_path: str, agent_key: str, incoming: list[capping.Incoming], cap: int, today: date,
           room_first: bool = True) -> capping.WriteReport:
-    return capping.write(store.locate(Path(agent_path)), incoming, cap=cap, room_first=room_first, today=today)
+    return capping.write(store.locate(Path(agent_path)), incoming, cap=cap, room_first=room_first, today=today,
+                         undoable=True)
 
 
 # ---------------------------------------------------------------- re-vet (the vet calls are tidy's task)

@@ -118,3 +118,26 @@ def test_undoing_a_drain_keeps_what_the_same_write_added(tmp_path):
     assert {r.id for r in stored(agent)} == {"a0000001", "a0000002", "a0000003", "a0000004", "q0000001"}
     assert not location.archive_path.exists()
     assert placed != location.store_path.read_bytes()
+
+
+def test_a_capture_fold_is_one_undo_putting_back_the_rule_it_replaced(tmp_path):
+    """A fold rewrites a rule in force (the merged wording takes its place): one undo, like the re-vet."""
+    from agentuse.core.helper import protocol as p
+
+    agent = make_agent(tmp_path / "p", CUSTOM.format(max=2))
+    ih = current_ih(agent)
+    location = seed(agent, [rule("a0000001", "Save posts as markdown", date_="2026-06-01", ih=ih),
+                            rule("a0000002", "Use numbered lists", date_="2026-06-02", ih=ih)])
+    before = location.store_path.read_bytes()
+    merged = p.Draft(title="Save posts as markdown files under posts/")
+    capture(agent, ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing, passing],
+                                  reconcile=[p.ReconcileAnswer(action="fold", replaces=["a0000001"], merged=merged)],
+                                  audit=[p.AuditAnswer()]))
+    assert [r.id for r in archived(agent)] == ["a0000001"]
+    assert merged.title in {r.title for r in stored(agent)}
+
+    undone = undo(agent)
+    assert undone.exit_code == 0, undone.output
+    assert "Undid the capture fold of " in undone.output and "(capture fold: 1 folded)" in undone.output
+    assert location.store_path.read_bytes() == before
+    assert not location.archive_path.exists()  # the fold's archive entry is taken back out
