@@ -56,7 +56,7 @@ class Placed(BaseModel):
     note: str = ""
 
 
-def in_force(learnings: list[Learning]) -> int:
+def count_in_force(learnings: list[Learning]) -> int:
     """Rules the agent keeps: every active rule, whether or not it reaches the model (stale included)."""
     return sum(1 for r in learnings if r.state is State.active)
 
@@ -123,7 +123,7 @@ def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: Reconc
         if placed is not None:
             return placed
         fold = None
-    has_room = in_force(learnings) < cap
+    has_room = count_in_force(learnings) < cap
     if room_first and has_room:
         learnings.append(record)
         return Placed(record=record, how=Placement.added)
@@ -205,7 +205,7 @@ def drain(learnings: list[Learning], cap: int, today: date) -> list[Learning]:
     Corrections, repeated rules and rules inside their 14-day grace are never touched, so a starved
     correction moves into force."""
     retired: list[Learning] = []
-    while in_force(learnings) > cap:
+    while count_in_force(learnings) > cap:
         victim = next((r for r in reversed(rank(learnings)) if tradeable(r, today)), None)
         if victim is None:
             break
@@ -216,7 +216,7 @@ def drain(learnings: list[Learning], cap: int, today: date) -> list[Learning]:
 
 def overflow(learnings: list[Learning], incoming: int, cap: int) -> bool:
     """Will `incoming` new active rules overflow the set? Only then is a fold worth a model call."""
-    return in_force(learnings) + incoming > cap
+    return count_in_force(learnings) + incoming > cap
 
 
 # ---------------------------------------------------------------- the write, under the store lock
@@ -275,7 +275,7 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         else:
             for rule, reason in replaced:
                 store.archive(location, [rule], reason=reason)
-        if drain_excess and in_force(learnings) > cap:
+        if drain_excess and count_in_force(learnings) > cap:
             _drain(work, cap, report, today, with_placements=bool(undoable and replaced))
     return report
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.gate import Decision, Proposal
 from agentuse.core.helper.protocol import BlockAnswer, BlockRequest, Draft, RuleRef
-from agentuse.core.helper.protocol import BlockRule as DraftBlockRule
+from agentuse.core.helper.protocol import RewrittenRule
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import Learning
 from agentuse.core.ranking import graduation_eligible
@@ -125,7 +125,7 @@ def _plain(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text).lower().split())
 
 
-def _changed(block: list[BlockRule], rule: DraftBlockRule) -> bool:
+def _changed(block: list[BlockRule], rule: RewrittenRule) -> bool:
     """A rule passed through with only its line breaks or punctuation touched is not an edit: it keeps
     the wording as the file has it, and costs no audit."""
     by_id = dict(zip(block_ids(block), block, strict=True))

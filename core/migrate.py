@@ -34,7 +34,7 @@ class Plan(BaseModel):
     root: Path
 
 
-class Report(BaseModel):
+class MigrationReport(BaseModel):
     steps: list[Step]
     orphans: list[Path]
     root: Path
@@ -90,8 +90,8 @@ def plan_all(start: Path) -> Plan:
     return Plan(steps=steps, orphans=orphans, root=root)
 
 
-def run(plan: Plan, *, dry_run: bool) -> Report:
-    return Report(steps=[_migrate(step, dry_run=dry_run) for step in plan.steps], orphans=plan.orphans, root=plan.root)
+def run(plan: Plan, *, dry_run: bool) -> MigrationReport:
+    return MigrationReport(steps=[_migrate(step, dry_run=dry_run) for step in plan.steps], orphans=plan.orphans, root=plan.root)
 
 
 def _migrate(step: Step, *, dry_run: bool) -> Step:

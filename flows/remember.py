@@ -18,7 +18,7 @@ from typing import Any
 from agentuse.core import gate, remember
 from agentuse.core.cap import valid_fold
 from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, vet_request
-from agentuse.core.cap import in_force
+from agentuse.core.cap import count_in_force
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import (
     Draft,
@@ -56,7 +56,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     draft = _grounded(grounded, note, ctx, label, notes)
     rules = rules_in_force(ctx.learnings, ctx.ih)
     item = capture_steps.FoldItem(label=f"{label}/note", key=remember.NOTE_KEY, draft=draft, rules=rules,
-                                  human=True, cap_full=in_force(ctx.learnings) >= ctx.cap)
+                                  human=True, cap_full=count_in_force(ctx.learnings) >= ctx.cap)
     fold = call(capture_steps.reconcile, item, on_error="collect")
     if not isinstance(fold, ReconcileAnswer):
         notes.append(remember.failure_note("reconcile", fold.message))

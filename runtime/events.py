@@ -143,6 +143,6 @@ Event = Annotated[
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
-def in_force(events: list[Event]) -> RunStart | RoundStart | None:
+def current_round(events: list[Event]) -> RunStart | RoundStart | None:
     """The round whose system prompt and rules are in force: the latest revision round, else the start."""
     return next((e for e in reversed(events) if isinstance(e, (RunStart, RoundStart))), None)

@@ -17,7 +17,7 @@ from agentuse.runtime.events import (
     RunStart,
     ToolCallEvent,
     ToolResultEvent,
-    in_force,
+    current_round,
 )
 from agentuse.runtime.messages import Message, ModelCall, ToolResultBlock, Usage
 from agentuse.runtime.providers import ModelError, Provider
@@ -68,7 +68,7 @@ def revision_message(comment: str) -> str:
 def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns: int = MAX_TURNS) -> TurnsResult:
     """Work until the model ends its turn. Tool failures go back to the model; model faults raise."""
     events, _ = log.read()
-    system = in_force(events).system  # a revision round's rules replace the earlier round's
+    system = current_round(events).system  # a revision round's rules replace the earlier round's
     messages = conversation_from(events)
     usage = Usage()
     for turn in range(1, max_turns + 1):

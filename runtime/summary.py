@@ -22,7 +22,7 @@ from agentuse.runtime.events import (
     RunStart,
     ToolCallEvent,
     ToolResultEvent,
-    in_force,
+    current_round,
 )
 from agentuse.runtime.messages import Usage
 from agentuse.runtime.session import pid_alive, read_events
@@ -128,7 +128,7 @@ def summarize(path: Path) -> Session:
         model_calls=sum(1 for e in events if isinstance(e, ModelReplyEvent)),
         tool_calls=list(calls.values()),
         errors=errors,
-        injected=list(current.injected) if (current := in_force(events)) else [],
+        injected=list(current.injected) if (current := current_round(events)) else [],
         decisions=[e for e in events if isinstance(e, ApprovalDecision)],
         learning=[e.line for e in events if isinstance(e, LearningResult)],
         notes=notes,

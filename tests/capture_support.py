@@ -30,7 +30,7 @@ class ScriptedHelper(OperationsMixin):
     name = "scripted"
 
     def __init__(self, **scripts: list[Any]) -> None:
-        self.usage = p.Usage()
+        self.usage = p.HelperUsage()
         self.scripts: dict[str, deque] = defaultdict(deque, {k: deque(v) for k, v in scripts.items()})
         self.requests: dict[str, list[Any]] = defaultdict(list)
 

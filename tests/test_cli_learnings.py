@@ -228,9 +228,9 @@ def test_status_uses_the_same_instruction_hash_as_runs(project):
 def test_usage_counts_every_call_from_parallel_threads():
     from concurrent.futures import ThreadPoolExecutor
 
-    from agentuse.core.helper.protocol import Usage
+    from agentuse.core.helper.protocol import HelperUsage
 
-    usage = Usage()
+    usage = HelperUsage()
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda _: usage.add(1, 2), range(4000)))
     assert (usage.calls, usage.input_tokens, usage.output_tokens) == (4000, 4000, 8000)

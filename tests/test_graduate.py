@@ -139,7 +139,7 @@ def test_a_block_rewrite_that_loses_a_rule_is_discarded_naming_it(agent):
     before = agent.read_bytes()
 
     def lose_one(request: p.BlockRequest) -> p.BlockAnswer:
-        return p.BlockAnswer(rules=[p.BlockRule(category="tip", text="Cite and link the primary source",
+        return p.BlockAnswer(rules=[p.RewrittenRule(category="tip", text="Cite and link the primary source",
                                                 covers=["b1", "b2"])])
 
     result = run_tidy(agent, helper=helper(rewrite_block=lose_one), today=TODAY)
@@ -154,8 +154,8 @@ def test_a_block_audit_puts_back_exactly_the_inputs_it_reports_missing(agent):
 
     def combine(request: p.BlockRequest) -> p.BlockAnswer:
         return p.BlockAnswer(
-            rules=[p.BlockRule(category="tip", text="Cite and link the primary source", covers=["b1", "b2"]),
-                   p.BlockRule(category="warning", text="Never promise results or outcomes", covers=["b3", "b4"])])
+            rules=[p.RewrittenRule(category="tip", text="Cite and link the primary source", covers=["b1", "b2"]),
+                   p.RewrittenRule(category="warning", text="Never promise results or outcomes", covers=["b3", "b4"])])
 
     def audit(request: p.AuditRequest) -> p.AuditAnswer:
         if any(r.id == "b2" for r in request.originals):
@@ -176,7 +176,7 @@ def test_a_block_audit_puts_back_exactly_the_inputs_it_reports_missing(agent):
 def test_an_unchanged_block_is_not_rewritten_again(agent):
     _block_with(agent, "Cite sources before publishing", "Never promise results")
     h = helper(rewrite_block=lambda r: p.BlockAnswer(rules=[
-        p.BlockRule(category="tip", text="Cite sources before publishing; never promise results",
+        p.RewrittenRule(category="tip", text="Cite sources before publishing; never promise results",
                     covers=["b1", "b2"])]))
     run_tidy(agent, helper=h, today=TODAY)
     assert len(h.ops("rewrite_block")) == 1
@@ -186,7 +186,7 @@ def test_an_unchanged_block_is_not_rewritten_again(agent):
 
 def test_a_block_rule_dropped_without_a_reason_counts_as_vanished():
     block = [BlockRule(category="tip", text="Cite sources"), BlockRule(category="tip", text="Cite every source")]
-    silent = p.BlockAnswer(rules=[p.BlockRule(category="tip", text="Cite every source", covers=["b2"])],
+    silent = p.BlockAnswer(rules=[p.RewrittenRule(category="tip", text="Cite every source", covers=["b2"])],
                            dropped=[p.Dropped(id="b1", reason=" ")])
     explained = silent.model_copy(update={"dropped": [p.Dropped(id="b1", reason='"Cite every source" states it')]})
     assert graduate.check_claims(block, silent) == \

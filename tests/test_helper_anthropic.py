@@ -44,7 +44,7 @@ def test_every_operation_round_trips_through_forced_tool_use(helper, fake_anthro
     assert tool["input_schema"] == ANSWER_TYPES[operation].model_json_schema()
     assert body["system"] == prompt(operation)
     assert body.get("stream") in (None, False)
-    assert helper.usage == p.Usage(calls=1, input_tokens=120, output_tokens=30)
+    assert helper.usage == p.HelperUsage(calls=1, input_tokens=120, output_tokens=30)
 
 
 def test_vet_request_carries_the_whole_agent_file(helper, fake_anthropic):
@@ -172,7 +172,7 @@ def test_usage_adds_up_across_parallel_calls(helper, fake_anthropic):
         t.join()
     a, b = fake_anthropic.requests
     assert a.started < b.ended and b.started < a.ended
-    assert helper.usage == p.Usage(calls=2, input_tokens=200, output_tokens=20)
+    assert helper.usage == p.HelperUsage(calls=2, input_tokens=200, output_tokens=20)
 
 
 def test_resolve_helper_reaches_the_fake_through_env(fake_anthropic):
@@ -195,7 +195,7 @@ def test_resolve_helper_falls_back_offline_once_naming_the_variable():
 
 
 def test_override_hook_injects_a_scripted_helper():
-    scripted = type("Scripted", (), {"name": "scripted", "usage": p.Usage()})()
+    scripted = type("Scripted", (), {"name": "scripted", "usage": p.HelperUsage()})()
     with override_helper(scripted):
         assert resolve_helper("anthropic:claude-x", env={"ANTHROPIC_API_KEY": "k"}) is scripted
     with override_helper(lambda model: scripted):

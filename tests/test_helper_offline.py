@@ -31,7 +31,7 @@ def test_every_operation_answers_valid_and_deterministic(helper, operation):
     assert isinstance(first, ANSWER_TYPES[operation])
     assert ANSWER_TYPES[operation].model_validate(first.model_dump()) == first
     assert first == second
-    assert helper.usage == p.Usage(calls=1)  # counted, no tokens spent
+    assert helper.usage == p.HelperUsage(calls=1)  # counted, no tokens spent
 
 
 # --- the pairwise judgement --------------------------------------------------------------------------

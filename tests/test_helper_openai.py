@@ -45,7 +45,7 @@ def test_every_operation_by_forced_tool_call(fake_openai, operation):
     [tool] = body["tools"]
     assert tool["function"]["parameters"] == op.answer.model_json_schema()
     assert "response_format" not in body
-    assert helper.usage == p.Usage(calls=1, input_tokens=120, output_tokens=30)
+    assert helper.usage == p.HelperUsage(calls=1, input_tokens=120, output_tokens=30)
 
 
 @pytest.mark.parametrize("operation", list(OPERATIONS))
@@ -100,7 +100,7 @@ def test_retry_after_ms_is_read_and_a_bad_answer_still_counts_its_tokens(fake_op
     assert raised.value.retry_after == 1.5
     with pytest.raises(p.InvalidAnswerError):
         call(helper, "audit")
-    assert helper.usage == p.Usage(calls=1, input_tokens=9, output_tokens=4)
+    assert helper.usage == p.HelperUsage(calls=1, input_tokens=9, output_tokens=4)
 
 
 def test_inline_retries_wait_at_least_what_the_server_asked(fake_openai, monkeypatch):

@@ -55,7 +55,7 @@ class AnthropicHelper(OperationsMixin):
         self.budget = deadline.Budget(self.limits.command)
         self.model = model.split(":", 1)[1] if model.startswith(f"{PROVIDER}:") else model
         self.name = f"{PROVIDER}:{self.model}"
-        self.usage = p.Usage()
+        self.usage = p.HelperUsage()
         self._sdk = anthropic
         self._ends = threading.local()  # the wall-clock end of the request in flight on this thread
         http = anthropic.DefaultHttpxClient(event_hooks={"response": [self._bound_body]})

@@ -89,7 +89,7 @@ class OfflineHelper:
     name = NAME
 
     def __init__(self) -> None:
-        self.usage = p.Usage()  # no tokens are spent; calls are still counted
+        self.usage = p.HelperUsage()  # no tokens are spent; calls are still counted
 
     # --- capture ---------------------------------------------------------------------------------------
     def extract(self, request: p.ExtractRequest) -> p.ExtractAnswer:

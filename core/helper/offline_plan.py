@@ -103,7 +103,7 @@ def rewrite_block(rules: list[p.RuleRef]) -> p.BlockAnswer:
         if ci in absorbed:
             continue
         members = cluster + guests[ci]
-        out.append(p.BlockRule(category=rules[members[0]].category,
+        out.append(p.RewrittenRule(category=rules[members[0]].category,
                                text=combine_duplicates([rules[i].text for i in members]),
                                covers=[rules[i].id for i in members]))
     return p.BlockAnswer(rules=out, dropped=[])

@@ -38,7 +38,7 @@ class OpenAICompatHelper(OperationsMixin):
         self.spec, self.model = where.spec, where.ref.model
         self.name = f"{where.spec.name}:{where.ref.model}"
         self.key_variable = where.ref.key_variable(where.spec)
-        self.usage = p.Usage()
+        self.usage = p.HelperUsage()
         self._client = ChatClient(where, timeout=self.limits.request)
 
     def close(self) -> None:

@@ -187,14 +187,17 @@ class BlockRequest(BaseModel):
     rules: list[RuleRef] = Field(description="every rule of the permanent block, in order")
 
 
-class BlockRule(BaseModel):
+class RewrittenRule(BaseModel):
+    """One rule of the permanent-block rewrite, with the input rules it carries (not learned_block.BlockRule,
+    the rule as the agent file holds it)."""
+
     category: Category = Category.tip
     text: str
     covers: list[str]
 
 
 class BlockAnswer(BaseModel):
-    rules: list[BlockRule]
+    rules: list[RewrittenRule]
     dropped: list[Dropped] = Field(default_factory=list)
 
 
@@ -202,11 +205,11 @@ class BlockAnswer(BaseModel):
 
 
 # Parallel groups call one helper from several threads: `+=` on shared counters would lose updates. One
-# lock for every counter keeps Usage a plain value (equal when its numbers are); contention is negligible.
+# lock for every counter keeps HelperUsage a plain value (equal when its numbers are); contention is negligible.
 _USAGE_LOCK = threading.Lock()
 
 
-class Usage(BaseModel):
+class HelperUsage(BaseModel):
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -226,7 +229,7 @@ class Helper(Protocol):
     """One implementation per provider. Methods are synchronous; callers parallelise across calls."""
 
     name: str
-    usage: Usage
+    usage: HelperUsage
 
     def extract(self, request: ExtractRequest) -> ExtractAnswer: ...
 

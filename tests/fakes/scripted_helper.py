@@ -47,7 +47,7 @@ class ScriptedHelper(OperationsMixin):
             raise TypeError(f"not a helper operation: {', '.join(sorted(unknown))}")
         self._answers = {op: answers.get(op) or _unset(op) for op in OPERATIONS}
         self.pause = pause
-        self.usage = p.Usage()
+        self.usage = p.HelperUsage()
         self.calls: list[Call] = []
         self._lock = threading.Lock()
 
@@ -80,7 +80,7 @@ def nothing_missing(_request: p.AuditRequest) -> p.AuditAnswer:
 
 
 def block_unchanged(request: p.BlockRequest) -> p.BlockAnswer:
-    return p.BlockAnswer(rules=[p.BlockRule(category=r.category, text=r.text, covers=[r.id]) for r in request.rules])
+    return p.BlockAnswer(rules=[p.RewrittenRule(category=r.category, text=r.text, covers=[r.id]) for r in request.rules])
 
 
 def all_pass(request: p.VetRequest) -> p.VetAnswer:

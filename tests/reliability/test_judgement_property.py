@@ -95,7 +95,7 @@ class Adversary:
     def block(self, r: p.BlockRequest) -> p.BlockAnswer:
         key = "block" + "|".join(x.text for x in r.rules)
         honest = " ".join(x.text for x in r.rules)
-        return p.BlockAnswer(rules=[p.BlockRule(text=self.text(key, honest) or "Be brief",
+        return p.BlockAnswer(rules=[p.RewrittenRule(text=self.text(key, honest) or "Be brief",
                                                 covers=[x.id for x in r.rules])])
 
     # --- the judges -------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def adversary(seed: int) -> ScriptedHelper:
 
     def block(request: p.BlockRequest) -> p.BlockAnswer:
         ids = [r.id for r in request.rules]
-        rules = [p.BlockRule(category=rng.choice(list(Category)), text=_draft(rng).body or "x", covers=_pick(rng, ids))
+        rules = [p.RewrittenRule(category=rng.choice(list(Category)), text=_draft(rng).body or "x", covers=_pick(rng, ids))
                  for _ in range(rng.randint(0, len(ids) + 1))]
         return p.BlockAnswer(rules=rules, dropped=[p.Dropped(id=i, reason="random") for i in _pick(rng, ids)])
 
