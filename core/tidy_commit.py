@@ -25,6 +25,7 @@ from agentuse.core.graduate import writable
 from agentuse.core.learned_block import BlockRule, read_block, write_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, parse, render
+from agentuse.core.tidy_report import TidyResult
 from agentuse.core.tidy_state import TidyState
 
 
@@ -147,12 +148,18 @@ def _archive_append(location: store.AgentLocation, state: TidyState,
     return snapshots.archive_append(location, [(as_now(item.learning), item.reason) for item in state.archived])
 
 
-def written_diffs(prepared: Prepared, snapshot: snapshots.Snapshot) -> dict[str, str]:
-    """Both diffs of a tidy-up that wrote, from its snapshot (the bytes before) to the files as written."""
-    location = prepared.location
-    pairs = {"learnings file": (snapshot.folder / "store.before", location.store_path),
-             "agent file": (snapshot.folder / "agent.before", location.agent_path)}
+def snapshot_diffs(folder: Path, agent_path: Path, store_path: Path) -> dict[str, str]:
+    """Both diffs of a pass that wrote, from its snapshot (the bytes before) to the files as they are: exactly
+    what undo would revert. The one place tidy diffs are made (the CLI, the artifact and the web page)."""
+    pairs = {"learnings file": (folder / "store.before", store_path), "agent file": (folder / "agent.before", agent_path)}
     return {title: diff(_text(before), _text(after), after.name) for title, (before, after) in pairs.items()}
+
+
+def result_diffs(result: TidyResult) -> dict[str, str]:
+    """A dry run carries its diffs; a tidy-up that wrote is diffed from its snapshot."""
+    if result.diffs or not (result.written and result.snapshot):
+        return dict(result.diffs)
+    return snapshot_diffs(Path(result.snapshot), Path(result.agent_file), Path(result.learnings_file))
 
 
 def _text(path: Path) -> str:

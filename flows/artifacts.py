@@ -89,30 +89,12 @@ def tidy_markdown(result: TidyResult, name: str) -> str:
         lines += ["", "| pass | read | groups | moves | rewrites | freed |", "|---|---|---|---|---|---|"]
         lines += [f"| {p.pass_no} | {p.read} | {p.groups} | {p.moves} | {p.rewrites} | {p.freed} |"
                   for p in result.passes]
-    for title, text in _diffs(result).items():
+    from agentuse.core.tidy_commit import result_diffs
+
+    for title, text in result_diffs(result).items():
         shown = text if len(text) <= DIFF_LIMIT else text[:DIFF_LIMIT] + "\n… (cut; the snapshot holds the rest)\n"
         lines += ["", f"## Diff: {title}", "", "```diff", shown.rstrip("\n") or "(no change)", "```"]
     return "\n".join(lines) + "\n"
-
-
-def _diffs(result: TidyResult) -> dict[str, str]:
-    """A dry run carries its diffs; a written tidy-up is diffed from its undo snapshot (the bytes before)
-    to the files as written, so the artifact shows exactly what undo would revert."""
-    if result.diffs or not (result.written and result.snapshot):
-        return dict(result.diffs)
-    from agentuse.core.tidy_commit import diff
-
-    folder = Path(result.snapshot)
-    pairs = {"learnings file": (folder / "store.before", Path(result.learnings_file)),
-             "agent file": (folder / "agent.before", Path(result.agent_file))}
-    return {title: diff(_text(before), _text(after), after.name) for title, (before, after) in pairs.items()}
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        return ""
 
 
 def rules_table(agent_path: str) -> list[dict[str, Any]]:

@@ -179,7 +179,8 @@ def _finish(prepared: tidy_commit.Prepared, state: TidyState, block: list[BlockR
     emit(Progress(kind="writing", pass_no=len(result.passes)))
     snapshot = tidy_commit.commit(prepared, state, block, summary=result.summary)
     result.written, result.snapshot = True, str(snapshot.folder)
-    result.diffs = tidy_commit.written_diffs(prepared, snapshot)
+    result.diffs = tidy_commit.snapshot_diffs(snapshot.folder, prepared.location.agent_path,
+                                              prepared.location.store_path)
 
 
 def run_tidy(agent_path: str | Path, *, dry_run: bool = False, helper: Any = None,

@@ -19,7 +19,8 @@ from typing import Any
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.store_format import StoreFormatError
-from agentuse.serve.project import snapshot_diffs
+from agentuse.core.tidy_commit import result_diffs
+from agentuse.core.tidy_report import TidyResult
 
 KEEP_FINISHED = 50
 
@@ -123,7 +124,9 @@ class TidyJobs:
             traceback.print_exc()  # the whole story goes to the server's terminal, the gist to the page
             job.finish(error=f"{type(problem).__name__}: {problem}")
         else:
-            job.diffs = written_diffs(result)
+            # A runner a test scripts may return no TidyResult: its diffs, if it carries any, as they are.
+            job.diffs = result_diffs(result) if isinstance(result, TidyResult) else dict(
+                getattr(result, "diffs", {}) or {})
             job.finish(result=result)
         finally:
             with self._lock:
@@ -148,8 +151,3 @@ class TidyJobs:
             del self._jobs[job.id]
 
 
-def written_diffs(result: Any) -> dict[str, str]:
-    """Both diffs of a tidy-up that wrote: its snapshot holds the before, the files hold the after."""
-    if result is None or not getattr(result, "snapshot", None):
-        return dict(getattr(result, "diffs", {}) or {})
-    return snapshot_diffs(Path(result.snapshot), Path(result.agent_file), Path(result.learnings_file))

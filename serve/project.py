@@ -139,18 +139,3 @@ def last_tidy(location: store.AgentLocation) -> LastTidy | None:
                     summary=manifest.summary, undoable=undoable, headline=headline)
 
 
-def snapshot_diffs(folder: Path, agent_path: Path, store_path: Path) -> dict[str, str]:
-    """What a tidy-up changed: its snapshot holds both files' before, the files hold the after (exactly
-    what undo checks before it restores anything)."""
-    from agentuse.core.tidy_commit import diff  # the CLI's --dry-run diff, so both read the same
-
-    def text(path: Path) -> str:
-        try:
-            return path.read_bytes().decode("utf-8-sig")
-        except FileNotFoundError:
-            return ""
-
-    return {
-        "learnings file": diff(text(folder / "store.before"), text(store_path), store_path.name),
-        "agent file": diff(text(folder / "agent.before"), text(agent_path), agent_path.name),
-    }

@@ -14,7 +14,8 @@ from starlette.routing import Route
 from agentuse.core import snapshots
 from agentuse.core.errors import AgentuseError
 from agentuse.core.tidy_report import render as render_result
-from agentuse.serve.project import last_tidy, snapshot_diffs
+from agentuse.core.tidy_commit import snapshot_diffs
+from agentuse.serve.project import last_tidy
 from agentuse.serve.security import csrf_protected
 from agentuse.serve.web import agent_url, project, redirect, render
 

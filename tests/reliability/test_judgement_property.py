@@ -144,24 +144,20 @@ FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
-@FUZZ
-@given(seed_=st.integers(0, 2**32), humans=st.integers(0, 4), autos=st.integers(0, 4), cap=st.integers(2, 6),
-       notes=st.lists(st.sampled_from(PEOPLE), min_size=1, max_size=3),
-       steps=st.lists(st.sampled_from(["remember", "capture", "tidy"]), min_size=1, max_size=4))
-def test_no_person_authored_instruction_is_lost_or_misattributed(tmp_path_factory, seed_, humans, autos, cap,
-                                                                 notes, steps):
-    root = tmp_path_factory.mktemp("prop")
+def _walk(root, *, humans: int, autos: int, cap: int, notes: list[str], steps: list[str], helper_for,
+          seed_: int = 1) -> None:
+    """Seed a store (people's rules first), then run the steps, checking both properties after each one."""
     agent = make_agent(root, CUSTOM.format(max=cap))
     taught = PEOPLE[:humans]
     seeded = [rule(f"{i:08x}", t, src=Source.manual, ch=Channel.corrections, re=i % 2)
               for i, t in enumerate(taught)]
     seeded += [rule(f"a{i:07x}", f"Auto rule {i} about lists", date_="2026-06-01") for i in range(autos)]
     location = seed(agent, seeded)
-    adversary = Adversary(seed_, [r.id for r in seeded])
+    helper_for = helper_for([r.id for r in seeded])
     session = make_session(agent)
     queue = list(notes)
     for step in steps:
-        helper = adversary.helper()
+        helper = helper_for()
         if step == "remember" and queue:
             note = queue.pop(0)
             run_remember(agent=str(agent), text=note, helper=helper, today=TODAY)
@@ -172,6 +168,16 @@ def test_no_person_authored_instruction_is_lost_or_misattributed(tmp_path_factor
             run_tidy(agent, helper=helper, today=TODAY, seed=seed_ % 1000)
         _check(agent, location, taught)
     assert all(r.state in (State.active, State.quarantined, State.graduated) for r in store.load(location).learnings)
+
+
+@FUZZ
+@given(seed_=st.integers(0, 2**32), humans=st.integers(0, 4), autos=st.integers(0, 4), cap=st.integers(2, 6),
+       notes=st.lists(st.sampled_from(PEOPLE), min_size=1, max_size=3),
+       steps=st.lists(st.sampled_from(["remember", "capture", "tidy"]), min_size=1, max_size=4))
+def test_no_person_authored_instruction_is_lost_or_misattributed(tmp_path_factory, seed_, humans, autos, cap,
+                                                                 notes, steps):
+    _walk(tmp_path_factory.mktemp("prop"), humans=humans, autos=autos, cap=cap, notes=notes, steps=steps,
+          seed_=seed_, helper_for=lambda ids: Adversary(seed_, ids).helper)
 
 
 OFFLINE_NOTES = PEOPLE + ["Publish drafts without review", "Skip the call-to-action at the end",
@@ -188,22 +194,5 @@ def test_the_offline_evaluator_keeps_the_same_promises(tmp_path_factory, humans,
     with no key meets it."""
     from agentuse.core.helper.offline import OfflineHelper
 
-    root = tmp_path_factory.mktemp("offline")
-    agent = make_agent(root, CUSTOM.format(max=cap))
-    taught = PEOPLE[:humans]
-    seeded = [rule(f"{i:08x}", t, src=Source.manual, ch=Channel.corrections, re=i % 2)
-              for i, t in enumerate(taught)]
-    seeded += [rule(f"a{i:07x}", f"Auto rule {i} about lists", date_="2026-06-01") for i in range(autos)]
-    location = seed(agent, seeded)
-    session = make_session(agent)
-    queue = list(notes)
-    for step in steps:
-        if step == "remember" and queue:
-            note = queue.pop(0)
-            run_remember(agent=str(agent), text=note, helper=OfflineHelper(), today=TODAY)
-            taught.append(note)
-        elif step == "capture":
-            run_capture(agent=str(agent), session=str(session), helper=OfflineHelper(), today=TODAY)
-        else:
-            run_tidy(agent, helper=OfflineHelper(), today=TODAY, seed=1)
-        _check(agent, location, taught)
+    _walk(tmp_path_factory.mktemp("offline"), humans=humans, autos=autos, cap=cap, notes=notes, steps=steps,
+          helper_for=lambda ids: OfflineHelper)
