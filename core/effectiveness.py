@@ -86,7 +86,7 @@ def load(path: Path, agent_key: str) -> Index:
 
 
 def _save(path: Path, index: Index) -> None:
-    store.atomic_write(path, index.model_dump_json(indent=1) + "\n")
+    store.atomic_write(path, index.model_dump_json() + "\n")
 
 
 def record(path: Path, agent_key: str, session_id: str, digest: SessionDigest) -> None:
