@@ -197,3 +197,15 @@ def test_real_runs_update_the_index_one_session_at_a_time(blog, monkeypatch):
     read.clear()
     assert stats_json(blog, "--rebuild") == found
     assert sorted(read) == sorted([first, second])
+
+
+def test_the_table_sorts_and_a_wrong_sort_is_one_line(agent):
+    record_the_sessions(agent)
+    ids = lambda *sort: [r["id"] for r in stats_json(agent, *sort)["rules"]]  # noqa: E731
+    assert ids() == ["aaaa0001", "bbbb0002", "cccc0003"]  # most runs first
+    assert ids("--sort", "recurred")[0] == "bbbb0002"
+    assert ids("--sort", "title") == ["cccc0003", "aaaa0001", "bbbb0002"]
+    table = invoke("learnings", "stats", str(agent), "--sort", "title").stdout.splitlines()
+    assert [line.split()[0] for line in table[1:4]] == ["cccc0003", "aaaa0001", "bbbb0002"]
+    wrong = invoke("learnings", "stats", str(agent), "--sort", "speed", code=1)
+    assert wrong.stderr == "error: --sort takes one of runs, approved, commented, rejected, recurred, title, not 'speed'\n"
