@@ -27,6 +27,7 @@ class _AgentOrCommand(LazyGroup):
         "add": "agentuse.cli.capture:add",
         "tidy": "agentuse.cli.tidy:tidy",
         "undo": "agentuse.cli.tidy:undo",
+        "stats": "agentuse.cli.stats:stats",
     }
     _helping = False
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agentuse.core import store
+from agentuse.core import effectiveness, store
 from agentuse.core.agent_file import AgentFile, load_agent, read_block
 from agentuse.core.contract import agent_hash
 from agentuse.core.inject import render_section, selection_for
@@ -24,6 +24,8 @@ class EntryView(BaseModel):
     injected: bool  # reaches the next run
     stale: bool
     ready_to_graduate: bool
+    # What happened on the runs it was in force for (core/effectiveness.py); the same fields everywhere.
+    figures: effectiveness.RuleFigures = Field(default_factory=effectiveness.RuleFigures)
 
 
 class Report(BaseModel):
@@ -49,6 +51,20 @@ class Report(BaseModel):
     stranded: str | None = None  # a learnings file at the pre-v0.17 location, by existence only
     notices: list[str] = Field(default_factory=list)
     entries: list[EntryView] = Field(default_factory=list)
+    runs_counted: int = 0  # sessions of this agent in the effectiveness index
+    index_unreadable: bool = False  # the index did not parse: figures are zero until `stats --rebuild`
+
+    @property
+    def never_injected(self) -> list[EntryView]:
+        """Rules that could reach a run (quarantined and graduated copies cannot) yet were in force for none."""
+        return [e for e in self.entries if e.group in LIVE_GROUPS and e.figures.runs == 0]
+
+    @property
+    def not_landing(self) -> list[EntryView]:
+        return [e for e in self.entries if e.figures.not_landing]
+
+
+LIVE_GROUPS = ("applied", "stale", "outside_cap", "held")
 
 
 def estimate_tokens(text: str) -> int:
@@ -56,7 +72,10 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc) -> Report:
+def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc,
+                 index: effectiveness.Index | None = None) -> Report:
+    index = index if index is not None else effectiveness.Index(agent=location.key)
+    found = effectiveness.figures(doc.learnings, index)
     selection = selection_for(agent, doc, agent_hash(agent))
     groups: list[tuple[str, list[Learning]]] = [
         ("applied", selection.applied),
@@ -66,7 +85,7 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc)
         ("quarantined", selection.quarantined),
         ("graduated", selection.graduated),
     ]
-    entries = [_entry(rule, group) for group, rules in groups for rule in rules]
+    entries = [_entry(rule, group, found[rule.id]) for group, rules in groups for rule in rules]
     channels = Counter(rule.ch.value if rule.ch else "legacy" for rule in doc.learnings)
     block = read_block(agent.text, filename=str(agent.path)) or []
     return Report(
@@ -91,10 +110,12 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc)
         stranded=_relative(location.legacy_path, location.root) if location.legacy_path.exists() else None,
         notices=list(agent.notices),
         entries=entries,
+        runs_counted=len(index.sessions),
+        index_unreadable=index.unreadable,
     )
 
 
-def _entry(rule: Learning, group: str) -> EntryView:
+def _entry(rule: Learning, group: str, figures: effectiveness.RuleFigures) -> EntryView:
     state = {"applied": "applied", "quarantined": "quarantined", "graduated": "graduated"}.get(group, "dormant")
     return EntryView(
         record=rule.model_dump(mode="json"),
@@ -104,6 +125,7 @@ def _entry(rule: Learning, group: str) -> EntryView:
         stale=group == "stale",
         # A stale rule awaits re-vet: it is proven against instructions that no longer exist, not ready.
         ready_to_graduate=group in {"applied", "held", "outside_cap"} and graduation_eligible(rule),
+        figures=figures,
     )
 
 
@@ -115,7 +137,11 @@ def describe(agent_path: Path) -> tuple[AgentFile, store.AgentLocation, Report]:
         return load_agent(agent_path), store.load(location)
 
     agent, doc = store.settled_read(location, read)  # the pair as of one moment between tidy-up commits
-    return agent, location, build_report(agent, location, doc)
+    return agent, location, build_report(agent, location, doc, load_index(location))
+
+
+def load_index(location: store.AgentLocation) -> effectiveness.Index:
+    return effectiveness.load(effectiveness.index_path(location.project_dir, location.key), location.key)
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -4,6 +4,7 @@ Wording follows the spec's examples."""
 from __future__ import annotations
 
 from agentuse.core.describe import EntryView, Report
+from agentuse.core.effectiveness import RuleFigures
 from agentuse.core.terminal_text import display_path
 from agentuse.core.learning import VET_OFFLINE
 
@@ -48,9 +49,21 @@ def meta_line(entry: EntryView) -> str:
     return " · ".join(parts) + f"  ·  {r['date']}  ·  id:{r['id']}"
 
 
+def figures_line(figures: RuleFigures) -> str:
+    """`in force 12 runs · 4 approved clean · 1 commented · recurred 0×`: the other outcomes when they happened."""
+    parts = [f"in force {figures.runs} run{'' if figures.runs == 1 else 's'}",
+             f"{figures.approved} approved clean", f"{figures.commented} commented"]
+    parts += [f"{n} {label}" for n, label in ((figures.rejected, "rejected"), (figures.no_gate, "no gate"),
+                                               (figures.pending, "awaiting review"), (figures.failed, "failed")) if n]
+    if figures.recurred is not None:
+        parts.append(f"recurred {figures.recurred}×")
+    return " · ".join(parts)
+
+
 def _entry_lines(entry: EntryView) -> list[str]:
     r = entry.record
-    lines = [f"  {entry.state}  [{r['category']}] {r['title']}", f"    {meta_line(entry)}"]
+    lines = [f"  {entry.state}  [{r['category']}] {r['title']}", f"    {meta_line(entry)}",
+             f"    {figures_line(entry.figures)}"]
     if r.get("why"):
         lines.append(f"    why: {r['why']}")
     return lines
@@ -80,6 +93,7 @@ def render_learnings(report: Report) -> str:
             lines.append("")
     if report.provisional:
         lines += [*provisional_lines(report), ""]
+    lines += index_lines(report)
     lines.extend(stranded_lines(report))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -139,4 +153,49 @@ def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:
             lines.append(f"  [{e.record['category']}] {e.record['title']}{why}")
     lines += outside_cap_lines(report, agent_arg)
     lines += stranded_lines(report)
+    return lines
+
+
+def index_lines(report: Report) -> list[str]:
+    if not report.index_unreadable:
+        return []
+    return [f"the effectiveness index could not be read, so every rule shows 0 runs: recount it from the session "
+            f"logs with: agentuse learnings stats {display_path(report.agent_file)} --rebuild", ""]
+
+
+STATS_SORTS = ("runs", "approved", "commented", "rejected", "recurred", "title")
+_COLUMNS = (("runs", "runs"), ("approved", "clean"), ("commented", "commented"), ("rejected", "rejected"),
+            ("no_gate", "no gate"), ("pending", "awaiting"), ("failed", "failed"))
+
+
+def sorted_entries(report: Report, sort: str) -> list[EntryView]:
+    """Largest first for a count (a tie keeps the list's order), A to Z for the title."""
+    if sort == "title":
+        return sorted(report.entries, key=lambda e: e.record["title"].lower())
+    return sorted(report.entries, key=lambda e: -(getattr(e.figures, sort) or 0))
+
+
+def render_stats(report: Report, sort: str = "runs") -> str:
+    """`agentuse learnings stats`: every rule's figures as a table, then the agent's totals."""
+    if not report.entries:
+        return "\n".join([f"No learnings yet for {report.agent}.", *stats_totals(report)]) + "\n"
+    head = ["id      ", *(label for _, label in _COLUMNS), "recurred", "state", "rule"]
+    rows = [head]
+    for entry in sorted_entries(report, sort):
+        f = entry.figures
+        rows.append([entry.record["id"], *(str(getattr(f, field)) for field, _ in _COLUMNS),
+                     "-" if f.recurred is None else f"{f.recurred}×", entry.state, entry.record["title"]])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head) - 1)]
+    lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]).rstrip() for row in rows]
+    lines += ["", *stats_totals(report)]
+    return "\n".join(lines + index_lines(report)).rstrip() + "\n"
+
+
+def stats_totals(report: Report) -> list[str]:
+    never = report.never_injected
+    landing = report.not_landing
+    lines = [f"runs counted: {report.runs_counted}",
+             f"rules never injected: {len(never)}" + (f" ({', '.join(e.record['id'] for e in never)})" if never else ""),
+             f"rules not landing (their failure recurred while in force): {len(landing)}"
+             + (f" ({', '.join(e.record['id'] for e in landing)})" if landing else "")]
     return lines

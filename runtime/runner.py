@@ -22,6 +22,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
 from agentuse.core.status_text import stranded_notice
 from agentuse.core.store_format import StoreFormatError
+from agentuse.runtime.effectiveness import count_session
 from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.loop import run_turns
@@ -174,7 +175,9 @@ def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool)
 
 
 def result_of(log: SessionLog) -> RunResult:
-    """The result as the log tells it, so the CLI prints exactly what `sessions show` would."""
+    """The result as the log tells it, so the CLI prints exactly what `sessions show` would. Every stretch
+    of work ends here, so this is where the run's rules are counted into the effectiveness index."""
+    count_session(log.path)
     session = summarize(log.path)
     end = next(e for e in reversed(session.events) if isinstance(e, RunEnd))  # every stretch of work writes one
     return RunResult(

@@ -8,6 +8,7 @@ recorded, and `usage.calls` counts calls the way a real helper does (a fault cou
 from __future__ import annotations
 
 import os
+import shutil
 from collections import defaultdict, deque
 from datetime import date
 from pathlib import Path
@@ -106,6 +107,17 @@ CUSTOM = """learning:
     addons: [tool-errors]
     custom: Only capture rules about file paths and saving.
   max: {max}"""
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_SESSION = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"  # replays with the example agent
+
+
+def copy_example(root: Path) -> Path:
+    """The bundled blog-writer agent in a fresh project folder (runs write files under it)."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", root / "blog-writer.agentuse")
+    return root / "blog-writer.agentuse"
 
 
 def make_agent(root: Path, learning: str = CUSTOM.format(max=15), name: str = "blog.agentuse") -> Path:

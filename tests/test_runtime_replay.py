@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -21,8 +19,7 @@ from agentuse.runtime.events import ModelReplyEvent, RunStart
 from agentuse.runtime.messages import TextBlock, ToolUseBlock
 from agentuse.runtime.session import SessionLog, read_events
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-EXAMPLE_SESSION = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"
+from capture_support import EXAMPLE_SESSION, copy_example
 
 
 def invoke(*args: str, code: int = 0):
@@ -33,10 +30,7 @@ def invoke(*args: str, code: int = 0):
 
 @pytest.fixture
 def blog(tmp_path):
-    project = tmp_path / "blog"
-    project.mkdir()
-    shutil.copy(EXAMPLES / "blog-writer.agentuse", project / "blog-writer.agentuse")
-    return project / "blog-writer.agentuse"
+    return copy_example(tmp_path / "blog")
 
 
 def test_the_recorded_example_replays_through_the_real_tools(blog):

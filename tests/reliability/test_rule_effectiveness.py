@@ -1,0 +1,211 @@
+"""Rule effectiveness (issue 18, first slice): per rule, the runs it was in force for and how they ended,
+counted from real session logs into the index at each run's end, shown by `learnings stats` and under
+each rule of `learnings <file>`, and rebuilt from the logs to the same result."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentuse.cli.app import app
+from agentuse.core import effectiveness, store
+from agentuse.core.learning import Channel, Source
+from agentuse.runtime import effectiveness as counting
+from agentuse.runtime.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    RoundStart,
+    RunEnd,
+    RunStart,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from agentuse.runtime.session import SessionLog
+
+from capture_support import EXAMPLE_SESSION, copy_example, current_ih, make_agent, rule, seed
+
+UPLOAD_SIG = "files.length remained #"
+
+
+def invoke(*args: str, code: int = 0):
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+    return result
+
+
+def stats_json(agent: Path, *extra: str) -> dict:
+    return json.loads(invoke("learnings", "stats", str(agent), "--json", *extra).stdout)
+
+
+class Run:
+    """One session log written event by event, as the runner and a resume write it."""
+
+    def __init__(self, agent: Path, session_id: str, injected: list[str], *, approval: bool = True) -> None:
+        location = store.locate(agent)
+        self.log = SessionLog.create(location.session_dir, session_id)
+        self.agent, self.calls = agent, 0
+        self.log.append(RunStart(session_id=session_id, agent_key=location.key,
+                                 agent_path=str(location.agent_path), project_root=str(location.root),
+                                 ih=current_ih(agent), model="anthropic:claude-test", prompt="Write a post",
+                                 system="x", injected=injected, approval=approval, pid=os.getpid()))
+
+    def call(self, tool: str, error: str | None = None) -> "Run":
+        self.calls += 1
+        self.log.append(ToolCallEvent(call_id=f"c{self.calls}", name=tool, input={"path": "x"}))
+        self.log.append(ToolResultEvent(call_id=f"c{self.calls}", name=tool, output="" if error else "ok",
+                                        error=error, is_error=error is not None))
+        return self
+
+    def gate(self) -> "Run":
+        self.log.append(ApprovalRequest(output="A post."))
+        return self.end("awaiting_review")
+
+    def decide(self, decision: str, comment: str | None = None) -> "Run":
+        self.log.append(ApprovalDecision(decision=decision, comment=comment, pid=os.getpid()))
+        if decision != "revise":
+            self.end("completed" if decision == "approve" else "rejected")
+        return self
+
+    def round(self, number: int, injected: list[str]) -> "Run":
+        self.log.append(RoundStart(round=number, ih=current_ih(self.agent), system="x", injected=injected))
+        return self
+
+    def end(self, status: str) -> "Run":
+        self.log.append(RunEnd(status=status, output="A post."))
+        counting.count_session(self.log.path)  # what the runner does at every run_end (runner.result_of)
+        return self
+
+
+@pytest.fixture
+def agent(tmp_path):
+    path = make_agent(tmp_path / "blog")
+    seed(path, [
+        rule("aaaa0001", "Save posts under posts/", src=Source.manual),
+        rule("bbbb0002", f"upload: {UPLOAD_SIG}", ch=Channel.tool_errors, tool="upload", sig=UPLOAD_SIG),
+        rule("cccc0003", "Link the sources"),
+    ])
+    return path
+
+
+def record_the_sessions(agent: Path) -> None:
+    a, b = "aaaa0001", "bbbb0002"
+    # approved with no comment; the upload failure the tool-errors rule is about came back while it was in force
+    Run(agent, "01K8ZEFF000000000000000001", [a, b]).call("upload", "files.length remained 0").call("upload").gate() \
+        .decide("approve")
+    # approved, but the reviewer wrote a comment: no clean approval
+    Run(agent, "01K8ZEFF000000000000000002", [a, b]).call("upload").gate().decide("approve", "Shorter intro")
+    Run(agent, "01K8ZEFF000000000000000003", [a]).gate().decide("reject")
+    Run(agent, "01K8ZEFF000000000000000004", [a, b], approval=False).call("read", "no such file").end("completed")
+    # the rule came in with the revision round (--remember), and the failure came back in that round
+    Run(agent, "01K8ZEFF000000000000000005", [a]).call("upload", "files.length remained 3").gate() \
+        .decide("revise", "Fix the upload").round(2, [a, b]).call("upload", "files.length remained 1").gate() \
+        .decide("approve")
+    Run(agent, "01K8ZEFF000000000000000006", [a, b]).gate()  # still awaiting review
+    # the failure happened in round 1, before the rule was injected (round 2): it did not recur under the rule
+    Run(agent, "01K8ZEFF000000000000000007", [a]).call("upload", "files.length remained 3").gate() \
+        .decide("revise", "Fix the upload").round(2, [a, b]).call("upload").gate().decide("reject")
+
+
+def test_each_rule_counts_the_runs_it_was_in_force_for_and_how_they_ended(agent):
+    record_the_sessions(agent)
+    found = stats_json(agent)
+    by_id = {r["id"]: r for r in found["rules"]}
+    assert found["runs"] == 7
+    fields = ("runs", "approved", "commented", "rejected", "no_gate", "pending", "failed", "recurred")
+    assert {i: tuple(r[f] for f in fields) for i, r in by_id.items()} == {
+        "aaaa0001": (7, 1, 2, 2, 1, 1, 0, None),
+        "bbbb0002": (6, 1, 2, 1, 1, 1, 0, 2),
+        "cccc0003": (0, 0, 0, 0, 0, 0, 0, None),
+    }
+    assert found["never_injected"] == ["cccc0003"] and found["not_landing"] == ["bbbb0002"]
+    table = invoke("learnings", "stats", str(agent)).stdout
+    assert "runs counted: 7" in table and "rules never injected: 1 (cccc0003)" in table
+    assert "rules not landing (their failure recurred while in force): 1 (bbbb0002)" in table
+
+
+def test_the_learnings_list_and_its_json_carry_the_same_figures(agent):
+    record_the_sessions(agent)
+    listed = invoke("learnings", str(agent)).stdout
+    assert "    in force 7 runs · 1 approved clean · 2 commented · 2 rejected · 1 no gate · 1 awaiting review\n" in listed
+    assert "    in force 6 runs · 1 approved clean · 2 commented · 1 rejected · 1 no gate · 1 awaiting review · recurred 2×\n" in listed
+    assert "    in force 0 runs · 0 approved clean · 0 commented\n" in listed
+    entries = json.loads(invoke("learnings", str(agent), "--json").stdout)["entries"]
+    figures = {e["record"]["id"]: e["figures"] for e in entries}
+    assert figures["bbbb0002"] == {"runs": 6, "approved": 1, "commented": 2, "rejected": 1, "no_gate": 1,
+                                   "pending": 1, "failed": 0, "recurred": 2}
+
+
+def test_rebuild_from_the_logs_equals_the_incremental_index(agent):
+    record_the_sessions(agent)
+    location = store.locate(agent)
+    path = effectiveness.index_path(location.project_dir, location.key)
+    incremental, counted = path.read_text(), stats_json(agent)
+    path.unlink()  # never the only copy: the logs hold everything
+    assert stats_json(agent)["runs"] == 0
+    assert stats_json(agent, "--rebuild") == counted
+    assert path.read_text() == incremental
+
+
+def test_an_unreadable_index_is_left_alone_and_said_so_until_rebuilt(agent):
+    record_the_sessions(agent)
+    location = store.locate(agent)
+    path = effectiveness.index_path(location.project_dir, location.key)
+    path.write_text("{not json")
+    Run(agent, "01K8ZEFF000000000000000008", ["aaaa0001"], approval=False).end("completed")
+    assert path.read_text() == "{not json"
+    assert "agentuse learnings stats" in invoke("learnings", str(agent)).stdout
+    assert stats_json(agent, "--rebuild")["runs"] == 8
+
+
+@pytest.fixture
+def blog(tmp_path):
+    return copy_example(tmp_path / "blog")
+
+
+def test_real_runs_update_the_index_one_session_at_a_time(blog, monkeypatch):
+    read: list[str] = []
+    real_read = counting.read_events
+    monkeypatch.setattr(counting, "read_events", lambda path: (read.append(path.stem), real_read(path))[1])
+    replay = f"replay:{EXAMPLE_SESSION}"
+    location = store.locate(blog)
+    path = effectiveness.index_path(location.project_dir, location.key)
+
+    def sid(output: str) -> str:
+        return next(line.split()[1] for line in output.splitlines() if line.startswith("session "))
+
+    first = sid(invoke("run", str(blog), "--model", replay).stdout)
+    assert read == [first]
+    assert json.loads(path.read_text())["sessions"][first]["outcome"] == "pending"
+    read.clear()
+    invoke("sessions", "resume", first, "--approve")  # its tool-errors channel captures the write_file recovery
+    assert read == [first]  # the resumed session is recounted, replacing its own digest
+    assert json.loads(path.read_text())["sessions"][first]["outcome"] == "approved"
+    rule_id = stats_json(blog)["rules"][0]["id"]
+    read.clear()
+    second = sid(invoke("run", str(blog), "--model", replay).stdout)
+    assert read == [second]  # a second run reads only its own log
+    index = json.loads(path.read_text())["sessions"]
+    assert set(index) == {first, second} and index[second]["rounds"][0]["injected"] == [rule_id]
+    # the replayed run repeats the write_file failure the rule is about, with the rule in force
+    found = stats_json(blog)
+    assert found["not_landing"] == [rule_id] and found["rules"][0]["recurred"] == 1
+    assert found["rules"][0]["runs"] == 1 and found["rules"][0]["pending"] == 1
+    read.clear()
+    assert stats_json(blog, "--rebuild") == found
+    assert sorted(read) == sorted([first, second])
+
+
+def test_the_table_sorts_and_a_wrong_sort_is_one_line(agent):
+    record_the_sessions(agent)
+    ids = lambda *sort: [r["id"] for r in stats_json(agent, *sort)["rules"]]  # noqa: E731
+    assert ids() == ["aaaa0001", "bbbb0002", "cccc0003"]  # most runs first
+    assert ids("--sort", "recurred")[0] == "bbbb0002"
+    assert ids("--sort", "title") == ["cccc0003", "aaaa0001", "bbbb0002"]
+    table = invoke("learnings", "stats", str(agent), "--sort", "title").stdout.splitlines()
+    assert [line.split()[0] for line in table[1:4]] == ["cccc0003", "aaaa0001", "bbbb0002"]
+    wrong = invoke("learnings", "stats", str(agent), "--sort", "speed", code=1)
+    assert wrong.stderr == "error: --sort takes one of runs, approved, commented, rejected, recurred, title, not 'speed'\n"
