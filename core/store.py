@@ -32,6 +32,7 @@ from typing import TypeVar
 
 import filelock
 
+from agentuse.core import git_root
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import check_regular, read_regular, writing
@@ -81,7 +82,14 @@ def project_root(start: Path) -> Path:
     start = Path(os.path.abspath(start))
     if start.is_file():
         start = start.parent
-    # Imported here: gitpython costs ~90 ms to import. Quiet refresh lets repo discovery (which only
+    found = git_root.work_tree(start)  # reads .git entries: no GitPython import in the common case
+    if found is git_root.UNDECIDED:
+        return _gitpython_root(start)
+    return (found or start).resolve()
+
+
+def _gitpython_root(start: Path) -> Path:
+    # Imported here: gitpython costs ~60 ms to import. Quiet refresh lets repo discovery (which only
     # reads .git) work even where the git executable is missing.
     os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
     import git
