@@ -10,7 +10,7 @@ from pathlib import Path
 import git
 import pytest
 
-from agentuse.core import store
+from agentuse.core import location, store
 
 
 def _git(*args: str, cwd: Path) -> None:
@@ -63,7 +63,7 @@ def test_the_walk_gives_gitpythons_root_without_gitpython(name, layouts, monkeyp
         pytest.skip("the temp dir is itself inside a git work tree")
     start = layouts[name]
     expected = _gitpython(start)
-    monkeypatch.setattr(store, "_gitpython_root", lambda start: pytest.fail(f"GitPython asked for {start}"))
+    monkeypatch.setattr(location, "_gitpython_root", lambda start: pytest.fail(f"GitPython asked for {start}"))
     assert store.project_root(start) == expected
     (start / "x.agentuse").write_text("# X\n")
     assert store.project_root(start / "x.agentuse") == expected  # a file: its folder's root
@@ -77,13 +77,13 @@ def test_outside_any_repository_the_root_is_the_folder_itself(layouts, tmp_path)
 
 def test_a_symlinked_agent_file_belongs_to_the_project_the_link_is_in(layouts, tmp_path, monkeypatch):
     """locate() takes the root from where the link sits, as before: GitPython's answer for that folder."""
-    monkeypatch.setattr(store, "_gitpython_root", lambda start: pytest.fail(f"GitPython asked for {start}"))
+    monkeypatch.setattr(location, "_gitpython_root", lambda start: pytest.fail(f"GitPython asked for {start}"))
     target = layouts["worktree"] / "real.agentuse"
     target.write_text("# Real\n")
     link = layouts["subdirectory"] / "linked.agentuse"
     link.symlink_to(target)
-    location = store.locate(link)
-    assert location.root == _gitpython(link.parent) == layouts["repo"].resolve()
+    found = store.locate(link)
+    assert found.root == _gitpython(link.parent) == layouts["repo"].resolve()
     linked_folder = tmp_path / "linked-folder"
     linked_folder.symlink_to(layouts["worktree-subdirectory"], target_is_directory=True)
     # The walk climbs the path as given, like GitPython: a linked folder outside the repo finds no .git.
@@ -93,8 +93,8 @@ def test_a_symlinked_agent_file_belongs_to_the_project_the_link_is_in(layouts, t
 @pytest.mark.parametrize("case", ["inside-dot-git", "git-dir-env", "broken-gitfile"])
 def test_what_the_walk_cannot_tell_is_gitpythons_answer(case, layouts, monkeypatch):
     asked = []
-    real = store._gitpython_root
-    monkeypatch.setattr(store, "_gitpython_root", lambda start: asked.append(start) or real(start))
+    real = location._gitpython_root
+    monkeypatch.setattr(location, "_gitpython_root", lambda start: asked.append(start) or real(start))
     start = layouts["repo"]
     if case == "inside-dot-git":
         start = start / ".git" / "refs"
