@@ -73,7 +73,7 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Counts and every entry with its computed state.")] = False,
 ) -> None:
     """Every rule of an agent grouped by status."""
-    from agentuse.core import store
+    from agentuse.core.location import locate  # not store: --path needs no pydantic model
 
     if path + edit + as_json > 1:
         raise AgentuseError("--path, --edit and --json each do something different: pass one of them")
@@ -82,7 +82,7 @@ def show(
         # a typo must say so. (Only existence: --path must still work on an agent that does not parse.)
         _require_agent(agent_file)
     if path:
-        say(str(store.locate(agent_file).store_path))
+        say(str(locate(agent_file).store_path))
         return
     if edit:
         _edit(agent_file)

@@ -1,6 +1,5 @@
-"""Where an agent's learnings live, and how they are written without losing or tearing anything.
-
-    $AGENTUSE_DATA_DIR/project/<12 hex of sha256(git root)>/learnings/<agent path minus .agentuse>.learnings.md
+"""An agent's learnings: read, and written without losing or tearing anything. Where they live is
+core/location.py (re-exported here: `store.locate`, `store.data_dir`, ...).
 
 Every write locks a side file `<file>.lock` (never the file itself: `os.replace` swaps that inode out from
 under any lock held on it), writes a temp file in the same folder, fsyncs it and renames it over the
@@ -18,121 +17,32 @@ agent file is the user's own arrangement, and the link must survive a tidy-up.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import secrets
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import TypeVar
-
-import filelock
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import check_regular, read_regular, writing
 from agentuse.core.learning import Learning, State
+# Where a store lives is its own module (no pydantic, no GitPython): `learnings --path` needs only that.
+from agentuse.core.location import STORE_SUFFIX, AgentLocation, data_dir, locate, project_hash, project_root
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
 
-STORE_SUFFIX = ".learnings.md"
+if TYPE_CHECKING:  # imported by lock_for: read-only commands never lock, and filelock costs ~7 ms
+    import filelock
+
 T = TypeVar("T")
 # Writers hold the lock for milliseconds; a minute of waiting means something is wedged, so say so.
 LOCK_TIMEOUT_SECONDS = 60.0
 # A temp file this old cannot belong to a live writer; it was left by one that was killed mid-write.
 STALE_TEMP_SECONDS = 60.0
-
-
-@dataclass(frozen=True)
-class AgentLocation:
-    agent_path: Path  # absolute, as given (a symlink stays a symlink; its writes go through it on purpose)
-    root: Path  # resolved git root, or the agent's resolved directory outside git
-    key: str  # posix path of the agent file relative to root, e.g. "agents/blog/write.agentuse"
-    project_dir: Path
-    store_path: Path
-    session_dir: Path
-    consolidations_dir: Path
-    archive_path: Path
-    legacy_path: Path  # the pre-v0.17 sibling file: only its existence is ever checked
-    breadcrumb: str = ""  # what `<!-- agent: ... -->` says: the key, or the absolute path outside the root
-
-    @property
-    def name(self) -> str:
-        """The agent's name as the file header gives it: `# Learnings for write`."""
-        return PurePosixPath(self.key).name.removesuffix(AGENT_SUFFIX)
-
-
-def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if explicit := env.get("AGENTUSE_DATA_DIR"):
-        # Absolute now, so a relative setting cannot make one agent's store depend on the cwd.
-        return Path(explicit).expanduser().absolute()
-    xdg = env.get("XDG_DATA_HOME")
-    if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore relative values
-        return Path(xdg) / "agentuse"
-    return Path.home() / ".local" / "share" / "agentuse"
-
-
-def project_root(start: Path) -> Path:
-    """The resolved git work tree containing `start`, or `start`'s resolved directory outside git."""
-    start = Path(os.path.abspath(start))
-    if start.is_file():
-        start = start.parent
-    # Imported here: gitpython costs ~90 ms to import. Quiet refresh lets repo discovery (which only
-    # reads .git) work even where the git executable is missing.
-    os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
-    import git
-
-    try:
-        repo = git.Repo(start, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return start.resolve()
-    try:
-        tree = repo.working_tree_dir
-    finally:
-        repo.close()
-    return Path(tree).resolve() if tree else start.resolve()  # a bare repository has no work tree
-
-
-def project_hash(root: Path) -> str:
-    return hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:12]
-
-
-def _agent_key(real: Path, root: Path) -> tuple[str, bool]:
-    """(key, inside_root). Outside the root, a name plus a digest that cannot climb out of learnings/."""
-    try:
-        relative = real.relative_to(root)
-    except ValueError:
-        relative = None
-    if relative is not None and relative.parts and ".." not in relative.parts:
-        return relative.as_posix(), True
-    digest = hashlib.sha256(str(real).encode("utf-8")).hexdigest()[:8]
-    return f"{real.name.removesuffix(AGENT_SUFFIX)}-{digest}{AGENT_SUFFIX}", False
-
-
-def locate(agent_path: Path, *, env: Mapping[str, str] | None = None) -> AgentLocation:
-    given = Path(os.path.abspath(os.path.expanduser(agent_path)))
-    # The project is where the agent file sits; its key is where it really is. A symlink that points
-    # out of the project therefore gets a digest key instead of a path that could escape learnings/.
-    root = project_root(given.parent)
-    real = given.resolve()
-    key, inside = _agent_key(real, root)
-    project_dir = data_dir(env) / "project" / project_hash(root)
-    stem = key.removesuffix(AGENT_SUFFIX)
-    learnings_dir = project_dir / "learnings"
-    store_path = learnings_dir / f"{stem}{STORE_SUFFIX}"
-    if PurePosixPath(stem).is_absolute() or ".." in PurePosixPath(stem).parts:
-        raise ValueError(f"refusing learnings key {key!r}: it would leave {learnings_dir}")
-    return AgentLocation(
-        agent_path=given, root=root, key=key, project_dir=project_dir, store_path=store_path,
-        session_dir=project_dir / "session", consolidations_dir=project_dir / "consolidations",
-        archive_path=project_dir / "archive" / f"{stem}{STORE_SUFFIX}",
-        legacy_path=given.with_name(given.name + STORE_SUFFIX),
-        breadcrumb=key if inside else str(real),
-    )
 
 
 # ---------------------------------------------------------------- locking and atomic writes
@@ -157,6 +67,8 @@ def lock_for(path: Path) -> filelock.FileLock:
     with writing(path.parent, kept="nothing was written"):
         path.parent.mkdir(parents=True, exist_ok=True)
     refuse_link(Path(f"{path}.lock"))
+    import filelock
+
     return filelock.FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_SECONDS, is_singleton=True)
 
 

@@ -114,3 +114,32 @@ def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path)
     assert result.returncode == 0, (result.stdout, result.stderr)
     roots = {name.split(".")[0] for name in _imported(result.stderr)}
     assert not roots & set(HEAVY), (sorted(roots & set(HEAVY)), result.stdout, result.stderr)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["learnings", "{agent}", "--path"], ["learnings", "{agent}", "--json"], ["doctor", "{agent}"]],
+    ids=["path", "json", "doctor"],
+)
+def test_read_only_commands_in_a_repository_import_neither_gitpython_nor_filelock(args, tmp_path):
+    """The git root comes from reading .git (core/git_root.py), and a read-only command takes no lock
+    (issue 17: GitPython alone was ~60 ms of `learnings --path`)."""
+    agent = tmp_path / "agents" / "blog-writer.agentuse"
+    agent.parent.mkdir()
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    result = subprocess.run([sys.executable, "-c", PROBE, *[a.format(agent=agent) for a in args]],
+                            capture_output=True, text=True, env=os.environ.copy(), cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    roots = {name.split(".")[0] for name in _imported(result.stderr)}
+    assert not roots & {"git", "gitdb", "filelock"}, sorted(roots & {"git", "gitdb", "filelock"})
+
+
+def test_learnings_path_imports_only_where_stores_live(tmp_path):
+    """--path needs the location of the store, not its format nor its pydantic models."""
+    agent = tmp_path / "blog-writer.agentuse"
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    imported = _probe(["learnings", str(agent), "--path"], tmp_path)
+    allowed = ENTRY | {"agentuse.cli.learnings", "agentuse.cli.common", "agentuse.core.location",
+                       "agentuse.core.git_root", "agentuse.core.discovery"}
+    assert imported <= allowed, sorted(imported - allowed)

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Callable, Iterator, Mapping, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Union
 
-from agentuse.core.helper.protocol import Helper
 from agentuse.core.models import Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec, unknown_provider
+
+if TYPE_CHECKING:  # the protocol's pydantic models cost ~10 ms: doctor asks offline_reason without them
+    from agentuse.core.helper.protocol import Helper
 
 OFFLINE = "offline"
 
-HelperSource = Union[Helper, Callable[[Union[str, None]], Helper]]
+HelperSource = Union["Helper", Callable[[Union[str, None]], "Helper"]]
 _override: HelperSource | None = None
 
 
@@ -58,6 +60,8 @@ def runs_offline(model: str | None, env: Mapping[str, str] | None = None) -> boo
 
 def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
                    announce: Callable[[str], None] | None = None) -> Helper:
+    from agentuse.core.helper.protocol import Helper
+
     env = os.environ if env is None else env
     if _override is not None:
         return _override(model) if callable(_override) and not isinstance(_override, Helper) else _override
