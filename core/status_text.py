@@ -152,7 +152,23 @@ def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:
             why = f" — {e.record['why']}" if e.record.get("why") else ""
             lines.append(f"  [{e.record['category']}] {e.record['title']}{why}")
     lines += outside_cap_lines(report, agent_arg)
+    lines += effectiveness_lines(report, agent_arg)
     lines += stranded_lines(report)
+    return lines
+
+
+def effectiveness_lines(report: Report, agent_arg: str) -> list[str]:
+    """doctor's word on what the runs showed (issue 18): rules whose failure recurred while they were in
+    force, and, once runs have been counted, rules no run ever received. The table is `learnings stats`."""
+    lines = []
+    if report.not_landing:
+        ids = ", ".join(e.record["id"] for e in report.not_landing)
+        lines.append(f"{len(report.not_landing)} rule(s) not landing: their failure recurred while they were in "
+                     f"force ({ids}); see agentuse learnings stats {agent_arg}")
+    if report.runs_counted and report.never_injected:
+        ids = ", ".join(e.record["id"] for e in report.never_injected)
+        lines.append(f"{len(report.never_injected)} rule(s) never injected in {report.runs_counted} counted run(s) "
+                     f"({ids})")
     return lines
 
 

@@ -209,3 +209,13 @@ def test_the_table_sorts_and_a_wrong_sort_is_one_line(agent):
     assert [line.split()[0] for line in table[1:4]] == ["cccc0003", "aaaa0001", "bbbb0002"]
     wrong = invoke("learnings", "stats", str(agent), "--sort", "speed", code=1)
     assert wrong.stderr == "error: --sort takes one of runs, approved, commented, rejected, recurred, title, not 'speed'\n"
+
+
+def test_doctor_names_the_rules_not_landing_and_the_rules_never_injected(agent):
+    before = invoke("doctor", str(agent)).stdout
+    assert "not landing" not in before and "never injected in" not in before  # no run counted: nothing to say
+    record_the_sessions(agent)
+    lines = [line.strip() for line in invoke("doctor", str(agent)).stdout.splitlines()]
+    assert (f"1 rule(s) not landing: their failure recurred while they were in force (bbbb0002); see agentuse "
+            f"learnings stats {agent}") in lines
+    assert "1 rule(s) never injected in 7 counted run(s) (cccc0003)" in lines
