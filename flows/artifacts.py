@@ -98,7 +98,8 @@ def tidy_markdown(result: TidyResult, name: str) -> str:
 
 
 def rules_table(agent_path: str) -> list[dict[str, Any]]:
-    """The agent's rules grouped by state, as `agentuse learnings <agent>` lists them."""
+    """The agent's rules grouped by state, as `agentuse learnings <agent>` lists them, with what the runs they
+    were in force for showed (`agentuse learnings stats`: the same figures, from core/describe.py)."""
     from agentuse.core.describe import describe
 
     _, _, report = describe(Path(agent_path))
@@ -109,6 +110,9 @@ def rules_table(agent_path: str) -> list[dict[str, Any]]:
                      "title": record.get("title"), "src": record.get("src"), "ch": record.get("ch") or "legacy",
                      "injected": record.get("injected", 0), "ok": record.get("ok", 0), "re": record.get("re", 0),
                      "ready to make permanent": entry.ready_to_graduate, "why": record.get("why") or "",
+                     "runs in force": entry.figures.runs, "approved clean": entry.figures.approved,
+                     "commented": entry.figures.commented, "rejected": entry.figures.rejected,
+                     "recurred": "" if entry.figures.recurred is None else entry.figures.recurred,
                      "id": record.get("id")})
     return rows
 

@@ -13,6 +13,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
+from agentuse.core.status_text import PROVISIONAL_LINE
+
 from agentuse.serve.project import Project
 from agentuse.serve.security import CSRF_FIELD, csrf_token
 
@@ -28,6 +30,8 @@ def make_templates() -> Jinja2Templates:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    # The CLI's own wording, so the page and `agentuse learnings` say the same thing.
+    env.globals["provisional_line"] = PROVISIONAL_LINE
     return Jinja2Templates(env=env, context_processors=[_common])
 
 

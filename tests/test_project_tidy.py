@@ -91,6 +91,9 @@ def test_tidy_markdown_carries_summary_passes_and_the_diff_from_the_snapshot(tmp
     rows = artifacts.rules_table(str(root / "blog-writer.agentuse"))
     assert {row["group"] for row in rows} >= {"applied", "quarantined"}
     assert all(set(row) >= {"state", "title", "id", "why"} for row in rows)
+    # the effectiveness columns of `learnings stats` (issue 18), here with no run counted yet
+    assert all({"runs in force": 0, "approved clean": 0, "commented": 0, "rejected": 0}.items() <= row.items()
+               for row in rows)
 
 
 # ---------------------------------------------------------------- as real flow runs

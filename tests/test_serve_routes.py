@@ -475,3 +475,17 @@ def test_the_tidy_page_counts_the_rules_as_the_flow_writes_them(app, client, age
     assert state["status"] == "done" and state["rewritten"] == sum(p.rewrites for p in result.passes)
     assert state["rewriting"] == 0
     assert all(not line.startswith(("wrote", "written")) for line in state["lines"])  # the CLI's lines only
+
+
+def test_the_agents_page_says_how_many_rules_were_vetted_offline(client, agent):
+    # Issue 16: the provisional count, on the page as the CLI prints it.
+    from agentuse.core.status_text import PROVISIONAL_LINE
+
+    location = store.locate(agent)
+    doc = store.load(location)
+    first = next(r for r in doc.learnings if r.state.value == "active")
+    doc.learnings = [r.model_copy(update={"vet": "offline"}) if r.id == first.id else r for r in doc.learnings]
+    store.save(location, doc)
+    _, _, report = describe(agent)
+    assert report.provisional == 1
+    assert PROVISIONAL_LINE.format(n=1) in text_of(client.get("/").text)

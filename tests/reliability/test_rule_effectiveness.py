@@ -219,3 +219,13 @@ def test_doctor_names_the_rules_not_landing_and_the_rules_never_injected(agent):
     assert (f"1 rule(s) not landing: their failure recurred while they were in force (bbbb0002); see agentuse "
             f"learnings stats {agent}") in lines
     assert "1 rule(s) never injected in 7 counted run(s) (cccc0003)" in lines
+
+
+def test_the_dashboard_rules_table_carries_the_same_figures(agent):
+    from agentuse.flows.artifacts import rules_table
+
+    record_the_sessions(agent)
+    rows = {row["id"]: row for row in rules_table(str(agent))}
+    assert (rows["aaaa0001"]["runs in force"], rows["aaaa0001"]["approved clean"], rows["aaaa0001"]["commented"],
+            rows["aaaa0001"]["recurred"]) == (7, 1, 2, "")
+    assert (rows["bbbb0002"]["runs in force"], rows["bbbb0002"]["recurred"]) == (6, 2)
