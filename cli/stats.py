@@ -34,16 +34,22 @@ def stats(
         recount(location.project_dir, location.key)
     _, _, report = describe(agent_file)
     if as_json:
+        from agentuse.core.effectiveness import approval_rates
         from agentuse.core.status_text import sorted_entries
 
         say(json.dumps({
             "agent": report.agent,
             "runs": report.runs_counted,
+            "reviewed": report.totals.reviewed,
+            "approval_rate": report.totals.rate,
             "never_injected": [e.record["id"] for e in report.never_injected],
             "not_landing": [e.record["id"] for e in report.not_landing],
             "index_unreadable": report.index_unreadable,
             "rules": [{"id": e.record["id"], "title": e.record["title"], "state": e.state,
-                       **e.figures.model_dump(mode="json")} for e in sorted_entries(report, sort)],
+                       **e.figures.model_dump(mode="json"),
+                       **dict(zip(("approval_rate_with", "approval_rate_without"),
+                                  approval_rates(e.figures, report.totals)))}
+                      for e in sorted_entries(report, sort)],
         }, indent=2))
     else:
         say(render_stats(report, sort).rstrip("\n"))

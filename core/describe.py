@@ -52,6 +52,7 @@ class Report(BaseModel):
     notices: list[str] = Field(default_factory=list)
     entries: list[EntryView] = Field(default_factory=list)
     runs_counted: int = 0  # sessions of this agent in the effectiveness index
+    totals: effectiveness.Totals = Field(default_factory=effectiveness.Totals)  # its reviewed runs
     index_unreadable: bool = False  # the index did not parse: figures are zero until `stats --rebuild`
 
     @property
@@ -111,6 +112,7 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc,
         notices=list(agent.notices),
         entries=entries,
         runs_counted=len(index.sessions),
+        totals=effectiveness.totals(index),
         index_unreadable=index.unreadable,
     )
 

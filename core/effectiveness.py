@@ -30,6 +30,9 @@ from agentuse.core.learning import Channel, Learning
 
 Outcome = Literal["approved", "commented", "rejected", "no_gate", "pending", "failed"]
 INDEX_VERSION = 1
+REVIEWED: tuple[Outcome, ...] = ("approved", "commented", "rejected")  # a reviewer answered the gate
+# Runs needed on each side (with the rule in force, without it) before an approval rate says anything.
+MIN_RUNS_TO_COMPARE = 3
 
 
 class RoundDigest(BaseModel):
@@ -68,6 +71,36 @@ class RuleFigures(BaseModel):
     @property
     def not_landing(self) -> bool:
         return bool(self.recurred)
+
+    @property
+    def reviewed(self) -> int:
+        return self.approved + self.commented + self.rejected
+
+
+class Totals(BaseModel):
+    """The agent's reviewed runs: what an approval rate without a rule is counted against."""
+
+    reviewed: int = 0
+    approved: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.approved / self.reviewed if self.reviewed else None
+
+
+def totals(index: "Index") -> Totals:
+    reviewed = [d for d in index.sessions.values() if d.outcome in REVIEWED]
+    return Totals(reviewed=len(reviewed), approved=sum(1 for d in reviewed if d.outcome == "approved"))
+
+
+def approval_rates(figure: RuleFigures, agent: Totals) -> tuple[float | None, float | None]:
+    """The share of reviewed runs approved without a comment, with the rule in force and without it; None
+    on a side with fewer than MIN_RUNS_TO_COMPARE reviewed runs (too few to say anything)."""
+    without_reviewed = agent.reviewed - figure.reviewed
+    with_rate = figure.approved / figure.reviewed if figure.reviewed >= MIN_RUNS_TO_COMPARE else None
+    without_rate = ((agent.approved - figure.approved) / without_reviewed
+                    if without_reviewed >= MIN_RUNS_TO_COMPARE else None)
+    return with_rate, without_rate
 
 
 def index_path(project_dir: Path, agent_key: str) -> Path:

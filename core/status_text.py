@@ -4,7 +4,7 @@ Wording follows the spec's examples."""
 from __future__ import annotations
 
 from agentuse.core.describe import EntryView, Report
-from agentuse.core.effectiveness import RuleFigures
+from agentuse.core.effectiveness import MIN_RUNS_TO_COMPARE, RuleFigures, approval_rates
 from agentuse.core.terminal_text import display_path
 from agentuse.core.learning import VET_OFFLINE
 
@@ -195,22 +195,31 @@ def render_stats(report: Report, sort: str = "runs") -> str:
     """`agentuse learnings stats`: every rule's figures as a table, then the agent's totals."""
     if not report.entries:
         return "\n".join([f"No learnings yet for {report.agent}.", *stats_totals(report)]) + "\n"
-    head = ["id      ", *(label for _, label in _COLUMNS), "recurred", "state", "rule"]
+    head = ["id      ", *(label for _, label in _COLUMNS), "recurred", "with", "without", "state", "rule"]
     rows = [head]
     for entry in sorted_entries(report, sort):
         f = entry.figures
+        with_rate, without_rate = approval_rates(f, report.totals)
         rows.append([entry.record["id"], *(str(getattr(f, field)) for field, _ in _COLUMNS),
-                     "-" if f.recurred is None else f"{f.recurred}×", entry.state, entry.record["title"]])
+                     "-" if f.recurred is None else f"{f.recurred}×", rate_cell(with_rate), rate_cell(without_rate),
+                     entry.state, entry.record["title"]])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head) - 1)]
     lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]).rstrip() for row in rows]
     lines += ["", *stats_totals(report)]
     return "\n".join(lines + index_lines(report)).rstrip() + "\n"
 
 
+def rate_cell(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.0%}"
+
+
 def stats_totals(report: Report) -> list[str]:
     never = report.never_injected
     landing = report.not_landing
+    agent = report.totals
     lines = [f"runs counted: {report.runs_counted}",
+             f"approval rate: {rate_cell(agent.rate)} of {agent.reviewed} reviewed run(s) approved without a comment "
+             f"(with / without each rule in the table, where each side has {MIN_RUNS_TO_COMPARE}+ reviewed runs)",
              f"rules never injected: {len(never)}" + (f" ({', '.join(e.record['id'] for e in never)})" if never else ""),
              f"rules not landing (their failure recurred while in force): {len(landing)}"
              + (f" ({', '.join(e.record['id'] for e in landing)})" if landing else "")]

@@ -229,3 +229,16 @@ def test_the_dashboard_rules_table_carries_the_same_figures(agent):
     assert (rows["aaaa0001"]["runs in force"], rows["aaaa0001"]["approved clean"], rows["aaaa0001"]["commented"],
             rows["aaaa0001"]["recurred"]) == (7, 1, 2, "")
     assert (rows["bbbb0002"]["runs in force"], rows["bbbb0002"]["recurred"]) == (6, 2)
+
+
+def test_approval_rates_with_and_without_each_rule_where_there_are_enough_runs(agent):
+    # Reviewed runs (a gate answered): 1 approved clean, 2 commented (one through a revision), 2 rejected.
+    record_the_sessions(agent)
+    found = stats_json(agent)
+    assert (found["reviewed"], found["approval_rate"]) == (5, 0.2)
+    rates = {r["id"]: (r["approval_rate_with"], r["approval_rate_without"]) for r in found["rules"]}
+    # aaaa0001 was in force on every reviewed run: nothing to compare it with. bbbb0002 was missing from one
+    # (fewer than 3: no rate). cccc0003 was never in force: only the rate without it.
+    assert rates == {"aaaa0001": (0.2, None), "bbbb0002": (0.25, None), "cccc0003": (None, 0.2)}
+    table = invoke("learnings", "stats", str(agent)).stdout
+    assert "approval rate: 20% of 5 reviewed run(s) approved without a comment" in table
