@@ -153,5 +153,18 @@ def figures(rules: list[Learning], index: Index) -> dict[str, RuleFigures]:
     return found
 
 
+def recurring_now(rules: list[Learning], index: Index) -> set[str]:
+    """tool-errors rules whose failure came back in the latest run they were in force for (session ids are
+    ULIDs: they sort by time). Such a recovery is not confirmed yet, so it does not graduate until a later
+    run in force goes without the failure."""
+    latest: dict[str, str] = {}
+    for session_id, digest in index.sessions.items():
+        for rule_id in digest.in_force():
+            if session_id > latest.get(rule_id, ""):
+                latest[rule_id] = session_id
+    return {rule.id for rule in rules if _tool_error(rule) and rule.id in latest
+            and index.sessions[latest[rule.id]].recurred(rule.id, rule.tool or "", rule.sig or "")}
+
+
 def _tool_error(rule: Learning) -> bool:
     return rule.ch is Channel.tool_errors and bool(rule.tool and rule.sig)

@@ -55,9 +55,25 @@ def eligible(state: TidyState) -> list[Learning]:
     """Proven rules in force that were vetted against the current instructions. A rule nobody has checked
     against the rules already there does not go permanent, whoever wrote it."""
     # A rule with no words cannot be a block bullet: it stays staged rather than crash the tidy-up.
+    return [r for r in _proven(state) if r.id not in state.recurring]
+
+
+def _proven(state: TidyState) -> list[Learning]:
     return [r for r in state.in_force()
             if graduation_eligible(r) and state.current_ih is not None and r.ih == state.current_ih
             and r.text.strip()]
+
+
+def held_back(state: TidyState) -> list[Learning]:
+    """Proven by the spec's rule, but a tool-errors recovery whose failure came back in the latest run it was
+    in force for: stricter than the spec on purpose (README), since that run says the recipe is not landing."""
+    return [r for r in _proven(state) if r.id in state.recurring]
+
+
+def held_back_note(rules: list[Learning]) -> str:
+    return (f"{len(rules)} tool-errors rule(s) wait to become permanent: their failure came back in the latest "
+            f"run they were in force for (" + ", ".join(f'"{r.title}"' for r in rules) + "); a later run "
+            "without it confirms the recovery")
 
 
 def block_rule(rule: Learning) -> BlockRule:

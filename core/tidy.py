@@ -281,7 +281,9 @@ def another_pass(state: TidyState, pass_no: int, freed: int) -> bool:
 
 
 def new_state(*, agent: str, learnings: list[Learning], cap: int, current_ih: str | None, today: date,
-              rng: random.Random | None = None, offline: bool = False) -> TidyState:
+              rng: random.Random | None = None, offline: bool = False,
+              recurring: set[str] = frozenset()) -> TidyState:
     return TidyState(agent=agent, learnings=[r.model_copy() for r in learnings], cap=cap,
                      current_ih=current_ih, today=today, rng=rng or random.Random(), offline=offline,
+                     recurring=set(recurring),
                      original_ids={r.id for r in learnings if r.state is not State.retired})

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from agentuse.core.file_access import read_optional
-from agentuse.core import snapshots, store, store_merge
+from agentuse.core import effectiveness, snapshots, store, store_merge
 from agentuse.core.agent_file import AgentFile, load_agent
 from agentuse.core.contract import agent_hash
 from agentuse.core.errors import AgentuseError
@@ -47,6 +47,7 @@ class Prepared(BaseModel):
     current_ih: str
     cap: int
     writable: bool
+    recurring: set[str] = set()  # tool-errors rules whose failure recurred in their latest run (core/effectiveness)
 
 
 def _read(path: Path) -> bytes | None:
@@ -61,9 +62,10 @@ def prepare(agent_path: Path) -> Prepared:
     doc = store.load(location)
     block = read_block(agent.text, filename=str(agent_path)) or []  # unbalanced markers raise here
     cap = agent.cap
+    index = effectiveness.load(effectiveness.index_path(location.project_dir, location.key), location.key)
     return Prepared(location=location, agent=agent, agent_bytes=agent.text.encode("utf-8"), store_bytes=store_bytes,
                     doc=doc, block=block, current_ih=agent_hash(agent), cap=cap,
-                    writable=writable(Path(agent_path)))
+                    writable=writable(Path(agent_path)), recurring=effectiveness.recurring_now(doc.learnings, index))
 
 
 def agent_text(prepared: Prepared, block: list[BlockRule]) -> str:

@@ -91,6 +91,8 @@ class TidyState(BaseModel):
     # The vets of this tidy-up or re-vet are the offline evaluator's: what they decide is provisional
     # (`vet:offline`), and a provisional rule is not asked again until a real model is configured.
     offline: bool = False
+    # tool-errors rules whose failure recurred in the latest run they were in force for: not graduated yet
+    recurring: set[str] = Field(default_factory=set)
 
     def model_post_init(self, _context: object) -> None:
         if not self.before:

@@ -45,7 +45,7 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
     state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
                            current_ih=prepared.current_ih, today=today or date.today(),
                            rng=random.Random(seed) if seed is not None else None,
-                           offline=helpers.vets_offline())
+                           offline=helpers.vets_offline(), recurring=prepared.recurring)
     result = TidyResult(agent_file=str(prepared.location.agent_path),
                         learnings_file=str(prepared.location.store_path), dry_run=dry_run)
     if not qualifies(state, prepared):
@@ -63,6 +63,8 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
         result.passes.append(info)
         if not tidy.another_pass(state, pass_no, info.freed):
             break
+    if graduate.held_back(state):
+        state.notes.append(graduate.held_back_note(graduate.held_back(state)))
     if not prepared.writable and graduate.eligible(state):
         result.graduation_skipped = graduate.skipped_message(prepared.location.agent_path,
                                                              len(graduate.eligible(state)))
@@ -85,7 +87,7 @@ def qualifies(state: TidyState, prepared: tidy_commit.Prepared) -> bool:
     block that changed since the last tidy-up. Otherwise: Nothing to tidy up, and no model call."""
     in_force = state.in_force()
     return bool(len(in_force) > state.cap or revet.candidates(state)
-                or any(graduation_eligible(r) for r in in_force) or tidy.needs_planning(state)
+                or graduate.eligible(state) or tidy.needs_planning(state)
                 or _block_needs_rewrite(prepared, prepared.block))
 
 

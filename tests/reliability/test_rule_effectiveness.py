@@ -242,3 +242,28 @@ def test_approval_rates_with_and_without_each_rule_where_there_are_enough_runs(a
     assert rates == {"aaaa0001": (0.2, None), "bbbb0002": (0.25, None), "cccc0003": (None, 0.2)}
     table = invoke("learnings", "stats", str(agent)).stdout
     assert "approval rate: 20% of 5 reviewed run(s) approved without a comment" in table
+
+
+def test_a_tool_errors_rule_whose_failure_came_back_waits_to_become_permanent(agent):
+    # Issue 18: stricter than the spec's graduation rule. bbbb0002 is in force for 10+ runs (eligible by the
+    # spec), but its failure came back in the latest run it was in force for: the tidy-up holds it back.
+    from agentuse.core.helper.offline import OfflineHelper
+    from agentuse.flows.tidy import run_tidy
+
+    location = store.locate(agent)
+    doc = store.load(location)
+    ih = current_ih(agent)
+    doc.learnings = [r.model_copy(update={"injected": 12, "ih": ih}) for r in doc.learnings]
+    store.save(location, doc)
+    b = "bbbb0002"
+    Run(agent, "01K8ZEFF000000000000000011", [b]).call("upload").gate().decide("approve")
+    Run(agent, "01K8ZEFF000000000000000012", [b]).call("upload", "files.length remained 0").gate().decide("approve")
+    held = run_tidy(agent, helper=OfflineHelper())
+    assert b not in {r.id for r in store.load(location).learnings if r.state.value == "graduated"}
+    assert any("wait to become permanent: their failure came back" in n for n in held.notes), held.notes
+    assert held.counts.permanent == 2  # the other two graduated as usual
+
+    Run(agent, "01K8ZEFF000000000000000013", [b]).call("upload").gate().decide("approve")  # the recovery holds
+    confirmed = run_tidy(agent, helper=OfflineHelper())
+    assert confirmed.counts.permanent == 1
+    assert b in {r.id for r in store.load(location).learnings if r.state.value == "graduated"}
