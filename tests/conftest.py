@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,13 @@ from hypothesis import settings
 # they stay random, and any failure found is replayed first from hypothesis' example database.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+# `import prefect` creates $PREFECT_HOME (~/.prefect by default) the moment it is imported, and some test
+# modules import it at collection, before any fixture runs: point it at a temporary folder first, removed
+# when the session ends (each test then gets its own, below).
+_COLLECTION_PREFECT_HOME = tempfile.mkdtemp(prefix="agentuse-prefect-home-")
+os.environ["PREFECT_HOME"] = _COLLECTION_PREFECT_HOME
+atexit.register(shutil.rmtree, _COLLECTION_PREFECT_HOME, ignore_errors=True)
 
 # Retry back-off is read when task modules are imported: no test should sleep through real back-off.
 os.environ.setdefault("AGENTUSE_RETRY_BASE_SECONDS", "0")
