@@ -70,8 +70,3 @@ def _key_note(model: str | None, *, judges: bool = True) -> str:
         fallback = "; helper calls fall back to the embedded offline evaluator" if judges else ""
         return f" ({variable} is not set: runs need it{fallback})"
     return ""
-    provider = model.split(":", 1)[0]
-    variable = _KEY_VARIABLES.get(provider)
-    if variable and not os.environ.get(variable):
-        return f" ({variable} is not set: runs need it; helper calls fall back to the embedded offline evaluator)"
-    return ""

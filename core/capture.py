@@ -51,8 +51,7 @@ class Candidate(BaseModel):
 
     @property
     def text(self) -> str:
-        body = self.draft.body.strip()
-        return self.draft.title if not body or body == self.draft.title else f"{self.draft.title}\n{body}"
+        return self.draft.text
 
 
 class Disposition(str, Enum):

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agentuse.core import store
 from agentuse.core.discovery import AGENT_SUFFIX
-from agentuse.core.file_access import read_regular
+from agentuse.core.file_access import read_optional
 from agentuse.core.learning import Channel, Learning
 
 Outcome = Literal["approved", "commented", "rejected", "no_gate", "pending", "failed"]
@@ -108,9 +108,8 @@ def index_path(project_dir: Path, agent_key: str) -> Path:
 
 
 def load(path: Path, agent_key: str) -> Index:
-    try:
-        raw = read_regular(path, "effectiveness index")
-    except FileNotFoundError:
+    raw = read_optional(path, "effectiveness index")
+    if raw is None:
         return Index(agent=agent_key)
     try:
         return Index.model_validate(json.loads(raw.decode("utf-8")))

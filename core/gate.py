@@ -54,7 +54,7 @@ class Proposal(BaseModel):
 
     @property
     def text(self) -> str:
-        return draft_text(self.draft)
+        return self.draft.text
 
     @property
     def required(self) -> set[str]:
@@ -71,12 +71,6 @@ class Decision(BaseModel):
     verdict: Verdict | None = None
 
 
-def draft_text(draft: Draft) -> str:
-    body = draft.body.strip()
-    title = draft.title.strip()
-    return title if not body or body == title else f"{title}\n{body}".strip()
-
-
 def note_ref(text: str, *, key: str = "note") -> RuleRef:
     """A person's note as an original a model's wording must carry."""
     return RuleRef(id=key, text=text, human=True)
@@ -84,9 +78,9 @@ def note_ref(text: str, *, key: str = "note") -> RuleRef:
 
 def check_text(draft: Draft | None) -> str | None:
     """The checks in code. None when the wording may go on to the vet and the audit."""
-    if draft is None or not draft_text(draft):
+    if draft is None or not draft.text:
         return "the model returned an empty rule"
-    size = len(draft_text(draft))
+    size = len(draft.text)
     if size > RULE_CHAR_LIMIT:
         return f"the model's rule is {size:,} characters, over the {RULE_CHAR_LIMIT}-character limit"
     return None

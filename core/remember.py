@@ -19,7 +19,6 @@ from pydantic import BaseModel
 
 from agentuse.core.cap import Placed, Placement, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
-from agentuse.core.gate import draft_text as gate_text
 from agentuse.core.screen import text_key
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
@@ -46,11 +45,6 @@ def verbatim(text: str) -> Draft:
     return Draft(category=Category.tip, title=title, body=text.strip())
 
 
-def has_text(draft: Draft | None) -> bool:
-    """A draft a model returned empty carries nothing: never store it in place of what a person wrote."""
-    return draft is not None and bool(draft.title.strip() or draft.body.strip())
-
-
 def to_vet(note: Note, draft: Draft, fold: ReconcileAnswer | None, rules: list[Learning]) -> Draft:
     """The wording that will be stored, so it is what gets vetted: the merged rule when the note folds
     into rules in force, the grounded note otherwise."""
@@ -61,7 +55,7 @@ def to_vet(note: Note, draft: Draft, fold: ReconcileAnswer | None, rules: list[L
 
 def is_verbatim(draft: Draft, text: str) -> bool:
     """The model handed the note back as written: nothing to audit, it carries the note by construction."""
-    return text_key(gate_text(draft)) == text_key(text)
+    return text_key(draft.text) == text_key(text)
 
 
 def candidate(note: Note, draft: Draft) -> Candidate:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import check_regular, read_regular, writing
+from agentuse.core.file_access import check_regular, read_optional, writing
 from agentuse.core.learning import Learning, State
 # Where a store lives is its own module (no pydantic, no GitPython): `learnings --path` needs only that.
 from agentuse.core.location import STORE_SUFFIX, AgentLocation, data_dir, locate, project_hash, project_root
@@ -148,11 +148,8 @@ def _replace(path: Path, text: str | bytes) -> None:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        data = read_regular(path, "learnings file")
-    except FileNotFoundError:
-        return None
-    return _decode(path, data)
+    data = read_optional(path, "learnings file")
+    return None if data is None else _decode(path, data)
 
 
 def _decode(path: Path, data: bytes) -> str:
@@ -282,10 +279,7 @@ def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) 
         return
     path = location.archive_path
     with lock_for(path):
-        try:
-            existing = read_regular(path, "learnings archive")
-        except FileNotFoundError:
-            existing = None
+        existing = read_optional(path, "learnings archive")
         atomic_write(path, archive_base(location, existing) + archive_entries(learnings, reason=reason))
 
 

@@ -15,7 +15,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict
 
 from agentuse.core import grouping
-from agentuse.core.gate import Decision, Proposal
+from agentuse.core.gate import Decision, Proposal, check_text
 from agentuse.core.helper.similarity import analyze, overlap
 from agentuse.core.helper.protocol import (
     Draft,
@@ -26,7 +26,7 @@ from agentuse.core.helper.protocol import (
     RuleRef,
     ref,
 )
-from agentuse.core.learning import RULE_CHAR_LIMIT, TIDY_MAX_PASSES, Channel, Learning, State
+from agentuse.core.learning import TIDY_MAX_PASSES, Channel, Learning, State
 from agentuse.core.ranking import rank, within_grace
 from agentuse.core.failure import Failure
 from agentuse.core.tidy_state import Change, TidyState, merged_record
@@ -194,14 +194,13 @@ def accept_replacement(state: TidyState, job: Job, answer: RewriteAnswer | Failu
     ids = set(job.move.ids)
     covers = [i for i in dict.fromkeys(answer.covers) if i in ids]
     draft = answer.rule
-    text = draft.title if not draft.body.strip() else f"{draft.title}\n{draft.body}"
     problem = None
     if not covers:
         problem = "the new wording claims none of the originals"
     elif job.move.kind is MoveKind.merge and len(covers) < 2:
         problem = "the merged rule carries only one of the originals"
-    elif len(text) > RULE_CHAR_LIMIT:
-        problem = f"the new wording is over {RULE_CHAR_LIMIT} characters"
+    elif (too_long := check_text(draft)) is not None:
+        problem = too_long  # the gate's own check in code, before any vet or audit is asked
     if problem:
         state.notes.append(f"{job.move.kind.value} of {_names(state, job.move.ids)} discarded: {problem}")
         return None

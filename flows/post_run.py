@@ -75,8 +75,9 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
     try:
         if not channels_of(load_agent(agent_file)):
             return  # learning: true alone: no post-run model call at all
-        unserved = _unserved_capture() if _via_prefect() else None
-        if _via_prefect() and unserved is None and _emit_completed(agent_file, result):
+        via_prefect = _via_prefect()
+        unserved = _unserved_capture() if via_prefect else None
+        if via_prefect and unserved is None and _emit_completed(agent_file, result):
             lines = [f"[Learning] Capture handed to Prefect: {RUN_COMPLETED} for session {result.session_id}"]
         else:
             from agentuse.flows.capture import run_capture

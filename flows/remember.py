@@ -113,7 +113,7 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
     targets = valid_fold(fold, rules)
     if fold is None or not targets or fold.action is ReconcileAction.new:
         return fold, None
-    mine = gate.note_ref(gate.draft_text(draft), key="note")
+    mine = gate.note_ref(draft.text, key="note")
     if fold.action is ReconcileAction.repeat:
         proposal = gate.Proposal(key="repeat", label=f"{label}/repeat", originals=[mine], vet=False,
                                  draft=Draft(category=targets[0].category, title=targets[0].title,

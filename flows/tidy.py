@@ -22,7 +22,6 @@ from agentuse.core.helper.protocol import ref
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import TIDY_MAX_PASSES
 from agentuse.core.overcap import explain
-from agentuse.core.ranking import graduation_eligible
 from agentuse.core.tidy_report import PassInfo, Progress, TidyResult
 from agentuse.core.failure import Failure
 from agentuse.core.tidy_state import TidyState
@@ -63,8 +62,8 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
         result.passes.append(info)
         if not tidy.another_pass(state, pass_no, info.freed):
             break
-    if graduate.held_back(state):
-        state.notes.append(graduate.held_back_note(graduate.held_back(state)))
+    if held := graduate.held_back(state):
+        state.notes.append(graduate.held_back_note(held))
     if not prepared.writable and graduate.eligible(state):
         result.graduation_skipped = graduate.skipped_message(prepared.location.agent_path,
                                                              len(graduate.eligible(state)))

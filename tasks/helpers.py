@@ -79,12 +79,16 @@ def scope(agent_path: str) -> Iterator[None]:
         _SCOPE.reset(token)
 
 
-def current() -> Any:
-    """The helper of the innermost flow; outside any flow (a step run on its own), an error."""
+def _scope() -> _Scope:
     found = _SCOPE.get()
     if found is None:
         raise RuntimeError("a model step ran outside a pipeline: no agent to resolve its helper from")
-    return found.get()
+    return found
+
+
+def current() -> Any:
+    """The helper of the innermost flow; outside any flow (a step run on its own), an error."""
+    return _scope().get()
 
 
 def vets_offline() -> bool:
@@ -93,9 +97,7 @@ def vets_offline() -> bool:
     the agent's configuration when no helper is built yet, so asking builds none and prints no notice."""
     from agentuse.core.helper.factory import OFFLINE, runs_offline
 
-    found = _SCOPE.get()
-    if found is None:
-        raise RuntimeError("a model step ran outside a pipeline: no agent to resolve its helper from")
+    found = _scope()
     with found.lock:
         built = found.helper
     if built is None:

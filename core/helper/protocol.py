@@ -48,6 +48,12 @@ class Draft(BaseModel):
     title: Redacted = Field(description="one line naming the behaviour")
     body: Redacted = Field("", description="the rule itself; may repeat the title when the title says it all")
 
+    @property
+    def text(self) -> str:
+        """The rule as one string: the title, then the body when it adds anything (the one definition)."""
+        title, body = self.title.strip(), self.body.strip()
+        return title if not body or body == title else f"{title}\n{body}"
+
 
 # --- extract (custom channel and capture agents) ---------------------------------------------------
 
