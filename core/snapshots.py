@@ -138,8 +138,14 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
          kind: str = TIDY_UP) -> Snapshot:
     """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
-    folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
-    folder.mkdir(parents=True)
+    _root(location).mkdir(parents=True, exist_ok=True)
+    while True:  # two passes in one second can draw the same 4 hex: draw again rather than fail the pass
+        folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
+        try:
+            folder.mkdir()
+            break
+        except FileExistsError:
+            continue
     # Every file durably (fsynced, renamed into place, the folder fsynced): recover() trusts a snapshot whose
     # manifest it can read, so a power cut after the pending marker must find them whole, never torn.
     store.atomic_write(folder / "agent.before", agent_before)
