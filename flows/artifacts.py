@@ -14,14 +14,16 @@ Prefect logs a hook's exception and carries on: a monitoring hiccup never fails 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentuse.core.cap import Placement
-from agentuse.core.capture_report import CaptureReport
-from agentuse.core.remember import Result as RememberResult
-from agentuse.core.tidy_report import TidyResult, render
 from agentuse.flows.log import logger
 from agentuse.flows.names import agent_name, artifact_key
+
+if TYPE_CHECKING:  # the reports' modules are imported by the hooks that publish them: every pipeline imports this
+    from agentuse.core.capture_report import CaptureReport
+    from agentuse.core.remember import Result as RememberResult
+    from agentuse.core.tidy_report import TidyResult
 
 DIFF_LIMIT = 20_000  # characters of diff per file: an artifact is a summary, the snapshot has the bytes
 
@@ -84,6 +86,8 @@ def remember_markdown(result: RememberResult, name: str, note: str = "", label: 
 
 
 def tidy_markdown(result: TidyResult, name: str) -> str:
+    from agentuse.core.tidy_report import render
+
     lines = [f"# Tidy-up: {name}", "", "```", *render(result), "```"]
     if result.passes:
         lines += ["", "| pass | read | groups | moves | rewrites | freed |", "|---|---|---|---|---|---|"]
@@ -163,6 +167,8 @@ def remember_completed(flow: Any, flow_run: Any, state: Any) -> None:
 
 
 def tidy_completed(flow: Any, flow_run: Any, state: Any) -> None:
+    from agentuse.core.tidy_report import render
+
     result: TidyResult = state.result()
     agent_path = str(flow_run.parameters["agent_path"])
     name = agent_name(agent_path)
