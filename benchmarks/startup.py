@@ -2,6 +2,9 @@
 
     python benchmarks/startup.py [--runs N]
 
+Also the dependency floor: a process that imports typer, pydantic and yaml and validates one pydantic
+model, the least any command that reads a record pays.
+
 For `agentuse --version`, `agentuse --help`, `agentuse learnings <file> --path`, `--json`, `agentuse doctor <file>`, and the write commands that
 run a pipeline inline (`learnings add`, `learnings tidy --dry-run`): the median whole-process wall time
 over N runs (the commands are interleaved round-robin with the baseline, so noise from the shared machine
@@ -56,6 +59,17 @@ def _commands(agent: Path) -> dict[str, list[str]]:
     }
 
 
+# What any command that parses its arguments and validates one record pays before a line of ours runs:
+# typer, pydantic (one model, built and used) and yaml. Printed beside the commands so a ratio can be read
+# as "ours" on top of this floor.
+_DEPENDENCY_FLOOR = (
+    "import typer, yaml\n"
+    "from pydantic import BaseModel\n"
+    "class Rule(BaseModel):\n    id: str\n    injected: int = 0\n"
+    "Rule.model_validate({'id': 'a1b2c3d4'})\n"
+)
+
+
 def _wall(argv: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -86,18 +100,22 @@ def main() -> None:
         commands = _commands(agent)
         entry = _entry_point()
         baseline = [sys.executable, "-c", "pass"]
-        samples: dict[str, list[float]] = {"python_pass": [], **{name: [] for name in commands}}
+        floor = [sys.executable, "-c", _DEPENDENCY_FLOOR]
+        samples: dict[str, list[float]] = {"python_pass": [], "dependency_floor": [],
+                                           **{name: [] for name in commands}}
         for name, args in commands.items():  # warm the page cache and .pyc files once
             _wall([*entry, *args])
         for _ in range(runs):
             samples["python_pass"].append(_wall(baseline))
+            samples["dependency_floor"].append(_wall(floor))
             for name, args in commands.items():
                 samples[name].append(_wall([*entry, *args]))
         medians = {name: statistics.median(values) for name, values in samples.items()}
         imported = {name: _modules(args) for name, args in commands.items()}
     figures: dict[str, object] = {**machine(), "runs": runs,
                                   "python_pass_ms": medians["python_pass"] * 1000,
-                                  "python_pass_modules": _baseline_modules()}
+                                  "python_pass_modules": _baseline_modules(),
+                                  "dependency_floor_time_ratio": medians["dependency_floor"] / medians["python_pass"]}
     for name in commands:
         mods = imported[name]
         figures[f"{name}_ms"] = medians[name] * 1000
