@@ -20,8 +20,10 @@ from datetime import date
 from enum import Enum
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from agentuse.core import tool_errors
+from agentuse.core.failure import Failure
 from agentuse.core.helper.protocol import Draft, VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
 from agentuse.core.learning import VET_OFFLINE, Channel, Learning, Source, State, Verdict
 from agentuse.core.redact import redact_text
@@ -52,6 +54,27 @@ class Candidate(BaseModel):
     @property
     def text(self) -> str:
         return self.draft.text
+
+
+class ChannelResult(BaseModel):
+    """What one channel found: its candidates, the drafts the gate's checks in code turned down, or why it
+    found nothing (a model call that outlived its retries)."""
+
+    channel: str
+    candidates: list[Candidate] = Field(default_factory=list)
+    invalid: list[str] = Field(default_factory=list)
+    failure: Failure | None = None
+
+
+def structural_candidates(trace: ToolTrace) -> ChannelResult:
+    """The tool-errors channel: every verified recovery in the trace, one candidate each (no model)."""
+    out = []
+    for i, recovery in enumerate(tool_errors.recoveries(trace), start=1):
+        rec = tool_errors.record_for(recovery)
+        out.append(Candidate(key=f"tool-errors-{i}", channel=Channel.tool_errors,
+                             draft=Draft(category=rec.category, title=rec.title, body=rec.body),
+                             confidence=rec.confidence, evidence=rec.evidence, tool=rec.tool, sig=rec.sig))
+    return ChannelResult(channel=Channel.tool_errors.value, candidates=out)
 
 
 class Disposition(str, Enum):

@@ -31,8 +31,8 @@ from agentuse.core.helper.protocol import (
     VetCandidate,
     VetRequest,
 )
-from agentuse.core.learning import RULE_CHAR_LIMIT, Verdict
-from agentuse.core.capture import first_verdicts
+from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, RULE_CHAR_LIMIT, Channel, Verdict
+from agentuse.core.capture import Candidate, ChannelResult, first_verdicts
 from agentuse.core.failure import Failure
 from agentuse.core.trace import clip
 
@@ -84,6 +84,16 @@ def check_text(draft: Draft | None) -> str | None:
     if size > RULE_CHAR_LIMIT:
         return f"the model's rule is {size:,} characters, over the {RULE_CHAR_LIMIT}-character limit"
     return None
+
+
+def admit(channel: Channel, drafts: list[tuple[Draft, float | None]], *, evidence: str) -> ChannelResult:
+    """A model channel's answer through the checks in code: an empty draft says nothing (dropped quietly),
+    one over the character limit is an invalid answer (reported); at most 5 candidates go on to the vet."""
+    invalid = [f'"{clip(d.title, 60)}": {why}' for d, _ in drafts if (why := check_text(d)) and d.title.strip()]
+    kept = [(d, c) for d, c in drafts if check_text(d) is None]
+    return ChannelResult(channel=channel.value, invalid=invalid, candidates=[
+        Candidate(key=f"{channel.value}-{i}", channel=channel, draft=draft, confidence=confidence, evidence=evidence)
+        for i, (draft, confidence) in enumerate(kept[:CAPTURE_AGENT_MAX_CANDIDATES], start=1)])
 
 
 def vet_request(proposals: list[Proposal], *, contract: str, rules: list[RuleRef]) -> VetRequest | None:

@@ -17,7 +17,7 @@ from datetime import date
 
 from pydantic import BaseModel
 
-from agentuse.core.cap import Placed, Placement, valid_fold
+from agentuse.core.cap import Incoming, Placed, Placement, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
 from agentuse.core.screen import text_key
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
@@ -129,6 +129,17 @@ def permanent_duplicate(judged: Judged, rule: BlockRule) -> Judged:
     reviewer sees it and can discard it (the spec: human duplicates are quarantined, never dropped)."""
     why = f'duplicates the learned block: "{clip(" ".join(rule.text.split()), 300)}"'
     return judged.model_copy(update={"disposition": Disposition.quarantined, "why": why})
+
+
+def to_store(judged: Judged, fold: ReconcileAnswer | None, *, permanent: list[BlockRule], rule_id: str,
+             note: Note, ih: str | None, today: date, offline: bool = False) -> tuple[Judged, Incoming]:
+    """What the note writes: a note the vet found restating a permanent rule is quarantined naming it; a
+    quarantined note never takes an earlier rule out of force, so only a rule that passed (or could not be
+    vetted) replaces what it folds."""
+    if (restated := already_permanent(judged, permanent)) is not None:
+        judged, fold = permanent_duplicate(judged, restated), None
+    stored = record(judged, rule_id=rule_id, note=note, ih=ih, today=today, offline=offline)
+    return judged, Incoming(record=stored, fold=fold if stored.state is State.active else None)
 
 
 class Result(BaseModel):

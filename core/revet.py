@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from agentuse.core.capture import quarantine_reason
+from agentuse.core.capture import first_verdicts, quarantine_reason
 from agentuse.core.helper.protocol import VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
 from agentuse.core.learning import Channel, Learning, State, Verdict
 from agentuse.core.failure import Failure
@@ -135,12 +135,9 @@ def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) ->
     if isinstance(answer, Failure):
         _left_as_they_were(state, asked, f"could not be re-vetted ({answer.message})")
         return
-    judged: set[str] = set()
-    for verdict in answer.verdicts:
-        if verdict.id not in asked or verdict.id in judged:
-            continue  # unknown ids ignored; the first verdict per id wins
-        judged.add(verdict.id)
-        rule = state.get(verdict.id)
+    verdicts = first_verdicts(answer, asked)
+    for rule_id, verdict in verdicts.items():
+        rule = state.get(rule_id)
         settled = [r for r in state.in_force() if r.id not in asked]
         why = reason(verdict, contract=request.contract, rules=settled)
         if why is not None:
@@ -151,5 +148,27 @@ def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) ->
             state.release(rule)
         else:
             state.restamp(rule)
-    if asked - judged:
-        _left_as_they_were(state, asked - judged, "got no verdict")
+    if asked - verdicts.keys():
+        _left_as_they_were(state, asked - verdicts.keys(), "got no verdict")
+
+
+def apply_pass(state: TidyState, requests: list[VetRequest], answers: list[VetAnswer | Failure]) -> None:
+    """A re-vet pass's answers, against the store as it is now (capture applies them under the store lock,
+    after the calls): rules that left the store or were re-stamped meanwhile (a concurrent tidy) are not
+    asked about any more, so their verdicts are ignored."""
+    restamp_structural(state)
+    pending = {r.id for r in candidates(state)}
+    for request, answer in zip(requests, answers, strict=True):
+        still = request.model_copy(update={"candidates": [c for c in request.candidates if c.id in pending]})
+        if still.candidates:
+            apply(state, still, answer)
+
+
+def pass_summary(state: TidyState, what: str) -> str | None:
+    """The line undo shows for a re-vet pass (`capture re-vet: 2 re-stamped, 1 quarantined`); None when the
+    pass changed nothing."""
+    counts = state.counts()
+    parts = [f"{n} {label}" for n, label in ((counts.restamped, "re-stamped"), (counts.quarantined, "quarantined"),
+                                             (counts.released, "released"),
+                                             (counts.requarantined, "still quarantined")) if n]
+    return f"{what}: " + ", ".join(parts) if parts else None

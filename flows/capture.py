@@ -74,14 +74,14 @@ def capture_flow(agent: str, session: str, today: date | None = None) -> Capture
     return report
 
 
-def _gather(ctx: steps.CaptureInput) -> list[steps.ChannelResult]:
+def _gather(ctx: steps.CaptureInput) -> list[capture.ChannelResult]:
     """A channel whose model call outlived its retries yields nothing; the others keep what they found. The
     structural channel runs first, in code (milliseconds, never a model slot); the model channels in parallel."""
     structural = Channel.tool_errors.value
     found = {structural: call(steps.gather_structural, structural, ctx)} if structural in ctx.channels else {}
     judged = [ch for ch in ctx.channels if ch != structural]
     for channel, result in zip(judged, fan_out(steps.gather, judged, ctx=ctx, on_error="collect"), strict=True):
-        found[channel] = steps.ChannelResult(channel=channel, failure=result) if isinstance(result, Failure) else result
+        found[channel] = capture.ChannelResult(channel=channel, failure=result) if isinstance(result, Failure) else result
     return [found[ch] for ch in ctx.channels]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentuse.core import cap as capping
-from agentuse.core import capture, gate, snapshots, store, tool_errors
+from agentuse.core import capture, gate, snapshots, store
 from agentuse.core.agent_file import load_agent
 from agentuse.core.contract import agent_hash, contract_text
 from agentuse.core.helper.protocol import (
@@ -30,10 +30,10 @@ from agentuse.core.helper.protocol import (
     VetRequest,
     ref,
 )
-from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, DEFAULT_MAX, Channel, Learning
+from agentuse.core.learning import DEFAULT_MAX, Channel, Learning
 from agentuse.core.store_format import new_id
 from agentuse.core.failure import Failure
-from agentuse.core.trace import ToolTrace, clip
+from agentuse.core.trace import ToolTrace
 from agentuse.tasks import helpers
 from agentuse.tasks.retry import ask
 from agentuse.tasks.step import step
@@ -61,13 +61,6 @@ class CaptureInput(BaseModel):
     @property
     def rules(self) -> list[Learning]:
         return capture.rules_in_force(self.learnings, self.ih)
-
-
-class ChannelResult(BaseModel):
-    channel: str
-    candidates: list[capture.Candidate] = Field(default_factory=list)
-    invalid: list[str] = Field(default_factory=list)  # drafts the gate's checks in code turned down
-    failure: Failure | None = None
 
 
 def _load_name() -> str:
@@ -100,20 +93,20 @@ def load_run(agent: str, session: str) -> CaptureInput:
 
 
 @step("gather", "gather/{channel}/{ctx.session}")
-def gather_structural(channel: str, ctx: CaptureInput) -> ChannelResult:
+def gather_structural(channel: str, ctx: CaptureInput) -> capture.ChannelResult:
     """The tool-errors channel: verified in code, no model, so no model slot and no helper."""
-    return ChannelResult(channel=channel, candidates=structural_candidates(ctx.trace))
+    return capture.structural_candidates(ctx.trace)
 
 
 @step("gather", "gather/{channel}/{ctx.session}", model=True)
-def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
+def gather(channel: str, ctx: CaptureInput, helper: Helper) -> capture.ChannelResult:
     """A channel a model judges: custom (the built-in evaluator) or agent (the replacement evaluator)."""
     if channel == Channel.custom.value:
         request = ExtractRequest(guidance=ctx.guidance or "", contract=ctx.contract,
                                  rules_in_force=[ref(r) for r in ctx.rules], trace=ctx.trace.evidence())
         answer = ask("extract", lambda: helper.extract(request))
         if isinstance(answer, Failure):
-            return ChannelResult(channel=channel, failure=answer)
+            return capture.ChannelResult(channel=channel, failure=answer)
         drafts = [(d, None) for d in answer.candidates]
     elif channel == Channel.agent.value:
         from agentuse.runtime.capture_agent import run_capture_agent
@@ -122,31 +115,12 @@ def gather(channel: str, ctx: CaptureInput, helper: Helper) -> ChannelResult:
             Path(ctx.capture_agent or ""), agent_key=ctx.agent_key, evidence=ctx.trace.evidence(),
             rules=[ref(r) for r in ctx.rules], cap=ctx.cap, fallback_model=ctx.helper_model))
         if isinstance(submitted, Failure):
-            return ChannelResult(channel=channel, failure=submitted)
+            return capture.ChannelResult(channel=channel, failure=submitted)
         drafts = list(zip(submitted.drafts, submitted.confidences))
     else:
         unknown = Failure(operation="gather", message=f"unknown channel {channel}")
-        return ChannelResult(channel=channel, failure=unknown)
-    evidence = capture.run_evidence(ctx.trace)
-    # The gate's checks in code: an empty draft says nothing; one over 800 characters is an invalid answer.
-    invalid = [f'"{clip(d.title, 60)}": {why}' for d, _ in drafts if (why := gate.check_text(d)) and d.title.strip()]
-    drafts = [(d, c) for d, c in drafts if gate.check_text(d) is None]
-    return ChannelResult(channel=channel, invalid=invalid, candidates=[
-        capture.Candidate(key=f"{channel}-{i}", channel=Channel(channel), draft=draft, confidence=confidence,
-                          evidence=evidence)
-        for i, (draft, confidence) in enumerate(drafts[:CAPTURE_AGENT_MAX_CANDIDATES], start=1)
-    ])
-
-
-def structural_candidates(trace: ToolTrace) -> list[capture.Candidate]:
-    out = []
-    for i, recovery in enumerate(tool_errors.recoveries(trace), start=1):
-        rec = tool_errors.record_for(recovery)
-        out.append(capture.Candidate(
-            key=f"tool-errors-{i}", channel=Channel.tool_errors,
-            draft=Draft(category=rec.category, title=rec.title, body=rec.body),
-            confidence=rec.confidence, evidence=rec.evidence, tool=rec.tool, sig=rec.sig))
-    return out
+        return capture.ChannelResult(channel=channel, failure=unknown)
+    return gate.admit(Channel(channel), drafts, evidence=capture.run_evidence(ctx.trace))
 
 
 @step("vet", "vet/{session}", model=True)
@@ -265,18 +239,7 @@ def restamp(ctx: CaptureInput, plan: RevetPlan, answers: list[Any], today: date)
         state = _state(list(work.doc.learnings), agent=ctx.agent_key, ih=ctx.ih, cap=ctx.cap, today=today,
                        offline=plan.offline)
         asked = revet.candidates(state)  # as they are before this pass: what the report counts by kind
-        revet.restamp_structural(state)
-        pending = {r.id for r in revet.candidates(state)}
-        for item, answer in zip(plan.items, answers, strict=True):
-            request = item.request.model_copy(update={
-                "candidates": [c for c in item.request.candidates if c.id in pending]})
-            if request.candidates:
-                revet.apply(state, request, answer)
+        revet.apply_pass(state, [item.request for item in plan.items], answers)
         work.doc.learnings = state.learnings
-        counts = state.counts()
-        if counts.restamped or counts.quarantined or counts.released or counts.requarantined:
-            work.summary = f"{REVET_PASS}: " + ", ".join(
-                f"{n} {what}" for n, what in ((counts.restamped, "re-stamped"), (counts.quarantined, "quarantined"),
-                                              (counts.released, "released"),
-                                              (counts.requarantined, "still quarantined")) if n)
+        work.summary = revet.pass_summary(state, REVET_PASS) or ""
     return revet_summary(asked, state.changes, state.notes, ctx.ih)

@@ -69,18 +69,12 @@ def ground(request: GroundRequest, label: str, helper: Helper) -> GroundAnswer |
 @step("save-note", "save-note/{ctx.label}")
 def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent_arg: str,
          notes: list[str], today: date, offline: bool = False) -> remember.Result:
-    """Write the correction under the store lock. A quarantined one never takes an earlier rule out of
-    force: only a rule that passed (or could not be vetted) replaces what it folds. A note the vet found
-    restating a permanent rule is quarantined naming it: a person's duplicate is never dropped."""
-    permanent = remember.already_permanent(judged, ctx.permanent)
-    if permanent is not None:
-        judged, fold = remember.permanent_duplicate(judged, permanent), None
+    """Write the correction under the store lock (what it writes: core/remember.py `to_store`)."""
     location = store.locate(Path(ctx.agent_path))
-    rule_id = new_id({r.id for r in ctx.learnings})
-    record = remember.record(judged, rule_id=rule_id, note=ctx.note, ih=ctx.ih, today=today, offline=offline)
-    usable = fold if record.state.value == "active" else None
-    report = capping.write(location, [capping.Incoming(record=record, fold=usable)], cap=ctx.cap, room_first=False,
-                           drain_excess=False, today=today)
+    judged, incoming = remember.to_store(judged, fold, permanent=ctx.permanent,
+                                         rule_id=new_id({r.id for r in ctx.learnings}), note=ctx.note, ih=ctx.ih,
+                                         today=today, offline=offline)
+    report = capping.write(location, [incoming], cap=ctx.cap, room_first=False, drain_excess=False, today=today)
     placed = report.placed[0]
     outside = None
     if placed.how is capping.Placement.outside_cap:
