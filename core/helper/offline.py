@@ -123,7 +123,7 @@ class OfflineHelper:
         seen: set[str] = set()
         for cand in request.candidates:
             if cand.id in seen:
-                continue  # first verdict per id wins
+                continue  # a candidate listed twice is judged once: one verdict per id
             seen.add(cand.id)
             verdicts.append(self._vet_one(cand, units, vocabulary, has_trace=bool(request.trace.strip())))
         return p.VetAnswer(verdicts=verdicts)
