@@ -21,7 +21,7 @@ from prefect.schedules import Cron
 
 from agentuse.flows.capture import capture_flow
 # The event the trigger waits for is the one the run emits, and the deployment is the one a run checks for.
-from agentuse.flows.post_run import CAPTURE_DEPLOYMENT, RUN_COMPLETED
+from agentuse.flows.handoff import CAPTURE_DEPLOYMENT, RUN_COMPLETED
 from agentuse.flows.project_tidy import DEFAULT_CONCURRENCY, project_tidy_flow
 from agentuse.flows.runner import RUN_TAGS
 

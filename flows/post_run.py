@@ -5,30 +5,20 @@ Every result line goes to the session log as a `learning_result` event (the flow
 deployment-run capture does too), so the run output and `sessions show` say the same thing. Capture runs
 after a run that completed with an automatic channel configured; `learning: true` alone makes no post-run
 model call. With `AGENTUSE_CAPTURE_VIA=prefect` and a Prefect API configured, the run emits
-`agentuse.run.completed` instead and a deployment captures it: never both. Prefect and the flows are
-imported inside the functions that need them, so the surfaces that import this module stay fast.
+`agentuse.run.completed` instead and a deployment captures it, never both (flows/handoff.py). Prefect and
+the flows are imported inside the functions that need them, so the surfaces that import this module stay fast.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from agentuse.core.errors import AgentuseError
-from agentuse.core.terminal_text import printable
+from agentuse.flows import handoff
 
 if TYPE_CHECKING:
-    from agentuse.core.capture_report import CaptureReport
     from agentuse.runtime.runner import RunResult
-
-CAPTURE_VIA = "AGENTUSE_CAPTURE_VIA"  # "inline" (default) or "prefect"
-# The one definition: deployments/definitions.py triggers on it, and this module (no prefect at import) emits it.
-RUN_COMPLETED = "agentuse.run.completed"
-# The deployment that captures on that event (deployments/definitions.py serves it under this name).
-CAPTURE_DEPLOYMENT = "post-run-capture"
-
 
 Announce = Callable[[str], None]
 
@@ -75,10 +65,10 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
     try:
         if not channels_of(load_agent(agent_file)):
             return  # learning: true alone: no post-run model call at all
-        via_prefect = _via_prefect()
-        unserved = _unserved_capture() if via_prefect else None
-        if via_prefect and unserved is None and _emit_completed(agent_file, result):
-            lines = [f"[Learning] Capture handed to Prefect: {RUN_COMPLETED} for session {result.session_id}"]
+        via_prefect = handoff.via_prefect()
+        unserved = handoff.unserved_capture() if via_prefect else None
+        if via_prefect and unserved is None and handoff.emit_completed(agent_file, result):
+            lines = [f"[Learning] Capture handed to Prefect: {handoff.RUN_COMPLETED} for session {result.session_id}"]
         else:
             from agentuse.flows.capture import run_capture
 
@@ -136,47 +126,3 @@ def _agent_path(result: "RunResult") -> Path:
 
     start = next(e for e in read_events(Path(result.session_file))[0] if isinstance(e, RunStart))
     return Path(start.agent_path)
-
-
-def _via_prefect() -> bool:
-    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect" and bool(os.environ.get("PREFECT_API_URL"))
-
-
-def _unserved_capture() -> str | None:
-    """None when the API has the post-run capture deployment and a process is serving it (its status is
-    READY: a runner polled for it recently); otherwise why an emitted event would capture nothing."""
-    from prefect.client.orchestration import get_client
-    from prefect.exceptions import ObjectNotFound
-
-    url = os.environ.get("PREFECT_API_URL", "")
-    try:
-        with get_client(sync_client=True) as client:
-            deployment = client.read_deployment_by_name(f"capture/{CAPTURE_DEPLOYMENT}")
-    except ObjectNotFound:
-        return f"no {CAPTURE_DEPLOYMENT} deployment is registered at {url} (start one: agentuse deploy serve)"
-    except Exception as problem:  # noqa: BLE001 - an API that does not answer must not lose the capture
-        return f"the Prefect API at {url} did not answer ({type(problem).__name__})"
-    status = getattr(getattr(deployment, "status", None), "value", "READY")
-    if str(status).upper() != "READY":
-        return f"nothing is serving the {CAPTURE_DEPLOYMENT} deployment at {url} (start: agentuse deploy serve)"
-    return None
-
-
-def _emit_completed(agent_file: Path, result: "RunResult") -> bool:
-    """The post-run trigger: resource is the session, related is the agent. False when Prefect did not
-    take the event (events disabled): then capture runs inline, so a run is never left uncaptured."""
-    from prefect.events import emit_event  # lazily: only this mode pays for `import prefect`
-
-    from agentuse.core import store
-
-    location = store.locate(agent_file)
-    event = emit_event(
-        event=RUN_COMPLETED,
-        resource={"prefect.resource.id": f"agentuse.session.{result.session_id}",
-                  "prefect.resource.name": result.session_id, "agentuse.session-file": result.session_file},
-        related=[{"prefect.resource.id": f"agentuse.agent.{location.key}", "prefect.resource.role": "agent",
-                  "prefect.resource.name": location.key, "agentuse.agent-file": str(location.agent_path)}],
-        payload={"session": result.session_id, "session_file": result.session_file,
-                 "agent_file": str(location.agent_path), "status": result.status},
-    )
-    return event is not None

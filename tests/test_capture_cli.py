@@ -138,10 +138,10 @@ def test_with_capture_via_prefect_the_run_emits_the_event_instead(tmp_path, cli,
         emitted.append(event)
         return object()  # Prefect took it
 
-    from agentuse.flows import post_run
+    from agentuse.flows import handoff
 
     monkeypatch.setattr(prefect.events, "emit_event", fake_emit)
-    monkeypatch.setattr(post_run, "_unserved_capture", lambda: None)  # a served post-run-capture deployment
+    monkeypatch.setattr(handoff, "unserved_capture", lambda: None)  # a served post-run-capture deployment
     monkeypatch.setenv("AGENTUSE_CAPTURE_VIA", "prefect")
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
     agent = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)

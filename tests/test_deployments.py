@@ -51,7 +51,7 @@ def _emitted_event(monkeypatch, agent: Path):
     """The event exactly as the runtime's post-run hook emits it (emit_event intercepted)."""
     import prefect.events
 
-    from agentuse.flows import post_run
+    from agentuse.flows import handoff
 
     seen = {}
 
@@ -61,7 +61,7 @@ def _emitted_event(monkeypatch, agent: Path):
 
     monkeypatch.setattr(prefect.events, "emit_event", fake_emit)
     result = SimpleNamespace(session_id="01KABCDEFGHJKMNPQRSTVWXYZ0", session_file="/tmp/s.jsonl", status="completed")
-    assert post_run._emit_completed(agent, result)
+    assert handoff.emit_completed(agent, result)
     return seen
 
 
