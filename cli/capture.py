@@ -26,11 +26,10 @@ def capture(
     """Capture learnings from a recorded run through the agent's automatic channels."""
     from agentuse.core import store
     from agentuse.core.agent_file import load_agent
-    from agentuse.flows.post_run import channels_of
     from agentuse.runtime.trace import resolve_session
 
     path = resolve_session(session, store.data_dir())  # a wrong id fails here, before any model call
-    if not channels_of(load_agent(agent_file)):
+    if not load_agent(agent_file).channels:
         say(f"No automatic capture channel is configured in {agent_file}: nothing to capture. Name one under "
             "learning.capture: addons: [tool-errors], custom: \"...\" or agent: ./file.agentuse")
         return

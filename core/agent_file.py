@@ -64,6 +64,11 @@ class AgentFile(BaseModel):
         return bool(self.learning is not None and self.learning.apply)
 
     @property
+    def channels(self) -> list[str]:
+        """The automatic capture channels that run after each run; none without a learning config."""
+        return self.learning.capture.channels if self.learning is not None else []
+
+    @property
     def helper_model(self) -> str | None:
         """Model for capture, vet and tidy: `learning.model`, else the agent's own."""
         return (self.learning.model if self.learning else None) or self.model

@@ -39,10 +39,6 @@ def announcer() -> Announce:
     return one_per_command()
 
 
-def channels_of(agent) -> list[str]:
-    return agent.learning.capture.channels if agent.learning else []
-
-
 def _log_lines(session_file: Path, lines: list[str]) -> None:
     from agentuse.runtime.review import record_learning_result
     from agentuse.runtime.session import SessionLog
@@ -63,7 +59,7 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
     from agentuse.core.agent_file import load_agent
 
     try:
-        if not channels_of(load_agent(agent_file)):
+        if not load_agent(agent_file).channels:
             return  # learning: true alone: no post-run model call at all
         via_prefect = handoff.via_prefect()
         unserved = handoff.unserved_capture() if via_prefect else None

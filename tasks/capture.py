@@ -85,7 +85,7 @@ def load_run(agent: str, session: str) -> CaptureInput:
         session=trace.session or session, session_file=str(session_file), contract=contract_text(agent_file),
         ih=agent_hash(agent_file),
         cap=agent_file.cap, apply=agent_file.applies,
-        channels=capture_config.channels if capture_config else [],
+        channels=agent_file.channels,
         guidance=capture_config.custom if capture_config else None,
         capture_agent=str(capture_config.agent) if capture_config and capture_config.agent else None,
         helper_model=agent_file.helper_model, learnings=store.load(location).learnings, trace=trace,
