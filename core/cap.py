@@ -204,13 +204,14 @@ def drain(learnings: list[Learning], cap: int, today: date) -> list[Learning]:
     """Retire auto rules from the bottom of the ranking until the set fits (or none is left to retire).
     Corrections, repeated rules and rules inside their 14-day grace are never touched, so a starved
     correction moves into force."""
-    retired: list[Learning] = []
-    while count_in_force(learnings) > cap:
-        victim = next((r for r in reversed(rank(learnings)) if tradeable(r, today)), None)
-        if victim is None:
-            break
-        learnings[:] = [r for r in learnings if r.id != victim.id]
-        retired.append(victim)
+    excess = count_in_force(learnings) - cap
+    if excess <= 0:
+        return []
+    # Retiring a rule never reorders the others (precedence is source, date, position), so the bottom of
+    # one ranking is what retiring one rule at a time would take: rank once, not once per retirement.
+    retired = [r for r in reversed(rank(learnings)) if tradeable(r, today)][:excess]
+    gone = {r.id for r in retired}
+    learnings[:] = [r for r in learnings if r.id not in gone]
     return retired
 
 

@@ -196,6 +196,42 @@ def test_drain_order_and_the_weakest_victim():
     assert [r.id for r in retired] == ["a2", "a3"] and {r.id for r in rules} == {"a1", "m1"}
 
 
+def test_draining_a_large_store_ranks_it_once_and_retires_what_one_at_a_time_would(monkeypatch):
+    """Removing a rule never reorders the others, so the bottom of one ranking is the drain: a store of
+    thousands over the cap is not re-ranked once per rule it retires."""
+    import random
+
+    from agentuse.core import cap as capping
+
+    rng = random.Random(7)
+    rules = [rule(f"r{i:07d}", f"Rule {i}", date_=f"2026-0{rng.randint(1, 8)}-1{rng.randint(0, 9)}",
+                  src=rng.choice([Source.auto, Source.auto, Source.manual]), re=rng.choice([0, 0, 0, 1]))
+             for i in range(400)]
+    today = date(2026, 9, 1)
+
+    def one_at_a_time(learnings, cap):
+        learnings, out = list(learnings), []
+        while capping.count_in_force(learnings) > cap:
+            victim = next((r for r in reversed(capping.rank(learnings)) if capping.tradeable(r, today)), None)
+            if victim is None:
+                break
+            learnings = [r for r in learnings if r.id != victim.id]
+            out.append(victim)
+        return out, learnings
+
+    calls = []
+    ranked = capping.rank
+    for cap in (15, 150, 399):
+        monkeypatch.setattr(capping, "rank", ranked)
+        expected, left = one_at_a_time(rules, cap)
+        calls.clear()
+        monkeypatch.setattr(capping, "rank", lambda xs: calls.append(1) or ranked(xs))
+        store = list(rules)
+        assert [r.id for r in drain(store, cap=cap, today=today)] == [r.id for r in expected]
+        assert [r.id for r in store] == [r.id for r in left]
+        assert len(calls) <= 1
+
+
 def test_a_correction_that_cannot_fold_or_trade_is_kept_outside_the_cap():
     rules = [rule("m1", "one", src=Source.manual, ch=Channel.corrections),
              rule("m2", "two", src=Source.manual, ch=Channel.corrections)]
