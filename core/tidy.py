@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agentuse.core import grouping
 from agentuse.core.gate import Decision, Proposal, check_text
+from agentuse.core.helper.overlap import NEAR_DUPLICATE
 from agentuse.core.helper.similarity import analyze, overlap
 from agentuse.core.helper.protocol import (
     Draft,
@@ -32,9 +33,6 @@ from agentuse.core.failure import Failure
 from agentuse.core.tidy_state import Change, TidyState, merged_record
 
 COMPRESS_WORDS = 200  # a rule this long cannot be held beside its peers (upstream's threshold)
-# Term overlap (the offline evaluator's synonym-aware Dice) at which two rules may say the same thing:
-# worth a model's look under the cap. Paraphrases seen here score 0.47-0.86; unrelated rules 0-0.4.
-NEAR_DUPLICATE = 0.45
 
 
 class Group(BaseModel):
