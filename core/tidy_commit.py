@@ -48,6 +48,7 @@ class Prepared(BaseModel):
     cap: int
     writable: bool
     recurring: set[str] = set()  # tool-errors rules whose failure recurred in their latest run (core/effectiveness)
+    commented_about: dict[str, int] = {}  # rules reviewers commented on about while in force: rewritten like a repeat
 
 
 def _read(path: Path) -> bytes | None:
@@ -65,7 +66,8 @@ def prepare(agent_path: Path) -> Prepared:
     index = effectiveness.load(effectiveness.index_path(location.project_dir, location.key), location.key)
     return Prepared(location=location, agent=agent, agent_bytes=agent.text.encode("utf-8"), store_bytes=store_bytes,
                     doc=doc, block=block, current_ih=agent_hash(agent), cap=cap,
-                    writable=writable(Path(agent_path)), recurring=effectiveness.recurring_now(doc.learnings, index))
+                    writable=writable(Path(agent_path)), recurring=effectiveness.recurring_now(doc.learnings, index),
+                    commented_about=effectiveness.commented_about(doc.learnings, index))
 
 
 def agent_text(prepared: Prepared, block: list[BlockRule]) -> str:

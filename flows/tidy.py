@@ -44,7 +44,8 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
     state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
                            current_ih=prepared.current_ih, today=today or date.today(),
                            rng=random.Random(seed) if seed is not None else None,
-                           offline=helpers.vets_offline(), recurring=prepared.recurring)
+                           offline=helpers.vets_offline(), recurring=prepared.recurring,
+                           commented_about=prepared.commented_about)
     result = TidyResult(agent_file=str(prepared.location.agent_path),
                         learnings_file=str(prepared.location.store_path), dry_run=dry_run)
     if not qualifies(state, prepared):

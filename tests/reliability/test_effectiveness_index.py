@@ -5,6 +5,7 @@ and a reviewer's comment about what a rule says counts against that rule (not la
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
 
@@ -12,7 +13,7 @@ from agentuse.core import effectiveness, store
 from agentuse.core.learning import Channel, Source
 from agentuse.runtime import effectiveness as counting
 
-from capture_support import make_agent, rule, seed
+from capture_support import current_ih, make_agent, rule, seed, stored
 from reliability.sessions_support import UPLOAD_SIG, Run, invoke, stats_json
 
 A, B, C = "aaaa0001", "bbbb0002", "cccc0003"
@@ -100,3 +101,27 @@ def test_a_comment_about_what_a_rule_says_counts_against_that_rule(agent):
     assert any(line.startswith("1 rule(s) not landing:") and f"({C})" in line for line in doctor), doctor
     table = invoke("learnings", "stats", str(agent), "--sort", "commented_about").stdout.splitlines()
     assert table[1].split()[0] == C and "about it" in table[0]
+
+
+def test_tidy_rewrites_a_rule_reviewers_commented_on_about_like_a_repeated_rule(agent):
+    from agentuse.core.helper.offline import OfflineHelper
+    from agentuse.flows.tidy import run_tidy
+
+    location = store.locate(agent)
+    doc = store.load(location)
+    doc.learnings = [r.model_copy(update={"ih": current_ih(agent)}) for r in doc.learnings]
+    store.save(location, doc)
+    Run(agent, sid(1), [A, C]).gate().decide("approve", "Make the headline punchier")  # about neither rule
+    assert run_tidy(agent, helper=OfflineHelper(), today=date(2026, 9, 1)).nothing
+    Run(agent, sid(2), [A, C]).gate().decide("approve", "You forgot to link the sources you cite again")
+    result = run_tidy(agent, helper=OfflineHelper(), today=date(2026, 9, 1))
+    assert result.counts.rewritten == 1, result
+    assert [c.reason for c in result.changes if C in c.ids] == ["commented on about it on 1 run(s): the wording is "
+                                                               "not landing"]
+    # a model planning the tidy-up sees it on the rule, as it sees a repeat (re="1")
+    from agentuse.core.helper.render import rule as shown
+    from agentuse.core.tidy import new_state, rule_ref
+
+    state = new_state(agent="blog", learnings=stored(agent), cap=15, current_ih=None, today=date(2026, 9, 1),
+                      commented_about={C: 1})
+    assert 'commented="1"' in shown(rule_ref(state, state.get(C))) and "commented=" not in shown(rule_ref(state, state.get(A)))
