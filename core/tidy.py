@@ -105,8 +105,10 @@ def make_groups(state: TidyState, pass_no: int) -> list[Group]:
 
 
 def rule_ref(state: TidyState, rule: Learning) -> RuleRef:
-    """A rule as the helper sees it here, with what the runs it was in force for said of its wording."""
-    return ref(rule).model_copy(update={"commented": state.commented_about.get(rule.id, 0)})
+    """A rule as the helper sees it here, with what the runs it was in force for said of its wording. Once
+    this tidy-up has reworded it, those comments were about the old wording: a later pass leaves it be."""
+    commented = 0 if rule.id in state.products else state.commented_about.get(rule.id, 0)
+    return ref(rule).model_copy(update={"commented": commented})
 
 
 def not_landing(state: TidyState, rule: Learning) -> bool:
