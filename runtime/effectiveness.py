@@ -88,6 +88,12 @@ def rebuilt_line(agent_key: str, problem: str | None, index: effectiveness.Index
             f"({effectiveness.runs_counted(index)} run(s))")
 
 
+def recount(location: store.AgentLocation, problem: str) -> tuple[effectiveness.Index, str]:
+    """An index that could not be used, rebuilt from the logs, and the one line that says so."""
+    index = rebuild(location.project_dir, location.key)
+    return index, rebuilt_line(location.key, problem, index)
+
+
 def rebuild(project_dir: Path, agent_key: str) -> effectiveness.Index:
     """Every session log of this agent, counted afresh: the index as the logs say it now. Read under the
     index's lock, so a session that ends meanwhile is counted after the rebuild, never lost under it."""

@@ -114,7 +114,11 @@ def test_tidy_rewrites_a_rule_reviewers_commented_on_about_like_a_repeated_rule(
     Run(agent, sid(1), [A, C]).gate().decide("approve", "Make the headline punchier")  # about neither rule
     assert run_tidy(agent, helper=OfflineHelper(), today=date(2026, 9, 1)).nothing
     Run(agent, sid(2), [A, C]).gate().decide("approve", "You forgot to link the sources you cite again")
+    index = effectiveness.index_path(location.project_dir, location.key)
+    index.write_text("{not json")  # the tidy-up rebuilds it from the logs, and says so, before it weighs anything
     result = run_tidy(agent, helper=OfflineHelper(), today=date(2026, 9, 1))
+    assert result.notes == ["the effectiveness index of blog.agentuse could not be read: recounted it from the "
+                            "session logs (2 run(s))"]
     assert result.counts.rewritten == 1, result
     assert [c.reason for c in result.changes if C in c.ids] == ["commented on about it on 1 run(s): the wording is "
                                                                "not landing"]
