@@ -2,7 +2,7 @@
 
     1. a replayed run whose tool call fails and is then corrected
     2. the review: approve with --remember (the approval also runs tool-errors capture)
-    3. a second run, which receives both rules in its prompt
+    3. a second run, which receives both rules in its prompt; its review, and each rule's figures
     4. months later, 58 more learnings: a tidy-up with graduation into the agent file
     5. undo, which puts both files back byte for byte
 
@@ -32,6 +32,8 @@ from agentuse.core.errors import AgentuseError
 
 PROMPT = "Write this week's post: how to stop email from eating the morning."
 REMEMBER = "Always include source links before publishing."
+# The second review says what the remembered rule says: a comment about a rule in force (not landing).
+SECOND_REVIEW = "Good, but the source links are missing again."
 RECORDING = Path("sessions") / "blog-writer-tool-error.jsonl"
 SEED = Path("seeds") / "overgrown.learnings.md"
 # The demo must run the same whatever the shell has configured: no key, no server.
@@ -100,10 +102,15 @@ def _walk(examples: Path, project: Path, agent: Path, state: Path) -> None:
     _agentuse(["sessions", "resume", session, "--approve", "--remember", REMEMBER])
     _agentuse(["learnings", agent])
 
-    _step(3, "A second run receives both rules",
-          "The same replayed run again; this time its prompt carries the rules under ## Relevant Learnings.")
+    _step(3, "A second run receives both rules, and its review shows how they did",
+          "The same replayed run again; this time its prompt carries the rules under ## Relevant Learnings. "
+          "The replay repeats the failed write_file call the tool-errors rule is about, and the reviewer's "
+          "comment is about the source links: each rule's figures say it is not landing yet.")
     output = _agentuse(["run", agent, PROMPT, "--model", replay], shown=("session ",))
-    _show_injected(_session_id(output))
+    second = _session_id(output)
+    _show_injected(second)
+    _agentuse(["sessions", "resume", second, "--approve", "--comment", SECOND_REVIEW], shown=("session ",))
+    _agentuse(["learnings", agent])
 
     _step(4, "Months later: 58 more learnings, and a tidy-up",
           f"examples/{SEED.as_posix()} is appended to the store: near-duplicates, rules superseded by sharper "

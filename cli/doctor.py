@@ -13,10 +13,10 @@ from agentuse.cli.common import say
 
 def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.agentuse).", show_default=False)]) -> None:
     """Check an agent file and report its learning: applied, stale, quarantined, cost, where it lives."""
-    from agentuse.core.describe import describe
+    from agentuse.cli.common import described
     from agentuse.core.status_text import render_doctor_learning
 
-    agent, _, report = describe(agent_file)
+    agent, _, report = described(agent_file)
     say(f"agent: {report.agent}")
     say(f"  agent file: ok ({agent.path})")
     say(f"  model: {agent.model or 'not set'}{_key_note(agent.model, judges=agent.helper_model == agent.model)}")

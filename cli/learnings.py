@@ -87,10 +87,10 @@ def show(
     if edit:
         _edit(agent_file)
         return
-    from agentuse.core.describe import describe
+    from agentuse.cli.common import described
     from agentuse.core.status_text import render_learnings
 
-    _, _, report = describe(agent_file)
+    _, _, report = described(agent_file)
     if as_json:
         say(json.dumps(report.model_dump(mode="json"), indent=2))
     else:

@@ -16,10 +16,10 @@ def stats(
     agent_file: AgentArg,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Recount every session log of this agent first.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The totals and every rule with its figures.")] = False,
-    sort: Annotated[str, typer.Option("--sort", help="runs, approved, commented, rejected, recurred or title.")] = "runs",
+    sort: Annotated[str, typer.Option("--sort", help="runs, approved, commented, rejected, commented_about, recurred or title.")] = "runs",
 ) -> None:
     """Per rule: runs in force, how they ended, and whether a tool-errors rule's failure recurred."""
-    from agentuse.core.describe import describe
+    from agentuse.cli.common import described
     from agentuse.core.status_text import STATS_SORTS, render_stats
 
     if sort not in STATS_SORTS:
@@ -32,7 +32,7 @@ def stats(
         load_agent(agent_file)  # a typo says so instead of writing an index nothing reads
         location = store.locate(agent_file)
         recount(location.project_dir, location.key)
-    _, _, report = describe(agent_file)
+    _, _, report = described(agent_file)
     if as_json:
         from agentuse.core.effectiveness import approval_rates
         from agentuse.core.status_text import sorted_entries

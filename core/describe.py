@@ -53,7 +53,9 @@ class Report(BaseModel):
     entries: list[EntryView] = Field(default_factory=list)
     runs_counted: int = 0  # sessions of this agent in the effectiveness index
     totals: effectiveness.Totals = Field(default_factory=effectiveness.Totals)  # its reviewed runs
-    index_unreadable: bool = False  # the index did not parse: figures are zero until `stats --rebuild`
+    # The index could not be used (did not parse, older version): figures are zero until it is rebuilt (the
+    # CLI does that at once, cli/common.py `described`; the web UI and the artifact say so).
+    index_unreadable: bool = False
 
     @property
     def never_injected(self) -> list[EntryView]:
@@ -111,7 +113,7 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc,
         stranded=_relative(location.legacy_path, location.root) if location.legacy_path.exists() else None,
         notices=list(agent.notices),
         entries=entries,
-        runs_counted=len(index.sessions),
+        runs_counted=effectiveness.runs_counted(index),
         totals=effectiveness.totals(index),
         index_unreadable=index.unreadable,
     )

@@ -1,18 +1,22 @@
 """Rule effectiveness (issue 18): per rule, what happened on the runs it was in force for.
 
 The session logs are the record; this is an index over them, one JSON file per agent at
-`project/<hash>/effectiveness/<agent path minus .agentuse>.json`. It holds one small digest per counted
-session (the rules each round injected, the tool failures that round hit, and how the run ended), so the
-end of a run replaces exactly its own digest (a resumed session is recounted, never counted twice) and
-`agentuse learnings stats --rebuild` recomputes every digest from the logs. It is never the only copy of
-anything: a lost or unreadable index is rebuilt from the logs. Written like the store (core/store.py):
-under the side-file lock, atomically.
+`project/<hash>/effectiveness/<agent path minus .agentuse>.json`, so that the end of a run costs O(1), never
+a pass over every session: running totals per rule (and the agent's), plus the digest of each session that
+is still open (awaiting review, or still running: a resume can change how it ends). A run registers its
+session when it starts; when the session closes its digest is folded into the totals and dropped, once (a
+session no longer open is never folded again). `agentuse learnings stats --rebuild` recomputes it all from
+the logs, to the same result. It is never the only copy of anything: an index that is lost, unreadable or
+from an older version is rebuilt from the logs. Written like the store (core/store.py): under the side-file
+lock, atomically.
 
 Outcomes are per run, as the spec's `approvedRuns` is: `approved` is an approval with no comment in the
 whole session (the runs `ok:` credits), `commented` a session a reviewer wrote in, `rejected` one whose
 gate was rejected, `no_gate` one that completed without an approval gate; `pending` awaits review and
 `failed` ended in an error. A tool-errors rule *recurred* on a run when, in a round it was injected into,
-the same tool failed with the same signature (core/tool_errors.py) again: that rule is not landing.
+the same tool failed with the same signature (core/tool_errors.py) again; a rule was *commented on about
+it* on a run when a reviewer's comment answering a round it was in force for says what the rule says
+(core/helper/overlap.py `about_the_same`). Either way the rule is not landing.
 """
 
 from __future__ import annotations
@@ -29,10 +33,14 @@ from agentuse.core.file_access import read_optional
 from agentuse.core.learning import Channel, Learning
 
 Outcome = Literal["approved", "commented", "rejected", "no_gate", "pending", "failed"]
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 1 kept every session's digest: read as "from an older version", rebuilt from the logs
 REVIEWED: tuple[Outcome, ...] = ("approved", "commented", "rejected")  # a reviewer answered the gate
 # Runs needed on each side (with the rule in force, without it) before an approval rate says anything.
 MIN_RUNS_TO_COMPARE = 3
+
+
+def failure_key(tool: str, sig: str) -> str:
+    return json.dumps([tool, sig])
 
 
 class RoundDigest(BaseModel):
@@ -43,19 +51,75 @@ class RoundDigest(BaseModel):
 class SessionDigest(BaseModel):
     outcome: Outcome
     rounds: list[RoundDigest] = Field(default_factory=list)
+    about: list[str] = Field(default_factory=list, description="rules in force a reviewer's comment was about")
+    open: bool = False  # awaiting review or still running: a resume can still change it
 
     def in_force(self) -> set[str]:
         return {rule_id for r in self.rounds for rule_id in r.injected}
 
-    def recurred(self, rule_id: str, tool: str, sig: str) -> bool:
-        return any(rule_id in r.injected and (tool, sig) in {tuple(f) for f in r.failures} for r in self.rounds)
+    def failures_under(self, rule_id: str) -> set[str]:
+        """The failures (failure_key) hit in the rounds this rule was injected into."""
+        return {failure_key(*f) for r in self.rounds if rule_id in r.injected for f in r.failures}
+
+
+class RuleTally(BaseModel):
+    """One rule's running totals over the counted sessions it was in force for."""
+
+    runs: int = 0
+    approved: int = 0
+    commented: int = 0
+    rejected: int = 0
+    no_gate: int = 0
+    pending: int = 0
+    failed: int = 0
+    about: int = 0  # runs whose reviewer commented on what the rule says
+    failures: dict[str, int] = Field(default_factory=dict)  # failure_key -> runs it hit under the rule
+    latest: str = ""  # the newest session it was in force for (session ids are ULIDs: they sort by time)
+    latest_failures: list[str] = Field(default_factory=list)  # what that session hit under the rule
 
 
 class Index(BaseModel):
     version: int = INDEX_VERSION
     agent: str
-    sessions: dict[str, SessionDigest] = Field(default_factory=dict)
-    unreadable: bool = Field(False, exclude=True)  # the file did not parse: figures wait for --rebuild
+    runs: int = 0  # closed sessions folded into the totals
+    reviewed: int = 0
+    approved: int = 0
+    rules: dict[str, RuleTally] = Field(default_factory=dict)
+    open: dict[str, SessionDigest] = Field(default_factory=dict)
+    # Why the file could not be used ("did not parse", "is from an older version"): rebuilt from the logs.
+    problem: str | None = Field(None, exclude=True)
+
+    @property
+    def unreadable(self) -> bool:
+        return self.problem is not None
+
+
+def fold(index: Index, session_id: str, digest: SessionDigest) -> None:
+    """Add one session to the running totals: O(the rules it had in force)."""
+    index.runs += 1
+    if digest.outcome in REVIEWED:
+        index.reviewed += 1
+        index.approved += digest.outcome == "approved"
+    for rule_id in sorted(digest.in_force()):
+        tally = index.rules.setdefault(rule_id, RuleTally())
+        tally.runs += 1
+        setattr(tally, digest.outcome, getattr(tally, digest.outcome) + 1)
+        tally.about += rule_id in digest.about
+        hit = digest.failures_under(rule_id)
+        for key in sorted(hit):
+            tally.failures[key] = tally.failures.get(key, 0) + 1
+        if session_id > tally.latest:
+            tally.latest, tally.latest_failures = session_id, sorted(hit)
+
+
+def settled(index: Index) -> Index:
+    """The totals as if every open session ended as it stands now (what every surface shows)."""
+    if not index.open:
+        return index
+    view = index.model_copy(deep=True, update={"open": {}})
+    for session_id, digest in sorted(index.open.items()):
+        fold(view, session_id, digest)
+    return view
 
 
 class RuleFigures(BaseModel):
@@ -67,10 +131,11 @@ class RuleFigures(BaseModel):
     pending: int = 0
     failed: int = 0
     recurred: int | None = None  # tool-errors rules only: runs in force that hit the same failure again
+    commented_about: int = 0  # runs in force whose reviewer commented on what the rule says
 
     @property
     def not_landing(self) -> bool:
-        return bool(self.recurred)
+        return bool(self.recurred) or self.commented_about > 0
 
     @property
     def reviewed(self) -> int:
@@ -88,9 +153,13 @@ class Totals(BaseModel):
         return self.approved / self.reviewed if self.reviewed else None
 
 
-def totals(index: "Index") -> Totals:
-    reviewed = [d for d in index.sessions.values() if d.outcome in REVIEWED]
-    return Totals(reviewed=len(reviewed), approved=sum(1 for d in reviewed if d.outcome == "approved"))
+def runs_counted(index: Index) -> int:
+    return index.runs + len(index.open)
+
+
+def totals(index: Index) -> Totals:
+    view = settled(index)
+    return Totals(reviewed=view.reviewed, approved=view.approved)
 
 
 def approval_rates(figure: RuleFigures, agent: Totals) -> tuple[float | None, float | None]:
@@ -108,61 +177,81 @@ def index_path(project_dir: Path, agent_key: str) -> Path:
 
 
 def load(path: Path, agent_key: str) -> Index:
+    """The index; an empty one when there is none yet; one with its `problem` when it cannot be used."""
     raw = read_optional(path, "effectiveness index")
     if raw is None:
         return Index(agent=agent_key)
     try:
-        return Index.model_validate(json.loads(raw.decode("utf-8")))
+        found = json.loads(raw.decode("utf-8"))
+        if isinstance(found, dict) and found.get("version") != INDEX_VERSION:
+            return Index(agent=agent_key, problem="is from an older version")
+        return Index.model_validate(found)
     except (ValueError, ValidationError):
-        return Index(agent=agent_key, unreadable=True)
+        return Index(agent=agent_key, problem="could not be read")
 
 
 def _save(path: Path, index: Index) -> None:
-    store.atomic_write(path, index.model_dump_json() + "\n")
+    # Keys sorted: the same counts give the same bytes whatever order the sessions closed in.
+    store.atomic_write(path, json.dumps(index.model_dump(mode="json"), sort_keys=True, separators=(",", ":")) + "\n")
 
 
-def record(path: Path, agent_key: str, session_id: str, digest: SessionDigest) -> None:
-    """Put one session's digest in (replacing an earlier count of the same session)."""
+def record(path: Path, agent_key: str, session_id: str, digest: SessionDigest) -> str | None:
+    """One session at the start or the end of a stretch of work: an open one is (re)placed among the open
+    sessions, a closed one is folded into the totals if it was open (a session counted already is not
+    counted again). None when done; the index's problem when it cannot be used (the caller rebuilds it)."""
     with store.lock_for(path):
         index = load(path, agent_key)
         if index.unreadable:
-            return  # never overwrite what does not parse: `--rebuild` replaces it from the logs
-        index.sessions[session_id] = digest
+            return index.problem
+        if digest.open:
+            index.open[session_id] = digest
+        elif index.open.pop(session_id, None) is not None:
+            fold(index, session_id, digest)
+        else:
+            return None  # closed and folded already (a resume finishing what a killed one left)
         _save(path, index)
+    return None
 
 
 def replace_all(path: Path, agent_key: str, digests: dict[str, SessionDigest]) -> Index:
-    index = Index(agent=agent_key, sessions=dict(sorted(digests.items())))
+    """The index from every session's digest: what `--rebuild` writes."""
+    index = Index(agent=agent_key)
+    for session_id, digest in sorted(digests.items()):
+        if digest.open:
+            index.open[session_id] = digest
+        else:
+            fold(index, session_id, digest)
     with store.lock_for(path):
         _save(path, index)
     return index
 
 
 def figures(rules: list[Learning], index: Index) -> dict[str, RuleFigures]:
-    """Each rule's figures from the index: one pass over the counted sessions."""
-    wanted = {rule.id: rule for rule in rules}
-    found = {rule.id: RuleFigures(recurred=0 if _tool_error(rule) else None) for rule in rules}
-    for digest in index.sessions.values():
-        for rule_id in digest.in_force() & wanted.keys():
-            rule, figure = wanted[rule_id], found[rule_id]
-            figure.runs += 1
-            setattr(figure, digest.outcome, getattr(figure, digest.outcome) + 1)
-            if figure.recurred is not None and digest.recurred(rule_id, rule.tool or "", rule.sig or ""):
-                figure.recurred += 1
+    """Each rule's figures from the running totals: O(rules + open sessions), never a pass over sessions."""
+    view = settled(index)
+    found: dict[str, RuleFigures] = {}
+    for rule in rules:
+        tally = view.rules.get(rule.id, RuleTally())
+        recurred = tally.failures.get(failure_key(rule.tool or "", rule.sig or ""), 0) if _tool_error(rule) else None
+        found[rule.id] = RuleFigures(runs=tally.runs, approved=tally.approved, commented=tally.commented,
+                                     rejected=tally.rejected, no_gate=tally.no_gate, pending=tally.pending,
+                                     failed=tally.failed, recurred=recurred, commented_about=tally.about)
     return found
 
 
 def recurring_now(rules: list[Learning], index: Index) -> set[str]:
-    """tool-errors rules whose failure came back in the latest run they were in force for (session ids are
-    ULIDs: they sort by time). Such a recovery is not confirmed yet, so it does not graduate until a later
-    run in force goes without the failure."""
-    latest: dict[str, str] = {}
-    for session_id, digest in index.sessions.items():
-        for rule_id in digest.in_force():
-            if session_id > latest.get(rule_id, ""):
-                latest[rule_id] = session_id
-    return {rule.id for rule in rules if _tool_error(rule) and rule.id in latest
-            and index.sessions[latest[rule.id]].recurred(rule.id, rule.tool or "", rule.sig or "")}
+    """tool-errors rules whose failure came back in the latest run they were in force for. Such a recovery
+    is not confirmed yet, so it does not graduate until a later run in force goes without the failure."""
+    view = settled(index)
+    return {rule.id for rule in rules if _tool_error(rule) and rule.id in view.rules
+            and failure_key(rule.tool or "", rule.sig or "") in view.rules[rule.id].latest_failures}
+
+
+def commented_about(rules: list[Learning], index: Index) -> dict[str, int]:
+    """Rules whose runs a reviewer commented on about what they say: not landing, rewritten like a repeat."""
+    view = settled(index)
+    return {rule.id: view.rules[rule.id].about for rule in rules
+            if rule.id in view.rules and view.rules[rule.id].about}
 
 
 def _tool_error(rule: Learning) -> bool:

@@ -52,6 +52,21 @@ def render_section(rules: list[Learning]) -> str:
     return f"{RELEVANT_HEADING}\n\n{RELEVANCE_CAVEAT}\n\n{bullets}\n"
 
 
+def injected_texts(system: str, ids: list[str]) -> dict[str, str]:
+    """Each injected rule's text as a run's system prompt carried it (render_section read back): the bullets
+    follow the ids' order. Empty when the prompt's section does not hold one bullet per id."""
+    _, found, section = system.rpartition(f"{RELEVANT_HEADING}\n\n{RELEVANCE_CAVEAT}\n\n")
+    bullets: list[list[str]] = []
+    for line in section.splitlines() if found else []:
+        if line.startswith("- [") and "] " in line:
+            bullets.append([line.split("] ", 1)[1]])
+        elif bullets and (line.startswith("  ") or not line.strip()):
+            bullets[-1].append(line[2:])
+    if len(bullets) != len(ids):
+        return {}
+    return {rule_id: "\n".join(lines).strip() for rule_id, lines in zip(ids, bullets)}
+
+
 def select_for_run(agent: AgentFile, doc: StoreDoc, current_ih: str) -> Injection:
     """Active, vetted, non-stale rules, top `max` by precedence; nothing when apply is off."""
     applied = selection_for(agent, doc, current_ih).applied

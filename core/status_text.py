@@ -50,11 +50,14 @@ def meta_line(entry: EntryView) -> str:
 
 
 def figures_line(figures: RuleFigures) -> str:
-    """`in force 12 runs · 4 approved clean · 1 commented · recurred 0×`: the other outcomes when they happened."""
+    """`in force 12 runs · 4 approved clean · 1 commented · recurred 0×`: the other outcomes when they happened,
+    and `commented on about it N×` when reviewers' comments on its runs said what it says (not landing)."""
     parts = [f"in force {figures.runs} run{'' if figures.runs == 1 else 's'}",
              f"{figures.approved} approved clean", f"{figures.commented} commented"]
     parts += [f"{n} {label}" for n, label in ((figures.rejected, "rejected"), (figures.no_gate, "no gate"),
                                                (figures.pending, "awaiting review"), (figures.failed, "failed")) if n]
+    if figures.commented_about:
+        parts.append(f"commented on about it {figures.commented_about}×")
     if figures.recurred is not None:
         parts.append(f"recurred {figures.recurred}×")
     return " · ".join(parts)
@@ -158,13 +161,14 @@ def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:
 
 
 def effectiveness_lines(report: Report, agent_arg: str) -> list[str]:
-    """doctor's word on what the runs showed (issue 18): rules whose failure recurred while they were in
-    force, and, once runs have been counted, rules no run ever received. The table is `learnings stats`."""
+    """doctor's word on what the runs showed (issue 18): rules not landing (their failure recurred, or a
+    reviewer commented on what they say, while they were in force), and, once runs have been counted, rules
+    no run ever received. The table is `learnings stats`."""
     lines = []
     if report.not_landing:
         ids = ", ".join(e.record["id"] for e in report.not_landing)
-        lines.append(f"{len(report.not_landing)} rule(s) not landing: their failure recurred while they were in "
-                     f"force ({ids}); see agentuse learnings stats {agent_arg}")
+        lines.append(f"{len(report.not_landing)} rule(s) not landing: {NOT_LANDING_WHY} ({ids}); see agentuse "
+                     f"learnings stats {agent_arg}")
     if report.runs_counted and report.never_injected:
         ids = ", ".join(e.record["id"] for e in report.never_injected)
         lines.append(f"{len(report.never_injected)} rule(s) never injected in {report.runs_counted} counted run(s) "
@@ -179,7 +183,8 @@ def index_lines(report: Report) -> list[str]:
             f"logs with: agentuse learnings stats {display_path(report.agent_file)} --rebuild", ""]
 
 
-STATS_SORTS = ("runs", "approved", "commented", "rejected", "recurred", "title")
+NOT_LANDING_WHY = "their failure recurred, or a reviewer commented on what they say, while they were in force"
+STATS_SORTS = ("runs", "approved", "commented", "rejected", "commented_about", "recurred", "title")
 _COLUMNS = (("runs", "runs"), ("approved", "clean"), ("commented", "commented"), ("rejected", "rejected"),
             ("no_gate", "no gate"), ("pending", "awaiting"), ("failed", "failed"))
 
@@ -195,13 +200,13 @@ def render_stats(report: Report, sort: str = "runs") -> str:
     """`agentuse learnings stats`: every rule's figures as a table, then the agent's totals."""
     if not report.entries:
         return "\n".join([f"No learnings yet for {report.agent}.", *stats_totals(report)]) + "\n"
-    head = ["id      ", *(label for _, label in _COLUMNS), "recurred", "with", "without", "state", "rule"]
+    head = ["id      ", *(label for _, label in _COLUMNS), "about it", "recurred", "with", "without", "state", "rule"]
     rows = [head]
     for entry in sorted_entries(report, sort):
         f = entry.figures
         with_rate, without_rate = approval_rates(f, report.totals)
         rows.append([entry.record["id"], *(str(getattr(f, field)) for field, _ in _COLUMNS),
-                     "-" if f.recurred is None else f"{f.recurred}×", rate_cell(with_rate), rate_cell(without_rate),
+                     f"{f.commented_about}×", "-" if f.recurred is None else f"{f.recurred}×", rate_cell(with_rate), rate_cell(without_rate),
                      entry.state, entry.record["title"]])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head) - 1)]
     lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]).rstrip() for row in rows]
@@ -221,6 +226,6 @@ def stats_totals(report: Report) -> list[str]:
              f"approval rate: {rate_cell(agent.rate)} of {agent.reviewed} reviewed run(s) approved without a comment "
              f"(with / without each rule in the table, where each side has {MIN_RUNS_TO_COMPARE}+ reviewed runs)",
              f"rules never injected: {len(never)}" + (f" ({', '.join(e.record['id'] for e in never)})" if never else ""),
-             f"rules not landing (their failure recurred while in force): {len(landing)}"
+             f"rules not landing ({NOT_LANDING_WHY}): {len(landing)}"
              + (f" ({', '.join(e.record['id'] for e in landing)})" if landing else "")]
     return lines

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agentuse.core import grouping
 from agentuse.core.gate import Decision, Proposal, check_text
+from agentuse.core.helper.overlap import NEAR_DUPLICATE
 from agentuse.core.helper.similarity import analyze, overlap
 from agentuse.core.helper.protocol import (
     Draft,
@@ -32,9 +33,6 @@ from agentuse.core.failure import Failure
 from agentuse.core.tidy_state import Change, TidyState, merged_record
 
 COMPRESS_WORDS = 200  # a rule this long cannot be held beside its peers (upstream's threshold)
-# Term overlap (the offline evaluator's synonym-aware Dice) at which two rules may say the same thing:
-# worth a model's look under the cap. Paraphrases seen here score 0.47-0.86; unrelated rules 0-0.4.
-NEAR_DUPLICATE = 0.45
 
 
 class Group(BaseModel):
@@ -95,21 +93,34 @@ def make_groups(state: TidyState, pass_no: int) -> list[Group]:
     only groups with something a tidy-up is for: rules that may say the same thing, a rule a person
     repeated, a rule too long to compare; the rest would cost a call to be told "keep everything"."""
     rules = plannable(state)
-    if len(rules) < 2 and not any(_words(r) > COMPRESS_WORDS or r.re > 0 for r in rules):
+    if len(rules) < 2 and not any(_words(r) > COMPRESS_WORDS or not_landing(state, r) for r in rules):
         return []
     index_groups = grouping.make_groups([r.text for r in rules])
     over = len(state.in_force()) > state.cap
-    chosen = [g for g in index_groups if over or has_work([rules[j] for j in g])]
+    chosen = [g for g in index_groups if over or has_work([rules[j] for j in g], state)]
     return [
-        Group(agent=state.agent, pass_no=pass_no, index=i + 1, rules=[ref(rules[j]) for j in members])
+        Group(agent=state.agent, pass_no=pass_no, index=i + 1, rules=[rule_ref(state, rules[j]) for j in members])
         for i, members in enumerate(chosen)
     ]
 
 
-def has_work(rules: list[Learning]) -> bool:
-    """Something in these rules a tidy-up changes whatever the cap: a rule a person repeated (its wording is
-    not landing), a rule over 200 words, or two rules that may say the same thing."""
-    if any(r.re > 0 or _words(r) > COMPRESS_WORDS for r in rules):
+def rule_ref(state: TidyState, rule: Learning) -> RuleRef:
+    """A rule as the helper sees it here, with what the runs it was in force for said of its wording. Once
+    this tidy-up has reworded it, those comments were about the old wording: a later pass leaves it be."""
+    commented = 0 if rule.id in state.products else state.commented_about.get(rule.id, 0)
+    return ref(rule).model_copy(update={"commented": commented})
+
+
+def not_landing(state: TidyState, rule: Learning) -> bool:
+    """A person repeated it, or reviewers commented on what it says while it was in force: the wording is not
+    landing, so it is restated sharply (a rewrite) and never retired."""
+    return rule_ref(state, rule).not_landing
+
+
+def has_work(rules: list[Learning], state: TidyState) -> bool:
+    """Something in these rules a tidy-up changes whatever the cap: a rule not landing (a person repeated it
+    or reviewers commented on what it says), a rule over 200 words, or two rules that may say the same thing."""
+    if any(not_landing(state, r) or _words(r) > COMPRESS_WORDS for r in rules):
         return True
     analyses = [analyze(r.text) for r in rules]
     return any(overlap(a, b).dice >= NEAR_DUPLICATE
@@ -159,8 +170,8 @@ def _check(state: TidyState, move: Move, ids: list[str], known: set[str], seen: 
     if move.kind is MoveKind.merge:
         return move.model_copy(update={"ids": ids}) if len(ids) >= 2 else None
     if move.kind is MoveKind.rewrite:
-        # A rewrite is for a rule a person repeated: the repeat says the wording is not landing.
-        return move.model_copy(update={"ids": ids}) if len(ids) == 1 and rules[0].re > 0 else None
+        # A rewrite is for a rule not landing: a person repeated it, or reviewers commented on what it says.
+        return move.model_copy(update={"ids": ids}) if len(ids) == 1 and not_landing(state, rules[0]) else None
     if move.kind is MoveKind.compress:
         ok = len(ids) == 1 and _words(rules[0]) > COMPRESS_WORDS
         return move.model_copy(update={"ids": ids}) if ok else None
@@ -170,14 +181,14 @@ def _check(state: TidyState, move: Move, ids: list[str], known: set[str], seen: 
     if target not in known or target in ids or target in seen.retiring:
         return None
     keep = [r.id for r in rules
-            if r.re == 0 and not within_grace(r, state.today) and r.id not in seen.superseders]
+            if not not_landing(state, r) and not within_grace(r, state.today) and r.id not in seen.superseders]
     return move.model_copy(update={"ids": keep}) if keep else None
 
 
 def jobs_for(state: TidyState, moves: list[Move], pass_no: int) -> list[Job]:
     writes = [m for m in moves if m.kind is not MoveKind.retire]
     return [
-        Job(agent=state.agent, pass_no=pass_no, index=i + 1, move=m, originals=[ref(state.get(x)) for x in m.ids])
+        Job(agent=state.agent, pass_no=pass_no, index=i + 1, move=m, originals=[rule_ref(state, state.get(x)) for x in m.ids])
         for i, m in enumerate(writes)
     ]
 
@@ -270,7 +281,7 @@ def needs_planning(state: TidyState) -> bool:
     if len(state.in_force()) > state.cap:
         return True
     rules = plannable(state)
-    return any(has_work([rules[j] for j in g]) for g in grouping.make_groups([r.text for r in rules]))
+    return any(has_work([rules[j] for j in g], state) for g in grouping.make_groups([r.text for r in rules]))
 
 
 def another_pass(state: TidyState, pass_no: int, freed: int) -> bool:
@@ -281,8 +292,8 @@ def another_pass(state: TidyState, pass_no: int, freed: int) -> bool:
 
 def new_state(*, agent: str, learnings: list[Learning], cap: int, current_ih: str | None, today: date,
               rng: random.Random | None = None, offline: bool = False,
-              recurring: set[str] = frozenset()) -> TidyState:
+              recurring: set[str] = frozenset(), commented_about: dict[str, int] | None = None) -> TidyState:
     return TidyState(agent=agent, learnings=[r.model_copy() for r in learnings], cap=cap,
                      current_ih=current_ih, today=today, rng=rng or random.Random(), offline=offline,
-                     recurring=set(recurring),
+                     recurring=set(recurring), commented_about=dict(commented_about or {}),
                      original_ids={r.id for r in learnings if r.state is not State.retired})

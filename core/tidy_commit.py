@@ -12,6 +12,7 @@ snapshots the files (for undo) and writes the archive, the agent file, then the 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -48,13 +49,18 @@ class Prepared(BaseModel):
     cap: int
     writable: bool
     recurring: set[str] = set()  # tool-errors rules whose failure recurred in their latest run (core/effectiveness)
+    commented_about: dict[str, int] = {}  # rules reviewers commented on about while in force: rewritten like a repeat
+    notes: list[str] = []  # said before the tidy-up's own notes (an effectiveness index rebuilt from the logs)
 
 
 def _read(path: Path) -> bytes | None:
     return read_optional(path, "file")
 
 
-def prepare(agent_path: Path) -> Prepared:
+def prepare(agent_path: Path, *, recount: Callable[[store.AgentLocation, str], tuple[effectiveness.Index, str]]
+            | None = None) -> Prepared:
+    """Both files and the effectiveness figures. `recount` rebuilds an index that cannot be used (it reads
+    session logs, which core never does) and gives the line saying so."""
     snapshots.recover(store.locate(agent_path))  # a tidy-up killed mid-write is rolled back first
     agent = load_agent(agent_path)
     location = store.locate(agent_path)
@@ -63,9 +69,14 @@ def prepare(agent_path: Path) -> Prepared:
     block = read_block(agent.text, filename=str(agent_path)) or []  # unbalanced markers raise here
     cap = agent.cap
     index = effectiveness.load(effectiveness.index_path(location.project_dir, location.key), location.key)
+    notes: list[str] = []
+    if index.unreadable and recount is not None:
+        index, line = recount(location, index.problem or "")
+        notes.append(line)
     return Prepared(location=location, agent=agent, agent_bytes=agent.text.encode("utf-8"), store_bytes=store_bytes,
                     doc=doc, block=block, current_ih=agent_hash(agent), cap=cap,
-                    writable=writable(Path(agent_path)), recurring=effectiveness.recurring_now(doc.learnings, index))
+                    writable=writable(Path(agent_path)), recurring=effectiveness.recurring_now(doc.learnings, index),
+                    commented_about=effectiveness.commented_about(doc.learnings, index), notes=notes)
 
 
 def agent_text(prepared: Prepared, block: list[BlockRule]) -> str:

@@ -134,7 +134,7 @@ def _revisit_lines(counts: Counts) -> list[str]:
 def render(result: TidyResult) -> list[str]:
     """The lines after the progress: Done, the summary, what became permanent, block edits, over-cap."""
     if result.nothing:
-        return [NOTHING]
+        return [NOTHING, *(f"  {n}" for n in result.notes)]
     lines = ["Plan (dry run — nothing written)" if result.dry_run else "Done", f"  {result.summary}"]
     if result.permanent:
         lines += ["", "  Now permanent in the agent file:"] + [f"    {t}" for t in result.permanent]

@@ -93,6 +93,8 @@ class TidyState(BaseModel):
     offline: bool = False
     # tool-errors rules whose failure recurred in the latest run they were in force for: not graduated yet
     recurring: set[str] = Field(default_factory=set)
+    # Rules reviewers commented on about what they say while in force (runs, by id): rewritten like a repeat
+    commented_about: dict[str, int] = Field(default_factory=dict)
 
     def model_post_init(self, _context: object) -> None:
         if not self.before:

@@ -116,6 +116,7 @@ def rules_table(agent_path: str) -> list[dict[str, Any]]:
                      "ready to make permanent": entry.ready_to_graduate, "why": record.get("why") or "",
                      "runs in force": entry.figures.runs, "approved clean": entry.figures.approved,
                      "commented": entry.figures.commented, "rejected": entry.figures.rejected,
+                     "commented on about it": entry.figures.commented_about,
                      "recurred": "" if entry.figures.recurred is None else entry.figures.recurred,
                      "id": record.get("id")})
     return rows

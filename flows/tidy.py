@@ -29,6 +29,7 @@ from agentuse.flows.artifacts import tidy_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.names import tidy_run_name
 from agentuse.flows.runner import fan_out, pipeline, progress, run
+from agentuse.runtime.effectiveness import recount
 from agentuse.tasks import helpers
 from agentuse.tasks import tidy as steps
 
@@ -40,15 +41,17 @@ emit = progress  # the runner hands each Progress to whoever started the tidy-up
 def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None, seed: int | None = None) -> TidyResult:
     """Model steps use the agent's helper (the offline evaluator without a key), resolved only when
     something qualifies; `today` and `seed` make a run repeatable (the 14-day grace and new ids)."""
-    prepared = tidy_commit.prepare(Path(agent_path))
+    prepared = tidy_commit.prepare(Path(agent_path), recount=recount)
     state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
                            current_ih=prepared.current_ih, today=today or date.today(),
                            rng=random.Random(seed) if seed is not None else None,
-                           offline=helpers.vets_offline(), recurring=prepared.recurring)
+                           offline=helpers.vets_offline(), recurring=prepared.recurring,
+                           commented_about=prepared.commented_about)
+    state.notes += prepared.notes
     result = TidyResult(agent_file=str(prepared.location.agent_path),
                         learnings_file=str(prepared.location.store_path), dry_run=dry_run)
     if not qualifies(state, prepared):
-        result.nothing = True
+        result.nothing, result.notes = True, state.notes
         return result
     calls_before = helpers.calls()
 

@@ -139,8 +139,10 @@ def start_run(
         )
     )
     record_injection(location, now.injected)
+    # Registered as open now: its end folds it into the totals exactly once (core/effectiveness.py).
+    counted = count_session(log.path)
     result = work(log, provider=provider, tools=ToolBox(location.root), approval=agent.approval)
-    return result.model_copy(update={"notices": shown})
+    return result.model_copy(update={"notices": [*shown, *([counted] if counted else []), *result.notices]})
 
 
 def revise(
@@ -177,7 +179,7 @@ def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool)
 def result_of(log: SessionLog) -> RunResult:
     """The result as the log tells it, so the CLI prints exactly what `sessions show` would. Every stretch
     of work ends here, so this is where the run's rules are counted into the effectiveness index."""
-    count_session(log.path)
+    counted = count_session(log.path)
     session = summarize(log.path)
     end = next(e for e in reversed(session.events) if isinstance(e, RunEnd))  # every stretch of work writes one
     return RunResult(
@@ -188,4 +190,5 @@ def result_of(log: SessionLog) -> RunResult:
         output=session.output,
         error=end.error,
         tokens=session.tokens,
+        notices=[counted] if counted else [],
     )

@@ -24,6 +24,11 @@ def test_the_demo_walks_the_lifecycle_offline_and_says_where_the_files_are(tmp_p
     assert "[error-fix] write_file:" in out
     # 3: the second run's prompt carried both rules.
     assert "2 learning(s) injected into the run's prompt:" in out and "## Relevant Learnings" in out
+    # ...and each rule's figures from it (issue 18): the replay repeats the write_file failure, and the review
+    # comments on what the remembered rule says. Before that run, neither rule had been in force.
+    assert out.count("        in force 0 runs · 0 approved clean · 0 commented") == 2
+    assert "        in force 1 run · 0 approved clean · 1 commented · commented on about it 1×\n" in out
+    assert "        in force 1 run · 0 approved clean · 1 commented · recurred 1×\n" in out
     # 4: a tidy-up of the 58 (+2) learnings, with graduation into the agent file.
     assert "reading 60 learnings to see what repeats…" in out and "\n    Done\n" in out
     assert re.search(r"\d+ merged, \d+ rewritten, \d+ retired, 2 quarantined, 9 now permanent — 60 → \d+ in force",

@@ -58,8 +58,8 @@ def plan_moves(rules: list[p.RuleRef]) -> list[p.Move]:
                                 reason="they say the same thing in different words"))
             used.update(cluster)
     for i, rule in enumerate(rules):
-        # A rule a person repeated is never retired: a repeat means its wording is not landing.
-        if i in used or i in anchors or rule.re > 0:
+        # A rule a person repeated (or reviewers commented on about) is never retired: it is not landing.
+        if i in used or i in anchors or rule.not_landing:
             continue
         for j, other in enumerate(rules):
             if j != i and j not in used and restates(rule.text, other.text) and not restates(other.text, rule.text):
@@ -69,9 +69,9 @@ def plan_moves(rules: list[p.RuleRef]) -> list[p.Move]:
                 anchors.add(j)
                 break
     for i, rule in enumerate(rules):
-        if i not in used and i not in anchors and rule.re > 0:
-            moves.append(p.Move(kind=p.MoveKind.rewrite, ids=[rule.id],
-                                reason=f"repeated {rule.re} time(s): the wording is not landing"))
+        if i not in used and i not in anchors and rule.not_landing:
+            why = f"repeated {rule.re} time(s)" if rule.re else f"commented on about it on {rule.commented} run(s)"
+            moves.append(p.Move(kind=p.MoveKind.rewrite, ids=[rule.id], reason=f"{why}: the wording is not landing"))
             used.add(i)
     for i, rule in enumerate(rules):
         words = len(rule.text.split())

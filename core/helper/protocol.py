@@ -30,9 +30,17 @@ class RuleRef(BaseModel):
     text: Redacted
     human: bool = Field(False, description="authored or approved by a person (src manual/approval)")
     re: int = Field(0, description="how many times a person repeated it")
+    # Runs in force a reviewer commented on about what it says (core/effectiveness.py): like a repeat, the
+    # wording is not landing.
+    commented: int = 0
     ok: int = 0
     injected: int = 0
     date: str | None = None
+
+    @property
+    def not_landing(self) -> bool:
+        """A person repeated it, or reviewers commented on what it says: restate it sharply, never retire it."""
+        return self.re > 0 or self.commented > 0
 
 
 def ref(rule: Learning) -> RuleRef:

@@ -52,7 +52,7 @@ def _attrs(**values: object) -> str:
 def rule(ref: p.RuleRef) -> str:
     words = len(ref.text.split())
     attrs = _attrs(id=ref.id, category=ref.category.value, human="yes" if ref.human else None,
-                   re=ref.re, ok=ref.ok, injected=ref.injected, date=ref.date, words=words)
+                   re=ref.re, commented=ref.commented, ok=ref.ok, injected=ref.injected, date=ref.date, words=words)
     return f"<rule{attrs}>\n{ref.text}\n</rule>"
 
 
