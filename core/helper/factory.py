@@ -83,7 +83,7 @@ def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
         from agentuse.core.helper.anthropic import AnthropicHelper  # imports the SDK: only when it is used
 
         return AnthropicHelper(f"anthropic:{ref.model}", api_key=where.api_key or "", base_url=where.base_url,
-                               limits=Limits.from_env(env))
+                               limits=Limits.from_env(env), key_variable=ref.key_variable(where.spec) or "")
     from agentuse.core.helper.openai_compat import OpenAICompatHelper
 
     return OpenAICompatHelper(where, limits=Limits.from_env(env))

@@ -1,7 +1,8 @@
 """The eight helper operations as one table: name, request model, answer model, output budget.
 
-Every model-backed helper (Anthropic, OpenAI-compatible) reads this table, so an operation is added in one
-place; its prompt is `prompts/<name>.txt` (render.prompt) and its user message `render.render`.
+Every model-backed helper (Anthropic, OpenAI-compatible, Bedrock) reads this table, so an operation is added
+in one place; its prompt is `prompts/<name>.txt` (render.prompt) and its user message `render.render`.
+`ModelHelper` is what those helpers share: name, usage, the limits and the "no answer" fault.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 
 from pydantic import BaseModel, ValidationError
 
+from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
 
 
@@ -68,6 +70,31 @@ class OperationsMixin:
 
     def rewrite_block(self, request: p.BlockRequest) -> p.BlockAnswer:
         return self._ask(OPERATIONS["rewrite_block"], request)
+
+
+class ModelHelper(OperationsMixin):
+    """A model-backed helper: `name` ("provider:model"), `usage`, and its limits (core/helper/deadline.py).
+    The command's budget starts when the helper is made: a command makes its helper once."""
+
+    def __init__(self, name: str, limits: deadline.Limits | None = None) -> None:
+        self.name = name
+        self.usage = p.HelperUsage()
+        self.limits = limits or deadline.Limits.from_env()
+        self.budget = deadline.Budget(self.limits.command)
+
+    def request_limit(self, op: Operation) -> tuple[float, deadline.DeadlineError | None]:
+        """How long this request may take, and the error to raise when that runs out (deadline.py)."""
+        return deadline.request_limit(self.limits, self.budget, op.name)
+
+
+def no_answer(op: Operation, *, out_of_tokens: bool, by_tool: bool = True) -> p.InvalidAnswerError:
+    """The reply holds no answer: the model stopped at its output budget, or answered some other way."""
+    if out_of_tokens:
+        why = "ran out of output tokens"
+    else:
+        why = "did not call the tool" if by_tool else "sent an empty answer"
+    where = f" ({op.tool_name})" if by_tool else ""
+    return p.InvalidAnswerError(f"{op.name}: the model {why}{where}", operation=op.name)
 
 
 def validate(operation: Operation, raw: object):
