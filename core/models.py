@@ -31,7 +31,7 @@ class Family(str, Enum):
 
     anthropic = "anthropic"  # the Messages API
     openai_chat = "openai-chat"  # Chat Completions: OpenAI and every compatible server
-    bedrock = "bedrock"  # Amazon Bedrock (AWS credential chain); not implemented here yet
+    bedrock = "bedrock"  # Amazon Bedrock's Converse API, signed by the AWS credential chain (core/bedrock.py)
     replay = "replay"  # a recorded session played back (agent runs only)
     offline = "offline"  # the embedded offline evaluator (helper calls only)
 
@@ -68,7 +68,10 @@ PROVIDERS: dict[str, ProviderSpec] = {spec.name: spec for spec in (
                  base_url_variable="OLLAMA_BASE_URL", default_url="http://localhost:11434/v1", forced_tools=False),
     ProviderSpec(name="lmstudio", family=Family.openai_chat, key_variable="LMSTUDIO_API_KEY", key_required=False,
                  base_url_variable="LMSTUDIO_BASE_URL", default_url="http://localhost:1234/v1", forced_tools=False),
-    ProviderSpec(name="bedrock", family=Family.bedrock, key_required=False),
+    # No key variable: the standard AWS credential chain (core/bedrock.py). The endpoint variable is
+    # botocore's own, read here too so doctor and `provider list` can show it.
+    ProviderSpec(name="bedrock", family=Family.bedrock, key_required=False,
+                 base_url_variable="AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
     ProviderSpec(name="replay", family=Family.replay, key_required=False),
     ProviderSpec(name="offline", family=Family.offline, key_required=False),
 )}

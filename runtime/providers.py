@@ -6,6 +6,8 @@
   Completions API (core/chat_completions.py). The loop's Anthropic-shaped conversation is translated at
   this edge: tools become functions, tool_use blocks `tool_calls`, tool_result blocks `role: tool`
   messages; the reply comes back as the same blocks, so sessions, approval and replay are unchanged.
+- `bedrock:<model id>`: Amazon Bedrock's Converse API (runtime/bedrock.py, core/bedrock.py), signed by the
+  standard AWS credential chain; botocore is the optional extra `agentuse[bedrock]`.
 - `replay:<session-file>`: plays back the model replies recorded in a session log, in order, so examples,
   the demo and tests run the real loop — tools included — with no key and no network.
 """
@@ -29,7 +31,7 @@ from agentuse.runtime.events import ModelReplyEvent
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentuse.runtime.session import SessionError, read_events
 
-RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.replay)
+RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.bedrock, Family.replay)
 
 
 class ModelError(AgentuseError):
@@ -230,13 +232,17 @@ def provider_for(
         raise AgentuseError(f"model {model!r} is not one agentuse can run: {problem}") from None
     if where.spec.family not in RUN_FAMILIES:
         raise AgentuseError(f'model {model!r}: agent runs on the "{ref.provider}" provider are not implemented '
-                            "here yet; use anthropic:, openai:, openrouter:, ollama:, lmstudio: or a custom endpoint")
+                            "here; use anthropic:, openai:, openrouter:, bedrock:, ollama:, lmstudio: or a custom endpoint")
     variable = missing_key(ref, where.spec, env)
     if variable:
         raise MissingKeyError(
             f"{variable} is not set: the model {model} needs it. Set {variable}, "
             "or run a recorded session offline with --model replay:<session-file>"
         )
+    if where.spec.family is Family.bedrock:
+        from agentuse.runtime.bedrock import BedrockProvider  # botocore: only runs on Bedrock pay for it
+
+        return BedrockProvider(where)
     if where.spec.family is Family.anthropic:
         return AnthropicProvider(ref.model, api_key=where.api_key or "", base_url=where.base_url,
                                  key_variable=ref.key_variable(where.spec))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-HEAVY = ("prefect", "anthropic", "httpx", "httpx2")
+HEAVY = ("prefect", "anthropic", "httpx", "httpx2", "botocore")
 
 PROBE = """
 import atexit, json, sys

@@ -14,27 +14,15 @@ retry-after; the rest PermanentHelperError; each request runs against core/helpe
 
 from __future__ import annotations
 
-import re
-import time
 from typing import Any
 
 from pydantic import BaseModel
 
 from agentuse.core.chat_completions import ChatClient, usage
 from agentuse.core.helper import deadline
-from agentuse.core.helper.operations import ModelHelper, Operation, no_answer, validate
+from agentuse.core.helper.operations import ModelHelper, Operation, json_text, no_answer, validate
 from agentuse.core.helper.render import prompt, render
-from agentuse.core.model_http import CallError, auth_hint
 from agentuse.core.models import Endpoint
-
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
-
-
-def json_text(content: str | None) -> str:
-    """An answer given as JSON text, unwrapped from the code fence small models often put around it."""
-    content = (content or "").strip()
-    fenced = _FENCE.match(content)
-    return fenced.group(1) if fenced else content
 
 
 class OpenAICompatHelper(ModelHelper):
@@ -62,14 +50,8 @@ class OpenAICompatHelper(ModelHelper):
         else:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": op.tool_name, "schema": schema}}
-        seconds, expired = self.request_limit(op)
-        try:
-            reply = self._client.create(body, timeout=seconds, deadline=time.monotonic() + seconds)
-        except CallError as problem:
-            if problem.timed_out and expired is not None:
-                raise expired from problem  # the call's deadline or the command's budget: not worth a retry
-            text = f"{op.name}: {self.name}: {problem}{auth_hint(problem.status, self.key_variable)}"
-            raise problem.helper_error(op.name, text) from problem
+        reply = self.send(op, lambda seconds, ends: self._client.create(body, timeout=seconds, deadline=ends),
+                          check=self.key_variable)
         # Tokens are spent whether or not the answer validates, so count before judging it.
         self.usage.add(*usage(reply))
         return self._answer(op, reply)

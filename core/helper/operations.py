@@ -8,11 +8,18 @@ in one place; its prompt is `prompts/<name>.txt` (render.prompt) and its user me
 from __future__ import annotations
 
 import json
+import re
+import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
+from agentuse.core.model_http import CallError, auth_hint
+
+R = TypeVar("R")
 
 
 class Operation(BaseModel):
@@ -86,6 +93,18 @@ class ModelHelper(OperationsMixin):
         """How long this request may take, and the error to raise when that runs out (deadline.py)."""
         return deadline.request_limit(self.limits, self.budget, op.name)
 
+    def send(self, op: Operation, request: Callable[[float, float], R], *, check: str | None) -> R:
+        """`request(timeout, deadline)` within this call's limits; its `CallError` becomes the protocol's
+        fault (naming `check` when the key is refused), or the deadline's own error when that ran out."""
+        seconds, expired = self.request_limit(op)
+        try:
+            return request(seconds, time.monotonic() + seconds)
+        except CallError as problem:
+            if problem.timed_out and expired is not None:
+                raise expired from problem  # the call's deadline or the command's budget: not worth a retry
+            text = f"{op.name}: {self.name}: {problem}{auth_hint(problem.status, check)}"
+            raise problem.helper_error(op.name, text) from problem
+
 
 def no_answer(op: Operation, *, out_of_tokens: bool, by_tool: bool = True) -> p.InvalidAnswerError:
     """The reply holds no answer: the model stopped at its output budget, or answered some other way."""
@@ -95,6 +114,16 @@ def no_answer(op: Operation, *, out_of_tokens: bool, by_tool: bool = True) -> p.
         why = "did not call the tool" if by_tool else "sent an empty answer"
     where = f" ({op.tool_name})" if by_tool else ""
     return p.InvalidAnswerError(f"{op.name}: the model {why}{where}", operation=op.name)
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def json_text(content: str | None) -> str:
+    """An answer given as JSON text, unwrapped from the code fence small models often put around it."""
+    content = (content or "").strip()
+    fenced = _FENCE.match(content)
+    return fenced.group(1) if fenced else content
 
 
 def validate(operation: Operation, raw: object):
