@@ -64,6 +64,14 @@ def credential_source(env: Mapping[str, str]) -> str | None:
     return None
 
 
+def region(env: Mapping[str, str]) -> str | None:
+    """The region from the environment (the profile's own is read by botocore only)."""
+    for variable in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        if (env.get(variable) or "").strip():
+            return env[variable].strip()
+    return None
+
+
 def missing_credentials(model: str) -> str:
     return (f"no AWS credentials found for {model}: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and "
             "AWS_SECRET_ACCESS_KEY, or run aws configure (the standard AWS credential chain)")
@@ -99,9 +107,9 @@ class ConverseClient:
             if not os.environ.get("AWS_BEARER_TOKEN_BEDROCK") and session.get_credentials() is None:
                 raise BedrockSetupError(missing_credentials(self.name))
             # AWS_REGION as the other AWS SDKs (and upstream AgentUse) read it; botocore itself reads only
-            # AWS_DEFAULT_REGION and the profile's region.
+            # AWS_DEFAULT_REGION, then the profile's region (None here leaves that to it).
             self._client = session.create_client(
-                "bedrock-runtime", region_name=(os.environ.get("AWS_REGION") or "").strip() or None,
+                "bedrock-runtime", region_name=region(os.environ),
                 endpoint_url=where.base_url or None,
                 config=Config(retries={"total_max_attempts": 1}, user_agent_extra="agentuse"))
         except BotoCoreError as problem:  # no region, a profile that does not exist, an expired SSO login

@@ -16,14 +16,14 @@ import json
 from typing import Any
 
 from agentuse.core.model_http import CallError, retry_after_seconds, send
-from agentuse.core.models import Endpoint
+from agentuse.core.models import Endpoint, request_url
 
 
 class ChatClient:
     def __init__(self, where: Endpoint, *, timeout: float = 120.0) -> None:
         import httpx  # lazily: only commands that call a model pay for it
 
-        self.url = f"{(where.base_url or '').rstrip('/')}/chat/completions"
+        self.url = request_url(where) or ""
         headers = {"content-type": "application/json"}
         if where.api_key:
             headers["authorization"] = f"Bearer {where.api_key}"

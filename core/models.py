@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from urllib.parse import quote
 from enum import Enum
 
 from pydantic import BaseModel
@@ -175,3 +176,22 @@ def endpoint(ref: ModelRef, env: Mapping[str, str]) -> Endpoint:
     key = (env.get(variable) or "").strip() if variable else ""
     url = (env.get(spec.base_url_variable) or "").strip() if spec.base_url_variable else ""
     return Endpoint(spec=spec, ref=ref, api_key=key or None, base_url=url or spec.default_url)
+
+
+def request_url(where: Endpoint, region: str | None = None) -> str | None:
+    """The URL a model request for `where` goes to (the Chat Completions client posts there, doctor shows
+    it); None where only an SDK knows (Anthropic's default, Bedrock with no region nor endpoint)."""
+    base = (where.base_url or "").rstrip("/")
+    if where.spec.family is Family.openai_chat:
+        return f"{base}/chat/completions"
+    if where.spec.family is Family.anthropic:
+        return f"{base}/v1/messages" if base else None
+    if where.spec.family is Family.bedrock:
+        base = base or bedrock_endpoint(region)
+        return f"{base}/model/{quote(where.ref.model, safe='')}/converse" if base else None
+    return None
+
+
+def bedrock_endpoint(region: str | None) -> str:
+    """Bedrock Runtime's public endpoint in `region` ("" with no region)."""
+    return f"https://bedrock-runtime.{region}.amazonaws.com" if region else ""

@@ -103,7 +103,7 @@ def test_a_local_ollama_judges_learnings_add_and_tidy(tmp_path, fake_openai, mon
     fake_openai.script(default=learning_model)
     doctor = invoke("doctor", agent).stdout
     assert "judge: the model ollama:qwen3.5:0.8b" in doctor
-    assert "model: anthropic:claude-test (ANTHROPIC_API_KEY is not set: runs need it)" in doctor
+    assert "model: anthropic:claude-test (provider anthropic, ANTHROPIC_API_KEY is not set: runs need it)" in doctor
     assert not fake_openai.requests  # doctor asks nothing
     invoke("learnings", "add", agent, "Always include source links before publishing.")
     invoke("learnings", "add", agent, "Link every source a post cites.")
