@@ -119,7 +119,7 @@ class ConverseClient:
     def converse(self, body: dict[str, Any], *, timeout: float | None = None,
                  deadline: float | None = None) -> dict[str, Any]:
         """The Converse reply; a failed call raises `CallError` (transient or not, with its retry-after)."""
-        from botocore.exceptions import ClientError, NoCredentialsError
+        from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
         seconds = timeout or self._timeout
         self._call.timeout, self._call.deadline = seconds, deadline or time.monotonic() + seconds
@@ -134,6 +134,8 @@ class ConverseClient:
             raise CallError(message, status=status, retry_after=retry_after_seconds(meta.get("HTTPHeaders") or {})) from None
         except NoCredentialsError:
             raise BedrockSetupError(missing_credentials(self.name)) from None
+        except BotoCoreError as problem:  # signing failed: an expired SSO login, a bearer key over plain HTTP
+            raise BedrockSetupError(f"{self.name}: {_setup_message(problem)}") from None
 
     def _send(self, request: Any, **_: Any) -> Any:
         """botocore's `before-send` hook: the signed request goes out through model_http.send."""

@@ -259,6 +259,15 @@ def test_a_run_without_credentials_or_region_is_one_line(tmp_path, aws, monkeypa
     assert not aws.requests
 
 
+def test_a_signing_failure_is_one_line(tmp_path, aws, monkeypatch, invoke):
+    """botocore refuses to sign (here: a Bedrock API key, which needs HTTPS, to the fake's plain HTTP)."""
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key")
+    result = invoke("run", agent_file(tmp_path), "Write", code=1)
+    assert result.stderr.strip() == (f"error: bedrock:{CLAUDE}: Invalid endpoint configuration: "
+                                     "Bearer authorization requires an HTTPS endpoint."), result.stderr
+    assert not aws.requests
+
+
 def test_without_botocore_a_run_names_the_extra(tmp_path, aws, monkeypatch, invoke):
     monkeypatch.setitem(sys.modules, "botocore", None)  # `import botocore...` raises ImportError
     result = invoke("run", agent_file(tmp_path), "Write", code=1)
