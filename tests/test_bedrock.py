@@ -6,6 +6,7 @@ user without credentials, a region or botocore gets."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 
@@ -22,6 +23,8 @@ from agentuse.core.helper.factory import offline_reason, resolve_helper
 from agentuse.core.helper.operations import OPERATIONS
 from agentuse.core.helper.render import prompt
 from agentuse.core.learning import State
+from agentuse.core.models import ModelRef, endpoint
+from agentuse.runtime.bedrock import BedrockProvider
 from agentuse.runtime.messages import Message, ModelCall, ToolSpec
 from agentuse.runtime.providers import ModelError, provider_for
 
@@ -40,8 +43,6 @@ def aws(fake_bedrock, monkeypatch):
 
 
 def helper_for(model: str) -> BedrockHelper:
-    import os
-
     helper = resolve_helper(model, env={**os.environ, deadline.TIMEOUT_VARIABLE: "5"})
     assert isinstance(helper, BedrockHelper)
     return helper
@@ -139,8 +140,6 @@ def test_every_operation_by_json_text_on_a_model_without_forced_tools(aws, opera
 def test_faults_are_typed(aws, monkeypatch, reply, kind, fragment):
     monkeypatch.setenv(deadline.TIMEOUT_VARIABLE, "0.5")
     aws.script(reply)
-    import os
-
     helper = resolve_helper(f"bedrock:{CLAUDE}", env=os.environ)
     with pytest.raises(kind) as raised:
         call(helper, "audit")
@@ -276,9 +275,18 @@ def test_without_botocore_a_run_names_the_extra(tmp_path, aws, monkeypatch, invo
 
 
 def test_helper_calls_without_credentials_run_offline_and_say_why(aws, monkeypatch):
-    import os
-
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     assert offline_reason(f"bedrock:{CLAUDE}", os.environ).startswith(f"no AWS credentials found for bedrock:{CLAUDE}")
     monkeypatch.setenv("AWS_PROFILE", "work")
     assert offline_reason(f"bedrock:{CLAUDE}", os.environ) is None
+
+
+@pytest.mark.parametrize("fault", [server_error(), Reply(status=503, error_type="ServiceUnavailableException"),
+                                   silent(10)], ids=["500", "503", "timeout"])
+def test_the_run_provider_retries_server_faults_and_timeouts(aws, monkeypatch, fault):
+    from agentuse.runtime import providers
+
+    monkeypatch.setattr(providers.time, "sleep", lambda _s: None)
+    aws.script(fault, text("done"))
+    provider = BedrockProvider(endpoint(ModelRef.parse(f"bedrock:{CLAUDE}"), os.environ), timeout=0.5)
+    assert provider.complete(CALL).text == "done" and len(aws.requests) == 2
