@@ -78,6 +78,29 @@ class CallError(Exception):
         return PermanentHelperError(text, operation=operation, status=self.status)
 
 
+def from_anthropic(sdk: Any, exc: Exception) -> CallError | None:
+    """The `CallError` for an exception of the anthropic SDK (`sdk` is the imported module); None for any
+    other exception (a programming error, to surface as it is)."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return CallError("the call timed out", timed_out=True)
+    if isinstance(exc, sdk.APIConnectionError):
+        return CallError(f"could not reach the API: {exc}")
+    if isinstance(exc, sdk.APIStatusError):
+        headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+        return CallError(f"the API answered {exc.status_code}: {_api_message(exc)}", status=exc.status_code,
+                         retry_after=retry_after_seconds(headers))
+    return None
+
+
+def _api_message(problem: Exception) -> str:
+    body = getattr(problem, "body", None)
+    if isinstance(body, dict):
+        detail = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(detail, dict) and detail.get("message"):
+            return str(detail["message"])
+    return getattr(problem, "api_message", None) or str(problem)
+
+
 def send(client: Any, method: str, url: str, *, content: bytes | None = None, json: Any = None,
          headers: dict[str, str] | None = None, timeout: float | None = None,
          deadline: float | None = None) -> tuple[int, Any, bytes]:

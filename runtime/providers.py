@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from agentuse.core.chat_completions import ChatClient, usage
 from agentuse.core.errors import AgentuseError
-from agentuse.core.model_http import CallError, auth_hint
+from agentuse.core.model_http import CallError, auth_hint, from_anthropic
 from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key
 from agentuse.runtime.events import ModelReplyEvent
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
@@ -75,30 +75,20 @@ class ReplayProvider:
 
 
 class AnthropicProvider:
+    """One Messages API request per loop turn (`with_retries`: the SDK's own retries are off)."""
+
     def __init__(self, name: str, *, api_key: str, base_url: str | None = None, max_retries: int = 2,
                  key_variable: str | None = None) -> None:
         import anthropic  # lazily: only runs that talk to Anthropic pay for the import
 
         self.model = f"anthropic:{name}"
-        self.name, self.key_variable = name, key_variable
+        self.name, self.key_variable, self.max_retries = name, key_variable, max_retries
         self._anthropic = anthropic
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=max_retries)
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=0)
 
     def complete(self, call: ModelCall) -> ModelReply:
-        errors = self._anthropic
-        try:
-            message = self._client.messages.create(
-                model=self.name,
-                max_tokens=call.max_tokens,
-                system=call.system,
-                messages=[m.model_dump(mode="json") for m in call.messages],
-                tools=[t.model_dump(mode="json") for t in call.tools],
-            )
-        except errors.APIStatusError as problem:
-            hint = auth_hint(problem.status_code, self.key_variable)
-            raise ModelError(f"{self.model}: the API answered {problem.status_code}: {_api_message(problem)}{hint}") from None
-        except errors.APIConnectionError as problem:
-            raise ModelError(f"{self.model}: could not reach the API: {problem}") from None
+        message = with_retries(lambda: self._create(call), model=self.model, key_variable=self.key_variable,
+                               max_retries=self.max_retries)
         # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
         blocks = [b.model_dump(mode="json") for b in message.content if b.type in ("text", "tool_use")]
         try:
@@ -110,14 +100,20 @@ class AnthropicProvider:
         except ValidationError as problem:
             raise ModelError(f"{self.model}: unreadable reply: {problem}") from None
 
-
-def _api_message(problem: Exception) -> str:
-    body = getattr(problem, "body", None)
-    if isinstance(body, dict):
-        detail = body.get("error") if isinstance(body.get("error"), dict) else body
-        if isinstance(detail, dict) and detail.get("message"):
-            return str(detail["message"])
-    return str(problem)
+    def _create(self, call: ModelCall):
+        try:
+            return self._client.messages.create(
+                model=self.name,
+                max_tokens=call.max_tokens,
+                system=call.system,
+                messages=[m.model_dump(mode="json") for m in call.messages],
+                tools=[t.model_dump(mode="json") for t in call.tools],
+            )
+        except Exception as exc:  # noqa: BLE001 - the SDK's faults as CallError; anything else re-raises
+            fault = from_anthropic(self._anthropic, exc)
+            if fault is None:
+                raise
+            raise fault from None
 
 
 class OpenAIChatProvider:

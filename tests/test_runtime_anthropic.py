@@ -68,3 +68,23 @@ def test_a_refused_key_names_the_variable_the_model_string_picked(fake_anthropic
     provider = provider_for("anthropic:claude-test:dev", env=env)
     with pytest.raises(ModelError, match=r"answered 401: .*\(check ANTHROPIC_API_KEY_DEV\)$"):
         provider.complete(ModelCall(model=provider.model, system="s", messages=[Message.user_text("hi")], tools=[]))
+
+
+def test_an_overloaded_turn_is_retried_by_the_one_runtime_policy(fake_anthropic, monkeypatch):
+    """The run's retries are runtime/providers.with_retries, as for every provider (the SDK's are off):
+    after the server's retry-after, and a bad request is not retried."""
+    from fakes import overloaded
+
+    from agentuse.runtime import providers
+
+    slept = []
+    monkeypatch.setattr(providers.time, "sleep", slept.append)
+    fake_anthropic.script(overloaded(retry_after_ms=None, retry_after=3), text("done"))
+    provider = provider_for("anthropic:claude-test", env=fake_anthropic.env())
+    call = ModelCall(model=provider.model, system="s", messages=[Message.user_text("hi")], tools=[])
+    assert provider.complete(call).text == "done"
+    assert slept == [3.0] and len(fake_anthropic.requests) == 2
+    fake_anthropic.script(bad_request("no"))
+    with pytest.raises(ModelError, match="the API answered 400: no"):
+        provider.complete(call)
+    assert len(fake_anthropic.requests) == 3

@@ -26,7 +26,7 @@ from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.operations import OPERATIONS, ModelHelper, Operation, no_answer, validate
 from agentuse.core.helper.render import prompt, render
-from agentuse.core.model_http import CallError, auth_hint, retry_after_seconds
+from agentuse.core.model_http import auth_hint, from_anthropic
 
 PROVIDER = "anthropic"
 
@@ -117,16 +117,9 @@ class AnthropicHelper(ModelHelper):
 
     def _translate(self, operation: str, exc: Exception) -> Exception:
         sdk = self._sdk
-        if isinstance(exc, sdk.APITimeoutError):
-            return CallError("", timed_out=True).helper_error(operation, f"{operation}: the model call timed out")
-        if isinstance(exc, sdk.APIConnectionError):
-            return CallError("").helper_error(operation, f"{operation}: could not reach the model API: {exc}")
-        if isinstance(exc, sdk.APIStatusError):
-            status = exc.status_code
-            message = getattr(exc, "api_message", None) or str(exc)
-            headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-            fault = CallError(message, status=status, retry_after=retry_after_seconds(headers))
-            text = f"{operation}: the model API answered {status}: {message}{auth_hint(status, self.key_variable)}"
+        fault = from_anthropic(sdk, exc)
+        if fault is not None:
+            text = f"{operation}: {self.name}: {fault}{auth_hint(fault.status, self.key_variable)}"
             return fault.helper_error(operation, text)
         if isinstance(exc, json.JSONDecodeError):
             # A 200 whose body is not JSON is a broken hop (proxy, truncated body), not a model verdict.
