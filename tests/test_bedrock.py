@@ -233,18 +233,44 @@ def test_only_aws_credentials_run_an_agent_with_a_tool_and_remember(tmp_path, aw
 
     # Review with --remember: grounded, audited, reconciled and vetted by the same Bedrock model.
     aws.reset()
-
-    def converse(req):  # learning_model reads Chat Completions requests: give it the Converse user text
-        req.body["messages"] = [{"role": "user", "content": req.body["messages"][-1]["content"][0]["text"]}]
-        return learning_model(req)
-
-    aws.script(default=converse)
+    aws.script(default=as_chat(learning_model))
     invoke("sessions", "resume", sid, "--approve", "--remember", "Always include source links before publishing.")
     assert [r.forced_tool for r in aws.requests] == ["submit_ground", "submit_audit", "submit_reconcile", "submit_vet"]
     [rule] = store.load(store.locate(agent)).learnings
     assert (rule.title, rule.state) == ("Link every source before publishing", State.active)
     doctor = invoke("doctor", agent).stdout
     assert f"judge: the model bedrock:{CLAUDE}" in doctor
+
+
+def as_chat(model):
+    """A Chat Completions script (test_openai_e2e.learning_model) answering Converse requests."""
+    from types import SimpleNamespace
+
+    def answer(req):
+        named = re.search(r"The response schema \((submit_\w+)\)", req.body["system"][0]["text"])
+        user = req.body["messages"][-1]["content"][0]["text"]
+        return model(SimpleNamespace(forced_tool=req.forced_tool, schema_name=named and named.group(1),
+                                     body={"messages": [{"role": "user", "content": user}]}))
+
+    return answer
+
+
+def test_a_bedrock_llama_adds_and_tidies_learnings(tmp_path, aws, invoke):
+    """A model without forced tools (JSON text answers) judges `learnings add` and tidies the set."""
+    from test_openai_e2e import learning_model
+
+    agent = agent_file(tmp_path, LLAMA)
+    aws.script(default=as_chat(learning_model))
+    invoke("learnings", "add", agent, "Always include source links before publishing.")
+    invoke("learnings", "add", agent, "Link every source a post cites.")
+    assert all("toolConfig" not in r.body and model_id(r) == LLAMA for r in aws.requests)
+    assert len([r for r in store.load(store.locate(agent)).learnings if r.state is State.active]) == 2
+    aws.reset()
+    aws.script(default=as_chat(learning_model))
+    tidy = invoke("learnings", "tidy", agent)
+    assert "1 merged, 0 rewritten, 0 retired, 0 quarantined, 0 now permanent — 2 → 1 in force" in tidy.stdout
+    assert "offline evaluator" not in tidy.stdout + tidy.stderr
+    assert len(aws.requests) == 4  # plan, rewrite, the gate's vet and audit
 
 
 @pytest.mark.parametrize("drop, line", [
