@@ -55,18 +55,41 @@ def _judge(helper: str | None) -> str:
 
 
 def _key_note(model: str | None, *, judges: bool = True) -> str:
-    """What the environment lacks for `model` (its key variable, or an endpoint for an unknown provider)."""
-    from agentuse.core.models import ModelRef, ModelRefError, missing_key, provider_spec, unknown_provider
+    """The provider behind `model`, the URL it will call when that is not the provider's public default
+    (a local or custom endpoint, a base-URL variable, Bedrock's region), and whether its key is set."""
+    from agentuse.core.models import PROVIDERS, Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec
+    from agentuse.core.models import request_url, unknown_provider
 
+    env = os.environ
     try:
         ref = ModelRef.parse(model or "")
     except ModelRefError:
         return ""
-    spec = provider_spec(ref.provider, os.environ)
+    spec = provider_spec(ref.provider, env)
     if spec is None:
         return f" ({unknown_provider(ref.provider)})"
-    variable = missing_key(ref, spec, os.environ)
+    if spec.family in (Family.replay, Family.offline):
+        return ""
+    where = endpoint(ref, env)
+    custom = ref.provider not in PROVIDERS
+    parts = [f"provider {ref.provider}"] + (["custom"] if custom else [])
+    fallback = "; helper calls fall back to the embedded offline evaluator" if judges else ""
+    if spec.family is Family.bedrock:
+        from agentuse.core import bedrock
+
+        url = request_url(where, bedrock.region(env))
+        parts.append(f"calls {url}" if url else "no AWS region is set (AWS_REGION)")
+        source = bedrock.credential_source(env)
+        parts.append(f"AWS credentials from {source}" if source else f"no AWS credentials found{fallback}")
+        return f" ({', '.join(parts)})"
+    moved = bool(spec.base_url_variable and (env.get(spec.base_url_variable) or "").strip())
+    if spec.local or custom or moved:
+        parts.append(f"calls {request_url(where)}")
+    variable = missing_key(ref, spec, env)
     if variable:
-        fallback = "; helper calls fall back to the embedded offline evaluator" if judges else ""
-        return f" ({variable} is not set: runs need it{fallback})"
-    return ""
+        parts.append(f"{variable} is not set: runs need it{fallback}")
+    elif where.api_key:
+        parts.append(f"{ref.key_variable(spec)} set")
+    elif not spec.key_required:
+        parts.append("no key needed")
+    return f" ({', '.join(parts)})"

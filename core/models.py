@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from urllib.parse import quote
 from enum import Enum
 
 from pydantic import BaseModel
@@ -31,7 +32,7 @@ class Family(str, Enum):
 
     anthropic = "anthropic"  # the Messages API
     openai_chat = "openai-chat"  # Chat Completions: OpenAI and every compatible server
-    bedrock = "bedrock"  # Amazon Bedrock (AWS credential chain); not implemented here yet
+    bedrock = "bedrock"  # Amazon Bedrock's Converse API, signed by the AWS credential chain (core/bedrock.py)
     replay = "replay"  # a recorded session played back (agent runs only)
     offline = "offline"  # the embedded offline evaluator (helper calls only)
 
@@ -68,7 +69,10 @@ PROVIDERS: dict[str, ProviderSpec] = {spec.name: spec for spec in (
                  base_url_variable="OLLAMA_BASE_URL", default_url="http://localhost:11434/v1", forced_tools=False),
     ProviderSpec(name="lmstudio", family=Family.openai_chat, key_variable="LMSTUDIO_API_KEY", key_required=False,
                  base_url_variable="LMSTUDIO_BASE_URL", default_url="http://localhost:1234/v1", forced_tools=False),
-    ProviderSpec(name="bedrock", family=Family.bedrock, key_required=False),
+    # No key variable: the standard AWS credential chain (core/bedrock.py). The endpoint variable is
+    # botocore's own, read here too so doctor and `provider list` can show it.
+    ProviderSpec(name="bedrock", family=Family.bedrock, key_required=False,
+                 base_url_variable="AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
     ProviderSpec(name="replay", family=Family.replay, key_required=False),
     ProviderSpec(name="offline", family=Family.offline, key_required=False),
 )}
@@ -172,3 +176,22 @@ def endpoint(ref: ModelRef, env: Mapping[str, str]) -> Endpoint:
     key = (env.get(variable) or "").strip() if variable else ""
     url = (env.get(spec.base_url_variable) or "").strip() if spec.base_url_variable else ""
     return Endpoint(spec=spec, ref=ref, api_key=key or None, base_url=url or spec.default_url)
+
+
+def request_url(where: Endpoint, region: str | None = None) -> str | None:
+    """The URL a model request for `where` goes to (the Chat Completions client posts there, doctor shows
+    it); None where only an SDK knows (Anthropic's default, Bedrock with no region nor endpoint)."""
+    base = (where.base_url or "").rstrip("/")
+    if where.spec.family is Family.openai_chat:
+        return f"{base}/chat/completions"
+    if where.spec.family is Family.anthropic:
+        return f"{base}/v1/messages" if base else None
+    if where.spec.family is Family.bedrock:
+        base = base or bedrock_endpoint(region)
+        return f"{base}/model/{quote(where.ref.model, safe='')}/converse" if base else None
+    return None
+
+
+def bedrock_endpoint(region: str | None) -> str:
+    """Bedrock Runtime's public endpoint in `region` ("" with no region)."""
+    return f"https://bedrock-runtime.{region}.amazonaws.com" if region else ""

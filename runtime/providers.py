@@ -6,6 +6,8 @@
   Completions API (core/chat_completions.py). The loop's Anthropic-shaped conversation is translated at
   this edge: tools become functions, tool_use blocks `tool_calls`, tool_result blocks `role: tool`
   messages; the reply comes back as the same blocks, so sessions, approval and replay are unchanged.
+- `bedrock:<model id>`: Amazon Bedrock's Converse API (runtime/bedrock.py, core/bedrock.py), signed by the
+  standard AWS credential chain; botocore is the optional extra `agentuse[bedrock]`.
 - `replay:<session-file>`: plays back the model replies recorded in a session log, in order, so examples,
   the demo and tests run the real loop — tools included — with no key and no network.
 """
@@ -15,20 +17,21 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from agentuse.core.chat_completions import ChatClient, ChatError, usage
+from agentuse.core.chat_completions import ChatClient, usage
 from agentuse.core.errors import AgentuseError
+from agentuse.core.model_http import CallError, auth_hint, from_anthropic
 from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key
 from agentuse.runtime.events import ModelReplyEvent
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentuse.runtime.session import SessionError, read_events
 
-RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.replay)
+RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.bedrock, Family.replay)
 
 
 class ModelError(AgentuseError):
@@ -72,28 +75,20 @@ class ReplayProvider:
 
 
 class AnthropicProvider:
-    def __init__(self, name: str, *, api_key: str, base_url: str | None = None, max_retries: int = 2) -> None:
+    """One Messages API request per loop turn (`with_retries`: the SDK's own retries are off)."""
+
+    def __init__(self, name: str, *, api_key: str, base_url: str | None = None, max_retries: int = 2,
+                 key_variable: str | None = None) -> None:
         import anthropic  # lazily: only runs that talk to Anthropic pay for the import
 
         self.model = f"anthropic:{name}"
-        self.name = name
+        self.name, self.key_variable, self.max_retries = name, key_variable, max_retries
         self._anthropic = anthropic
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=max_retries)
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=0)
 
     def complete(self, call: ModelCall) -> ModelReply:
-        errors = self._anthropic
-        try:
-            message = self._client.messages.create(
-                model=self.name,
-                max_tokens=call.max_tokens,
-                system=call.system,
-                messages=[m.model_dump(mode="json") for m in call.messages],
-                tools=[t.model_dump(mode="json") for t in call.tools],
-            )
-        except errors.APIStatusError as problem:
-            raise ModelError(f"{self.model}: the API answered {problem.status_code}: {_api_message(problem)}") from None
-        except errors.APIConnectionError as problem:
-            raise ModelError(f"{self.model}: could not reach the API: {problem}") from None
+        message = with_retries(lambda: self._create(call), model=self.model, key_variable=self.key_variable,
+                               max_retries=self.max_retries)
         # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
         blocks = [b.model_dump(mode="json") for b in message.content if b.type in ("text", "tool_use")]
         try:
@@ -105,19 +100,24 @@ class AnthropicProvider:
         except ValidationError as problem:
             raise ModelError(f"{self.model}: unreadable reply: {problem}") from None
 
-
-def _api_message(problem: Exception) -> str:
-    body = getattr(problem, "body", None)
-    if isinstance(body, dict):
-        detail = body.get("error") if isinstance(body.get("error"), dict) else body
-        if isinstance(detail, dict) and detail.get("message"):
-            return str(detail["message"])
-    return str(problem)
+    def _create(self, call: ModelCall):
+        try:
+            return self._client.messages.create(
+                model=self.name,
+                max_tokens=call.max_tokens,
+                system=call.system,
+                messages=[m.model_dump(mode="json") for m in call.messages],
+                tools=[t.model_dump(mode="json") for t in call.tools],
+            )
+        except Exception as exc:  # noqa: BLE001 - the SDK's faults as CallError; anything else re-raises
+            fault = from_anthropic(self._anthropic, exc)
+            if fault is None:
+                raise
+            raise fault from None
 
 
 class OpenAIChatProvider:
-    """One Chat Completions request per loop turn; retries are the client's job here only for transient
-    faults (the loop has no retry policy of its own), honouring the server's retry-after."""
+    """One Chat Completions request per loop turn (`with_retries`)."""
 
     def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = 600.0) -> None:
         self.model = f"{where.spec.name}:{where.ref.model}"
@@ -130,20 +130,9 @@ class OpenAIChatProvider:
         if call.tools:
             body["tools"] = [{"type": "function", "function": {
                 "name": t.name, "description": t.description, "parameters": t.input_schema}} for t in call.tools]
-        reply = self._send(body)
+        reply = with_retries(lambda: self._client.create(body), model=self.model, key_variable=self.key_variable,
+                             max_retries=self.max_retries)
         return self._reply(reply)
-
-    def _send(self, body: dict) -> dict:
-        for attempt in range(self.max_retries + 1):
-            try:
-                return self._client.create(body)
-            except ChatError as problem:
-                if problem.transient and attempt < self.max_retries:
-                    time.sleep(min(problem.retry_after if problem.retry_after is not None else 2.0 ** attempt, 60))
-                    continue
-                hint = f" (check {self.key_variable})" if problem.status in (401, 403) and self.key_variable else ""
-                raise ModelError(f"{self.model}: {problem}{hint}") from None
-        raise AssertionError("unreachable")
 
     def _reply(self, reply: dict) -> ModelReply:
         choice = reply["choices"][0] or {}
@@ -168,6 +157,24 @@ class OpenAIChatProvider:
                               usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens))
         except ValidationError as problem:
             raise ModelError(f"{self.model}: unreadable reply: {problem}") from None
+
+
+R = TypeVar("R")
+
+
+def with_retries(request: Callable[[], R], *, model: str, key_variable: str | None, max_retries: int) -> R:
+    """One loop turn's request: transient faults (core/model_http.py) retried, never sooner than the
+    server's retry-after (the loop has no retry policy of its own); the rest one ModelError naming the
+    status and what to check."""
+    for attempt in range(max_retries + 1):
+        try:
+            return request()
+        except CallError as problem:
+            if problem.transient and attempt < max_retries:
+                time.sleep(min(problem.retry_after if problem.retry_after is not None else 2.0 ** attempt, 60))
+                continue
+            raise ModelError(f"{model}: {problem}{auth_hint(problem.status, key_variable)}") from None
+    raise AssertionError("unreachable")
 
 
 def chat_messages(call: ModelCall) -> list[dict]:
@@ -221,13 +228,18 @@ def provider_for(
         raise AgentuseError(f"model {model!r} is not one agentuse can run: {problem}") from None
     if where.spec.family not in RUN_FAMILIES:
         raise AgentuseError(f'model {model!r}: agent runs on the "{ref.provider}" provider are not implemented '
-                            "here yet; use anthropic:, openai:, openrouter:, ollama:, lmstudio: or a custom endpoint")
+                            "here; use anthropic:, openai:, openrouter:, bedrock:, ollama:, lmstudio: or a custom endpoint")
     variable = missing_key(ref, where.spec, env)
     if variable:
         raise MissingKeyError(
             f"{variable} is not set: the model {model} needs it. Set {variable}, "
             "or run a recorded session offline with --model replay:<session-file>"
         )
+    if where.spec.family is Family.bedrock:
+        from agentuse.runtime.bedrock import BedrockProvider  # botocore: only runs on Bedrock pay for it
+
+        return BedrockProvider(where)
     if where.spec.family is Family.anthropic:
-        return AnthropicProvider(ref.model, api_key=where.api_key or "", base_url=where.base_url)
+        return AnthropicProvider(ref.model, api_key=where.api_key or "", base_url=where.base_url,
+                                 key_variable=ref.key_variable(where.spec))
     return OpenAIChatProvider(where)

@@ -92,10 +92,14 @@ def transient_only(task, task_run, state, *, retry_if: Callable[[BaseException |
     delay = delays[min(run_count - 1, len(delays) - 1)] if delays else 0.0
     if not retry_if(error):
         return False
+    # Never sooner than the server asked (as inline): Prefect waits the declared `delay`, this the rest.
+    wait = max(delay, error.retry_after or 0.0)
     with _deadline_of(getattr(task_run, "id", None)):
-        if _no_time_for(delay):
+        if _no_time_for(wait):
             return False  # the final state keeps the transient fault: "(retries exhausted)"
-    announce_retry(error, delay, run_count + 1, retries + 1)
+    announce_retry(error, wait, run_count + 1, retries + 1)
+    if wait > delay:
+        time.sleep(wait - delay)
     return True
 
 

@@ -1,15 +1,10 @@
-"""Shared by the capture tests (a plain module, imported): a scripted `Helper`, agent files, session logs.
-
-`ScriptedHelper` implements the Helper protocol from per-operation scripts: each entry is an answer
-model, an exception to raise (a model fault), or a function from the request to either. Every request is
-recorded, and `usage.calls` counts calls the way a real helper does (a fault counts: it was a call).
-"""
+"""Shared by the capture tests (a plain module, imported): agent files, stores and session logs. The scripted
+helper and its ready-made answers are tests/fakes/scripted_helper.py."""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections import defaultdict, deque
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -17,73 +12,12 @@ from typing import Any
 from agentuse.core import store
 from agentuse.core.agent_file import load_agent
 from agentuse.core.contract import agent_hash
-from agentuse.core.helper import protocol as p
-from agentuse.core.helper.operations import Operation, OperationsMixin
 from agentuse.core.learning import Channel, Learning, Source, State
 from agentuse.core.store_format import StoreDoc
 from agentuse.runtime.events import RunEnd, RunStart, ToolCallEvent, ToolResultEvent
 from agentuse.runtime.session import SessionLog
 
 TODAY = date(2026, 8, 19)
-
-
-class ScriptedHelper(OperationsMixin):
-    name = "scripted"
-
-    def __init__(self, **scripts: list[Any]) -> None:
-        self.usage = p.HelperUsage()
-        self.scripts: dict[str, deque] = defaultdict(deque, {k: deque(v) for k, v in scripts.items()})
-        self.requests: dict[str, list[Any]] = defaultdict(list)
-
-    def script(self, operation: str, *entries: Any) -> "ScriptedHelper":
-        self.scripts[operation].extend(entries)
-        return self
-
-    def calls(self, operation: str) -> int:
-        return len(self.requests[operation])
-
-    def _answer(self, operation: str, request: Any) -> Any:
-        self.requests[operation].append(request)
-        self.usage.add(10, 5)
-        if not self.scripts[operation]:
-            raise AssertionError(f"ScriptedHelper: no {operation} answer scripted (call {self.calls(operation)})")
-        entry = self.scripts[operation].popleft()
-        if callable(entry) and not isinstance(entry, type):
-            entry = entry(request)
-        if isinstance(entry, BaseException):
-            raise entry
-        return entry
-
-    def _ask(self, operation: Operation, request: Any) -> Any:  # every protocol method (OperationsMixin)
-        return self._answer(operation.name, request)
-
-
-# ---------------------------------------------------------------- answers
-
-
-def verdicts(request: p.VetRequest, *by_text: tuple[str, str, str], default: str = "pass") -> p.VetAnswer:
-    """A vet answer for every candidate: (text fragment, verdict, detail) entries pick the verdict."""
-    out = []
-    for c in request.candidates:
-        chosen = next(((v, d) for frag, v, d in by_text if frag in c.text), (default, ""))
-        out.append(p.VetVerdict(id=c.id, verdict=chosen[0], detail=chosen[1]))
-    return p.VetAnswer(verdicts=out)
-
-
-def passing(request: p.VetRequest) -> p.VetAnswer:
-    return verdicts(request)
-
-
-def drafts(*titles: str) -> p.ExtractAnswer:
-    return p.ExtractAnswer(candidates=[p.Draft(title=t, body=t) for t in titles])
-
-
-def transient(op: str = "vet") -> p.TransientHelperError:
-    return p.TransientHelperError(f"{op}: the model API answered 529: Overloaded", operation=op, status=529)
-
-
-def permanent(op: str = "vet") -> p.InvalidAnswerError:
-    return p.InvalidAnswerError(f"{op}: the model's answer does not validate", operation=op)
 
 
 # ---------------------------------------------------------------- agents, stores, sessions

@@ -43,6 +43,14 @@ def _isolated_state(tmp_path_factory, monkeypatch):
         for variable in (spec.key_variable, spec.base_url_variable):
             if variable:
                 monkeypatch.delenv(variable, raising=False)
+    # The AWS credential chain reads the process environment and ~/.aws: none of the developer's, and never
+    # the instance metadata service (a link-local address, not loopback).
+    for variable in [v for v in os.environ if v.startswith("AWS_")]:
+        monkeypatch.delenv(variable, raising=False)
+    aws = tmp_path_factory.mktemp("aws")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(aws / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(aws / "credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect-home")))
     yield data

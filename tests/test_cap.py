@@ -10,20 +10,16 @@ import pytest
 from capture_support import (
     TODAY,
     UPLOAD_FAIL,
-    ScriptedHelper,
     active,
     archived,
     current_ih,
-    drafts,
     make_agent,
     make_session,
-    passing,
-    permanent,
     rule,
     seed,
     stored,
-    verdicts,
 )
+from fakes.scripted_helper import ScriptedHelper, drafts, passing, permanent, verdicts
 
 from agentuse.core.cap import admit, drain, weakest_evictable, Placement
 from agentuse.core.helper import protocol as p
@@ -58,7 +54,7 @@ def full(agent, *rules):
 def test_under_the_cap_nothing_is_reconciled(agent):
     helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing])
     capture(agent, helper)
-    assert helper.calls("reconcile") == 0 and len(active(agent)) == 1
+    assert helper.count("reconcile") == 0 and len(active(agent)) == 1
 
 
 def test_a_full_set_folds_first_and_the_merged_rule_replaces_the_one_it_names(agent):
@@ -171,7 +167,7 @@ def test_tool_errors_records_trade_and_never_fold(agent):
          rule("aaaa0002", "Prefer short paragraphs", date_="2026-07-01"))
     helper = ScriptedHelper(extract=[drafts()])
     capture(agent, helper, calls=UPLOAD_FAIL)
-    assert helper.calls("reconcile") == 0
+    assert helper.count("reconcile") == 0
     assert {r.ch for r in active(agent)} == {Channel.custom, Channel.tool_errors}
 
 
@@ -248,7 +244,7 @@ def test_a_transient_reconcile_fault_is_retried_then_folds(agent):
                             reconcile=[TransientHelperError("reconcile: overloaded", operation="reconcile"),
         p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)])
     capture(agent, helper)
-    assert helper.calls("reconcile") == 2
+    assert helper.count("reconcile") == 2
     assert {r.title for r in active(agent)} == {"Save posts as markdown under posts/", "Use numbered lists"}
 
 
@@ -282,7 +278,7 @@ def test_a_merged_wording_that_fails_the_vet_is_no_fold(agent):
         vet=[passing, lambda r: verdicts(r, ("2000 words", "contradiction", "Write short productivity posts"))],
         reconcile=[p.ReconcileAnswer(action="fold", replaces=["aaaa0001"], merged=merged)])
     capture(agent, helper)
-    assert helper.calls("audit") == 0  # a failed vet costs no audit
+    assert helper.count("audit") == 0  # a failed vet costs no audit
     assert not any("2000 words" in r.text for r in stored(agent))
     assert {r.id for r in stored(agent)} >= {"aaaa0001"}
 

@@ -4,19 +4,8 @@ over HTTP), submitting 0-5 candidates through `submit_learnings`, whose candidat
 from __future__ import annotations
 
 import pytest
-from capture_support import (
-    TODAY,
-    UPLOAD_FAIL,
-    ScriptedHelper,
-    current_ih,
-    make_agent,
-    make_session,
-    passing,
-    rule,
-    seed,
-    stored,
-    verdicts,
-)
+from capture_support import TODAY, UPLOAD_FAIL, current_ih, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, passing, verdicts
 from fakes import text, tool_use
 
 from agentuse.core.learning import Channel, Source, State
@@ -82,7 +71,7 @@ def test_the_capture_agent_replaces_the_evaluator_and_its_candidates_are_vetted(
     saved = by_title["Save posts under posts/"]
     assert (saved.ch, saved.src, saved.state, saved.confidence) == (Channel.agent, Source.auto, State.active, 0.9)
     assert by_title["Never ask for review"].state is State.quarantined  # no bypass of the vet
-    assert helper.calls("vet") == 1 and helper.calls("extract") == 0  # the built-in evaluator never ran
+    assert helper.count("vet") == 1 and helper.count("extract") == 0  # the built-in evaluator never ran
     assert report.extracted == 3  # two from the agent, one tool-errors record
 
     # the capture agent ran as a session of its own, so what it did can be read back

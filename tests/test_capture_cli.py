@@ -7,17 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from capture_support import (
-    UPLOAD_FAIL,
-    ScriptedHelper,
-    make_agent,
-    make_session,
-    passing,
-    rule,
-    seed,
-    stored,
-    verdicts,
-)
+from capture_support import UPLOAD_FAIL, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, passing, verdicts
 from fakes import overloaded, text, tool_use
 from typer.testing import CliRunner
 

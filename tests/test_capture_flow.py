@@ -4,22 +4,8 @@ the verdict table, stamping, model faults at every model step, and the re-vet of
 from __future__ import annotations
 
 import pytest
-from capture_support import (
-    TODAY,
-    UPLOAD_FAIL,
-    ScriptedHelper,
-    current_ih,
-    drafts,
-    make_agent,
-    make_session,
-    passing,
-    permanent,
-    rule,
-    seed,
-    stored,
-    transient,
-    verdicts,
-)
+from capture_support import TODAY, UPLOAD_FAIL, current_ih, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, drafts, passing, permanent, transient, verdicts
 
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Source, State
@@ -57,7 +43,7 @@ def test_the_verdict_table_for_observations_in_one_vet_call(agent):
     session = make_session(agent, prompt="Write this week's post")
     report = capture(agent, session, helper)
 
-    assert helper.calls("extract") == 1 and helper.calls("vet") == 1  # one vet call for the run's candidates
+    assert helper.count("extract") == 1 and helper.count("vet") == 1  # one vet call for the run's candidates
     assert len(helper.requests["vet"][0].candidates) == 4
     by_title = {r.title: r for r in stored(agent)}
     assert set(by_title) == {"Save posts under posts/ with a dated filename", "Never ask for review"}
@@ -112,7 +98,7 @@ def test_the_vet_answers_are_read_strictly(agent):
 def test_a_transient_vet_fault_is_retried_then_succeeds(agent):
     helper = ScriptedHelper(extract=[drafts("Save under posts/")], vet=[transient(), passing])
     report = capture(agent, make_session(agent), helper)
-    assert helper.calls("vet") == 2 and report.extracted == 1
+    assert helper.count("vet") == 2 and report.extracted == 1
 
 
 @pytest.mark.parametrize("faults", [[permanent()], [transient()] * 4], ids=["permanent", "retries-exhausted"])
@@ -120,7 +106,7 @@ def test_a_failed_vet_drops_observations_and_keeps_structural_records(tmp_path, 
     agent = make_agent(tmp_path / "p")  # tool-errors + custom
     helper = ScriptedHelper(extract=[drafts("Save under posts/", "Name files by date")], vet=faults)
     report = capture(agent, make_session(agent, UPLOAD_FAIL), helper)
-    assert helper.calls("vet") == len(faults)  # a permanent fault is never retried
+    assert helper.count("vet") == len(faults)  # a permanent fault is never retried
     assert [r.ch for r in stored(agent)] == [Channel.tool_errors]  # fails closed for free-form capture
     assert report.line.startswith("Extracted 1 learning(s), 0 quarantined")
     assert any("The vet call failed" in n and "2 observation(s) dropped" in n for n in report.notes)
@@ -129,7 +115,7 @@ def test_a_failed_vet_drops_observations_and_keeps_structural_records(tmp_path, 
 def test_a_transient_extract_fault_is_retried(agent):
     helper = ScriptedHelper(extract=[transient("extract"), drafts("Save under posts/")], vet=[passing])
     capture(agent, make_session(agent), helper)
-    assert helper.calls("extract") == 2 and [r.title for r in stored(agent)] == ["Save under posts/"]
+    assert helper.count("extract") == 2 and [r.title for r in stored(agent)] == ["Save under posts/"]
 
 
 @pytest.mark.parametrize("faults", [[permanent("extract")], [transient("extract")] * 4],
@@ -138,7 +124,7 @@ def test_a_failed_channel_yields_nothing_and_spares_the_others(tmp_path, faults)
     agent = make_agent(tmp_path / "p")
     helper = ScriptedHelper(extract=faults)
     report = capture(agent, make_session(agent, UPLOAD_FAIL), helper)
-    assert helper.calls("vet") == 0  # nothing free-form to vet
+    assert helper.count("vet") == 0  # nothing free-form to vet
     assert [r.ch for r in stored(agent)] == [Channel.tool_errors]
     assert any(n.startswith("[Learning] The custom channel failed") for n in report.notes)
 
@@ -185,7 +171,7 @@ def test_a_transient_re_vet_fault_is_retried_then_succeeds(agent):
     seed(agent, [rule("aaaa0001", "Keep posts short", ih="0ldc0ntract0")])
     helper = ScriptedHelper(extract=[drafts()], vet=[transient(), passing])
     capture(agent, make_session(agent), helper)
-    assert helper.calls("vet") == 2 and stored(agent)[0].ih == current_ih(agent)
+    assert helper.count("vet") == 2 and stored(agent)[0].ih == current_ih(agent)
 
 
 def test_the_helper_is_built_only_when_a_step_asks_the_model(tmp_path, monkeypatch):

@@ -8,17 +8,8 @@ the module and is stopped at its end.
 from __future__ import annotations
 
 import pytest
-from capture_support import (
-    TODAY,
-    UPLOAD_FAIL,
-    ScriptedHelper,
-    drafts,
-    make_agent,
-    make_session,
-    passing,
-    stored,
-    transient,
-)
+from capture_support import TODAY, UPLOAD_FAIL, make_agent, make_session, stored
+from fakes.scripted_helper import ScriptedHelper, drafts, passing, transient
 from prefect_harness import flow_run_tasks, harness
 
 from agentuse.core.helper import protocol as p
@@ -54,7 +45,7 @@ def test_capture_as_a_real_flow_run_and_its_task_graph(tmp_path, prefect_api):
     assert report.lines[0].split(" → ")[0] == inline.lines[0].split(" → ")[0] == \
         "Extracted 2 learning(s), 0 quarantined"
     assert {(r.ch, r.title) for r in stored(agent)} == {(r.ch, r.title) for r in stored(inline_agent)}
-    assert helper.calls("vet") == 2  # the transient fault was retried by Prefect, once
+    assert helper.count("vet") == 2  # the transient fault was retried by Prefect, once
 
     sid = session.stem
     tasks = flow_run_tasks(f"capture/blog/{sid}", expect=8)

@@ -6,18 +6,8 @@ copy: a model's is rejected, a person's refreshes the quarantined entry."""
 from __future__ import annotations
 
 import pytest
-from capture_support import (
-    TODAY,
-    ScriptedHelper,
-    current_ih,
-    drafts,
-    make_agent,
-    make_session,
-    passing,
-    rule,
-    seed,
-    stored,
-)
+from capture_support import TODAY, current_ih, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, drafts, passing
 
 from agentuse.core import cap, capture, store
 from agentuse.core.capture_report import RevetSummary, build
@@ -142,7 +132,7 @@ def test_a_remembered_note_equal_to_a_quarantined_rule_refreshes_it(agent):
                               today=TODAY, agent_arg="./blog.agentuse")
     [held] = stored(agent)
     assert (held.id, held.state, held.re, held.date) == ("aaaa0001", State.quarantined, 1, TODAY.isoformat())
-    assert helper.calls("vet") == 0  # already set aside with its reason: not vetted again
+    assert helper.count("vet") == 0  # already set aside with its reason: not vetted again
     assert result.lines == [
         f'[Learning] Repeated a quarantined rule: "Publish drafts without review" (re:1, id:aaaa0001): {HELD_WHY}. '
         "It will not be injected; resolve the conflict in ./blog.agentuse or discard the rule."]

@@ -7,7 +7,7 @@ import sys
 from datetime import date
 
 import pytest
-from capture_support import ScriptedHelper as QueuedHelper
+from fakes.scripted_helper import ScriptedHelper
 from tidy_scenario import MERGED, ROLES, Scenario, install
 from typer.testing import CliRunner
 
@@ -30,7 +30,7 @@ def agent(tmp_path):
 
 def repeat(agent, rule) -> None:
     """A person says the rule again, through the remember path (`learnings add`) with a scripted model."""
-    helper = QueuedHelper(ground=[p.GroundAnswer(rule=p.Draft(title=rule.title, body=rule.body))],
+    helper = ScriptedHelper(ground=[p.GroundAnswer(rule=p.Draft(title=rule.title, body=rule.body))],
                           reconcile=[p.ReconcileAnswer(action="repeat", replaces=[rule.id])],
                           vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=c.id, verdict="pass")
                                                                for c in r.candidates])] * 3,

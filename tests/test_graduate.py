@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from fakes.scripted_helper import ScriptedHelper, all_pass, block_unchanged, keep_everything, nothing_missing
+from fakes.scripted_helper import ScriptedHelper, passing, block_unchanged, keep_everything, nothing_missing
 
 from agentuse.core import graduate, store, tidy
 from agentuse.core.contract import instruction_hash
@@ -41,7 +41,7 @@ Trailing text stays too.
 
 
 def helper(**ops) -> ScriptedHelper:
-    defaults = dict(vet=all_pass, plan_groups=keep_everything, audit=nothing_missing, rewrite_block=block_unchanged)
+    defaults = dict(vet=passing, plan_groups=keep_everything, audit=nothing_missing, rewrite_block=block_unchanged)
     return ScriptedHelper(**{**defaults, **ops})
 
 

@@ -225,3 +225,13 @@ def test_prompts_state_the_spec_rules(operation, phrases):
     text = prompt(operation)
     for phrase in phrases:
         assert phrase.lower() in text.lower(), (operation, phrase)
+
+
+def test_a_refused_key_suffix_is_named_in_the_fault(fake_anthropic):
+    from fakes import unauthorized
+
+    fake_anthropic.script(unauthorized())
+    helper = resolve_helper("anthropic:claude-test:dev",
+                            env={"ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_API_KEY_DEV": "sk-dev"})
+    with pytest.raises(p.PermanentHelperError, match=r"\(check ANTHROPIC_API_KEY_DEV\)$"):
+        helper.audit(p.AuditRequest(originals=[], rewritten=p.Draft(title="t")))

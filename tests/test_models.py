@@ -57,6 +57,9 @@ def test_local_and_custom_endpoints_need_no_key():
     assert (custom.base_url, custom.api_key, custom.spec.key_required) == ("http://gpu:8000/v1", "t", False)
 
 
+NO_AWS_FILES = {"AWS_CONFIG_FILE": "/nonexistent/config", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials"}
+
+
 @pytest.mark.parametrize("model, env, reason", [
     ("openai:gpt-5.5", {}, "OPENAI_API_KEY is not set for openai:gpt-5.5"),
     ("openai:gpt-5.5", {"OPENAI_API_KEY": "k"}, None),
@@ -67,7 +70,8 @@ def test_local_and_custom_endpoints_need_no_key():
     ("lmstudio:m", {}, None),
     ("vllm:m", {}, 'the "vllm" provider is not one agentuse knows'),
     ("vllm:m", {"VLLM_BASE_URL": "http://127.0.0.1:9/v1"}, None),
-    ("bedrock:amazon.nova-pro-v1:0", {}, 'the "bedrock" provider has no helper implementation here'),
+    ("bedrock:amazon.nova-pro-v1:0", NO_AWS_FILES, "no AWS credentials found for bedrock:amazon.nova-pro-v1:0"),
+    ("bedrock:amazon.nova-pro-v1:0", {**NO_AWS_FILES, "AWS_ACCESS_KEY_ID": "AKIA"}, None),
 ])
 def test_which_helper_calls_run_offline_and_why(model, env, reason):
     got = offline_reason(model, env)

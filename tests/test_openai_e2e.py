@@ -103,7 +103,7 @@ def test_a_local_ollama_judges_learnings_add_and_tidy(tmp_path, fake_openai, mon
     fake_openai.script(default=learning_model)
     doctor = invoke("doctor", agent).stdout
     assert "judge: the model ollama:qwen3.5:0.8b" in doctor
-    assert "model: anthropic:claude-test (ANTHROPIC_API_KEY is not set: runs need it)" in doctor
+    assert "model: anthropic:claude-test (provider anthropic, ANTHROPIC_API_KEY is not set: runs need it)" in doctor
     assert not fake_openai.requests  # doctor asks nothing
     invoke("learnings", "add", agent, "Always include source links before publishing.")
     invoke("learnings", "add", agent, "Link every source a post cites.")
@@ -130,7 +130,8 @@ def test_a_local_ollama_judges_learnings_add_and_tidy(tmp_path, fake_openai, mon
     ("anthropic:claude-test:dev", {"ANTHROPIC_API_KEY": "k"},
      "error: ANTHROPIC_API_KEY_DEV is not set: the model anthropic:claude-test:dev needs it."),
     ("vllm:llama", {}, "error: model 'vllm:llama' is not one agentuse can run: the \"vllm\" provider is not one"),
-    ("bedrock:amazon.nova-pro-v1:0", {}, "error: model 'bedrock:amazon.nova-pro-v1:0': agent runs on the \"bedrock\""),
+    ("bedrock:amazon.nova-pro-v1:0", {"AWS_REGION": "us-east-1"},
+     "error: no AWS credentials found for bedrock:amazon.nova-pro-v1:0: set AWS_PROFILE"),
 ])
 def test_a_run_without_its_key_or_endpoint_is_one_line(tmp_path, monkeypatch, invoke, model, env, line):
     for key, value in env.items():

@@ -60,3 +60,14 @@ def test_an_unreadable_providers_file_is_one_line(invoke):
     result = invoke("provider", "list", code=1)
     assert re.match(rf"error: {re.escape(str(path))} is not a providers file agentuse can read \(.*\): fix or delete it\n$",
                     result.stderr)
+
+
+@pytest.mark.parametrize("env, line", [
+    ({}, "bedrock: the region's endpoint (AWS_REGION not set), no AWS credentials found"),
+    ({"AWS_DEFAULT_REGION": "us-west-2", "AWS_ACCESS_KEY_ID": "AKIA"},
+     "bedrock: https://bedrock-runtime.us-west-2.amazonaws.com, AWS credentials from AWS_ACCESS_KEY_ID"),
+])
+def test_list_says_where_bedrock_calls_and_whose_credentials(monkeypatch, invoke, env, line):
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert line in invoke("provider", "list").stdout.splitlines()

@@ -8,19 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from capture_support import (
-    TODAY,
-    UPLOAD_FAIL,
-    ScriptedHelper,
-    current_ih,
-    drafts,
-    make_agent,
-    make_session,
-    rule,
-    seed,
-    stored,
-    verdicts,
-)
+from capture_support import TODAY, UPLOAD_FAIL, current_ih, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, drafts, verdicts
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
@@ -102,7 +91,7 @@ def test_capture_stamps_what_an_offline_vet_passed_and_never_a_tool_errors_recor
     again = OfflineNamed(extract=[drafts()])
     run_capture(agent=str(agent), session=str(make_session(agent, session_id="01K8ZCAPTURE0000000000000B")),
                 helper=again, today=TODAY)
-    assert again.calls("vet") == 0 and store.locate(agent).store_path.read_bytes() == before
+    assert again.count("vet") == 0 and store.locate(agent).store_path.read_bytes() == before
 
 
 # ---------------------------------------------------------------- a real model re-vets them, and undo covers it
@@ -141,7 +130,7 @@ def test_the_next_capture_with_a_model_re_vets_provisional_rules_as_one_undo(tmp
     before = location.store_path.read_bytes()
     helper = ScriptedHelper(extract=[drafts()], vet=[verdicts])
     report = run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
-    assert helper.calls("vet") == 1
+    assert helper.count("vet") == 1
     by_id = {r.id: r for r in stored(agent)}
     assert by_id["aaaa0001"].vet is None and by_id["aaaa0001"].state is State.active
     assert by_id["aaaa0002"].vet is None and by_id["aaaa0002"].state is State.active  # a model released it

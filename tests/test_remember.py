@@ -4,21 +4,8 @@ spec's output lines, and a note never lost whichever model step faults."""
 from __future__ import annotations
 
 import pytest
-from capture_support import (
-    TODAY,
-    ScriptedHelper,
-    archived,
-    make_agent,
-    make_session,
-    passing,
-    permanent,
-    rule,
-    seed,
-    stored,
-    transient,
-    current_ih,
-    verdicts,
-)
+from capture_support import TODAY, archived, make_agent, make_session, rule, seed, stored, current_ih
+from fakes.scripted_helper import ScriptedHelper, passing, permanent, transient, verdicts
 
 from agentuse.core.helper import protocol as p
 from agentuse.core.learning import Channel, Source, State
@@ -91,7 +78,7 @@ def test_a_repeat_counts_on_the_rule_it_repeats(agent):
     result = run(agent, "cite your sources inline!", helper)
     [again] = stored(agent)
     assert (again.id, again.re) == ("a1b2c3d4", 1)
-    assert helper.calls("vet") == 0  # nothing new to vet
+    assert helper.count("vet") == 0  # nothing new to vet
     assert result.lines == ['[Learning] Repeated an earlier rule: "Cite the source inline" (re:1, id:a1b2c3d4)']
 
 
@@ -105,7 +92,7 @@ def test_a_collision_with_the_agent_file_is_saved_quarantined_with_the_spec_line
                                                                          "approval gate"))] * 2)
     result = run(agent, "just publish drafts without review", helper)
     # The merged wording failed the gate's vet, so nothing was folded; the note was then vetted on its own.
-    assert helper.calls("vet") == 2 and helper.calls("audit") == 1  # the grounding audit; no fold audit
+    assert helper.count("vet") == 2 and helper.count("audit") == 1  # the grounding audit; no fold audit
     assert result.lines == [
         '[Learning] Saved but quarantined "Publish drafts without review": contradicts the contract: '
         '"Never publish without an approval gate". It will not be injected; resolve the conflict in '
@@ -159,7 +146,7 @@ def test_a_note_is_never_lost_whichever_model_step_faults(agent, faults, expect_
     assert (saved.title, saved.state, saved.src) == (expect_title, State.active, Source.manual)
     assert [n for n in expect_notes if not any(n in line for line in result.lines)] == []
     if faults.get("vet") == [transient()] * 4:
-        assert helper.calls("vet") == 4  # one call and three retries, then it fails open
+        assert helper.count("vet") == 4  # one call and three retries, then it fails open
 
 
 def test_a_full_set_folds_trades_or_keeps_the_correction_outside_the_cap(tmp_path):
@@ -189,7 +176,7 @@ def test_a_transient_reconcile_fault_is_retried_then_replaces(agent):
     helper = ScriptedHelper(ground=[grounded("Always include source links")], vet=[passing], audit=[CARRIED] * 2,
                             reconcile=[transient("reconcile"), p.ReconcileAnswer(action="fold", replaces=["a1b2c3d4"], merged=merged)])
     result = run(agent, "Always include source links", helper)
-    assert helper.calls("reconcile") == 2
+    assert helper.count("reconcile") == 2
     assert result.lines[0].startswith('[Learning] Replaced an earlier rule: "Cite the source inline"')
 
 
@@ -253,5 +240,5 @@ def test_a_ten_megabyte_grounded_answer_is_an_invalid_answer(agent):
     result = run(agent, "Cite sources before publishing", helper)
     [saved] = stored(agent)
     assert saved.text == "Cite sources before publishing"
-    assert helper.calls("audit") == 0  # turned down in code, before any model call
+    assert helper.count("audit") == 0  # turned down in code, before any model call
     assert "over the 800-character limit" in result.lines[0]

@@ -6,7 +6,8 @@ the contract."""
 from __future__ import annotations
 
 import pytest
-from capture_support import TODAY, ScriptedHelper, make_agent, rule, seed, stored, verdicts
+from capture_support import TODAY, make_agent, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, verdicts
 
 from agentuse.core.agent_file import BlockRule, write_block
 from agentuse.core.helper import protocol as p

@@ -9,6 +9,7 @@ from fakes import bad_request, text, tool_use
 
 from agentuse.runtime.events import RunStart
 from agentuse.runtime.loop import run_turns
+from agentuse.runtime.messages import Message, ModelCall
 from agentuse.runtime.providers import AnthropicProvider, ModelError, provider_for
 from agentuse.runtime.session import SessionLog
 from agentuse.runtime.tools import ToolBox
@@ -56,3 +57,34 @@ def test_an_api_error_is_a_model_error_naming_the_status(tmp_path, fake_anthropi
     provider = provider_for("anthropic:claude-test", env=fake_anthropic.env())
     with pytest.raises(ModelError, match="the API answered 400: prompt is too long"):
         run_turns(log=new_log(tmp_path, project), provider=provider, tools=ToolBox(project))
+
+
+def test_a_refused_key_names_the_variable_the_model_string_picked(fake_anthropic):
+    """The auth hint is model_http's, one for every provider: a key suffix names its own variable."""
+    from fakes import unauthorized
+
+    fake_anthropic.script(unauthorized())
+    env = {"ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_API_KEY_DEV": "sk-dev"}
+    provider = provider_for("anthropic:claude-test:dev", env=env)
+    with pytest.raises(ModelError, match=r"answered 401: .*\(check ANTHROPIC_API_KEY_DEV\)$"):
+        provider.complete(ModelCall(model=provider.model, system="s", messages=[Message.user_text("hi")], tools=[]))
+
+
+def test_an_overloaded_turn_is_retried_by_the_one_runtime_policy(fake_anthropic, monkeypatch):
+    """The run's retries are runtime/providers.with_retries, as for every provider (the SDK's are off):
+    after the server's retry-after, and a bad request is not retried."""
+    from fakes import overloaded
+
+    from agentuse.runtime import providers
+
+    slept = []
+    monkeypatch.setattr(providers.time, "sleep", slept.append)
+    fake_anthropic.script(overloaded(retry_after_ms=None, retry_after=3), text("done"))
+    provider = provider_for("anthropic:claude-test", env=fake_anthropic.env())
+    call = ModelCall(model=provider.model, system="s", messages=[Message.user_text("hi")], tools=[])
+    assert provider.complete(call).text == "done"
+    assert slept == [3.0] and len(fake_anthropic.requests) == 2
+    fake_anthropic.script(bad_request("no"))
+    with pytest.raises(ModelError, match="the API answered 400: no"):
+        provider.complete(call)
+    assert len(fake_anthropic.requests) == 3

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-HEAVY = ("prefect", "anthropic", "httpx", "httpx2")
+HEAVY = ("prefect", "anthropic", "httpx", "httpx2", "botocore")
 
 PROBE = """
 import atexit, json, sys
@@ -143,3 +143,16 @@ def test_learnings_path_imports_only_where_stores_live(tmp_path):
     allowed = ENTRY | {"agentuse.cli.learnings", "agentuse.cli.common", "agentuse.core.location",
                        "agentuse.core.git_root", "agentuse.core.discovery"}
     assert imported <= allowed, sorted(imported - allowed)
+
+
+def test_doctor_on_a_bedrock_agent_imports_no_botocore(tmp_path):
+    """doctor says where Bedrock credentials come from without the SDK (core/bedrock.credential_source)."""
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: bedrock:amazon.nova-pro-v1:0\nlearning: true\n---\n\nWrite.\n")
+    env = {**os.environ, "AWS_PROFILE": "work", "AWS_REGION": "us-east-1"}
+    result = subprocess.run([sys.executable, "-c", PROBE, "doctor", str(agent)], capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "AWS credentials from AWS_PROFILE" in result.stdout
+    roots = {name.split(".")[0] for name in _imported(result.stderr)}
+    assert not roots & set(HEAVY), sorted(roots & set(HEAVY))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from fakes.scripted_helper import ScriptedHelper, all_pass, block_unchanged, nothing_missing
+from fakes.scripted_helper import ScriptedHelper, passing, block_unchanged, nothing_missing
 
 from agentuse.core import store
 from agentuse.core.agent_file import load_agent, read_block
@@ -60,7 +60,7 @@ def test_under_the_cap_paraphrases_merge_and_a_repeated_rule_is_sharpened_before
              + [_rule(20, "hook first pls", src=Source.manual, ch=Channel.corrections, re=2)])
     agent, location = _seed(tmp_path, rules)  # 9 rules, cap 15
     helper = ScriptedHelper(plan_groups=_merge_the_hooks, rewrite_group=_rewrite, audit=nothing_missing,
-                            vet=all_pass, rewrite_block=block_unchanged)
+                            vet=passing, rewrite_block=block_unchanged)
     result = run_tidy(agent, helper=helper, today=TODAY, seed=1)
     assert not result.nothing and helper.ops("plan_groups")
     assert (result.counts.merged, result.counts.rewritten, result.counts.permanent) == (1, 1, 1)
@@ -86,7 +86,7 @@ def test_under_the_cap_only_groups_with_work_are_planned(tmp_path):
     location = store.locate(agent)
     store.save(location, StoreDoc(name=location.name, agent=location.key,
                                   learnings=[r.model_copy(update={"ih": ih}) for r in rules]))
-    helper = ScriptedHelper(plan_groups=lambda r: p.PlanAnswer(moves=[]), vet=all_pass)
+    helper = ScriptedHelper(plan_groups=lambda r: p.PlanAnswer(moves=[]), vet=passing)
     result = run_tidy(agent, helper=helper, today=TODAY, seed=1)
     [planned] = helper.ops("plan_groups")  # one call, for the group holding the pair; not one per group
     assert {"End with a clear call-to-action", "Finish every post with a call to action"} <= \

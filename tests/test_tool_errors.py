@@ -3,19 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from capture_support import (
-    TODAY,
-    UPLOAD_FAIL,
-    ScriptedHelper,
-    archived,
-    make_agent,
-    make_session,
-    passing,
-    drafts,
-    rule,
-    seed,
-    stored,
-)
+from capture_support import TODAY, UPLOAD_FAIL, archived, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, passing, drafts
 
 from agentuse.core.learning import Category, Channel, Source, State
 from agentuse.core.tool_errors import record_for, recoveries, signature

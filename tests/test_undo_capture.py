@@ -3,20 +3,8 @@ and its drain of an over-cap store, through `agentuse learnings undo` like a tid
 
 from __future__ import annotations
 
-from capture_support import (
-    TODAY,
-    ScriptedHelper,
-    archived,
-    current_ih,
-    drafts,
-    make_agent,
-    make_session,
-    passing,
-    rule,
-    seed,
-    stored,
-    verdicts,
-)
+from capture_support import TODAY, archived, current_ih, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, drafts, passing, verdicts
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app

@@ -22,40 +22,33 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentuse.core.chat_completions import retry_after_seconds
 from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
-from agentuse.core.helper.operations import OPERATIONS, Operation, OperationsMixin, validate
+from agentuse.core.helper.operations import OPERATIONS, ModelHelper, Operation, no_answer, validate
 from agentuse.core.helper.render import prompt, render
+from agentuse.core.model_http import auth_hint, from_anthropic
 
 PROVIDER = "anthropic"
-
-# Short names of transient faults, for the one line a retry prints ("model overloaded, retrying in ...").
-_TRANSIENT_REASONS = {529: "overloaded", 429: "rate-limited", 408: "timed out", 409: "busy (409)"}
-
-# Statuses worth retrying: timeout, conflict, rate limit, and every server-side failure (5xx incl. 529).
-_TRANSIENT_STATUSES = {408, 409, 429}
 
 def tool_name(operation: str) -> str:
     return OPERATIONS[operation].tool_name
 
 
-class AnthropicHelper(OperationsMixin):
+class AnthropicHelper(ModelHelper):
     """`AnthropicHelper("anthropic:claude-sonnet-5", api_key=...)`; the `anthropic:` prefix is optional."""
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
                  timeout: float | None = None, max_retries: int = 0,
-                 limits: deadline.Limits | None = None) -> None:
+                 limits: deadline.Limits | None = None, key_variable: str = "ANTHROPIC_API_KEY") -> None:
         """`limits` default to the environment (deadline.Limits.from_env); `timeout` overrides its
         per-request limit. The command's budget starts now: a command makes its helper once."""
         import anthropic  # lazily: see the module docstring
 
         limits = limits or deadline.Limits.from_env()
-        self.limits = limits if timeout is None else limits.model_copy(update={"request": timeout})
-        self.budget = deadline.Budget(self.limits.command)
         self.model = model.split(":", 1)[1] if model.startswith(f"{PROVIDER}:") else model
-        self.name = f"{PROVIDER}:{self.model}"
-        self.usage = p.HelperUsage()
+        super().__init__(f"{PROVIDER}:{self.model}",
+                         limits if timeout is None else limits.model_copy(update={"request": timeout}))
+        self.key_variable = key_variable
         self._sdk = anthropic
         self._ends = threading.local()  # the wall-clock end of the request in flight on this thread
         http = anthropic.DefaultHttpxClient(event_hooks={"response": [self._bound_body]})
@@ -71,7 +64,7 @@ class AnthropicHelper(OperationsMixin):
     def _ask(self, op: Operation, request: BaseModel) -> Any:
         operation, name = op.name, op.tool_name
         tool = {"name": name, "description": op.description, "input_schema": op.answer.model_json_schema()}
-        seconds, expired = deadline.request_limit(self.limits, self.budget, operation)
+        seconds, expired = self.request_limit(op)
         self._ends.at = time.monotonic() + seconds
         try:
             message = self._messages.create(
@@ -119,30 +112,15 @@ class AnthropicHelper(OperationsMixin):
         name = op.tool_name
         blocks = [b for b in message.content if getattr(b, "type", None) == "tool_use" and b.name == name]
         if not blocks:
-            why = "ran out of output tokens" if message.stop_reason == "max_tokens" else "did not call the tool"
-            raise p.InvalidAnswerError(f"{op.name}: the model {why} ({name})", operation=op.name)
+            raise no_answer(op, out_of_tokens=message.stop_reason == "max_tokens")
         return validate(op, blocks[0].input)
 
     def _translate(self, operation: str, exc: Exception) -> Exception:
         sdk = self._sdk
-        if isinstance(exc, sdk.APITimeoutError):
-            return p.TransientHelperError(f"{operation}: the model call timed out", operation=operation,
-                                          reason="timed out")
-        if isinstance(exc, sdk.APIConnectionError):
-            return p.TransientHelperError(f"{operation}: could not reach the model API: {exc}",
-                                          operation=operation, reason="unreachable")
-        if isinstance(exc, sdk.APIStatusError):
-            status = exc.status_code
-            message = getattr(exc, "api_message", None) or str(exc)
-            text = f"{operation}: the model API answered {status}: {message}"
-            if status in _TRANSIENT_STATUSES or status >= 500:
-                reason = _TRANSIENT_REASONS.get(status, f"failed ({status})")
-                headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-                return p.TransientHelperError(text, operation=operation, status=status, reason=reason,
-                                              retry_after=retry_after_seconds(headers))
-            if status in (401, 403):
-                text += " (check ANTHROPIC_API_KEY)"
-            return p.PermanentHelperError(text, operation=operation, status=status)
+        fault = from_anthropic(sdk, exc)
+        if fault is not None:
+            text = f"{operation}: {self.name}: {fault}{auth_hint(fault.status, self.key_variable)}"
+            return fault.helper_error(operation, text)
         if isinstance(exc, json.JSONDecodeError):
             # A 200 whose body is not JSON is a broken hop (proxy, truncated body), not a model verdict.
             return p.TransientHelperError(f"{operation}: the model API sent a body that is not JSON",

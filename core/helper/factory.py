@@ -37,10 +37,21 @@ def offline_reason(model: str | None, env: Mapping[str, str]) -> str | None:
         return unknown_provider(ref.provider)
     if spec.family is Family.offline:
         return None  # chosen on purpose: not a fallback
+    if spec.family is Family.bedrock:
+        return _bedrock_reason(model, env)
     if spec.family not in (Family.anthropic, Family.openai_chat):
         return f'the "{ref.provider}" provider has no helper implementation here'
     variable = missing_key(ref, spec, env)
     return None if variable is None else f"{variable} is not set for {model}"
+
+
+def _bedrock_reason(model: str, env: Mapping[str, str]) -> str | None:
+    """Known without importing botocore or asking the network (core/bedrock.credential_source)."""
+    from agentuse.core import bedrock
+
+    if not bedrock.installed():
+        return f"botocore is not installed for {model} ({bedrock.EXTRA})"
+    return None if bedrock.credential_source(env) else bedrock.missing_credentials(model)
 
 
 def runs_offline(model: str | None, env: Mapping[str, str] | None = None) -> bool | None:
@@ -83,7 +94,11 @@ def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
         from agentuse.core.helper.anthropic import AnthropicHelper  # imports the SDK: only when it is used
 
         return AnthropicHelper(f"anthropic:{ref.model}", api_key=where.api_key or "", base_url=where.base_url,
-                               limits=Limits.from_env(env))
+                               limits=Limits.from_env(env), key_variable=ref.key_variable(where.spec) or "")
+    if where.spec.family is Family.bedrock:
+        from agentuse.core.helper.bedrock import BedrockHelper  # imports botocore: only when it is used
+
+        return BedrockHelper(where, limits=Limits.from_env(env))
     from agentuse.core.helper.openai_compat import OpenAICompatHelper
 
     return OpenAICompatHelper(where, limits=Limits.from_env(env))

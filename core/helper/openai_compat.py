@@ -14,31 +14,22 @@ retry-after; the rest PermanentHelperError; each request runs against core/helpe
 
 from __future__ import annotations
 
-import re
-import time
 from typing import Any
 
 from pydantic import BaseModel
 
-from agentuse.core.chat_completions import ChatClient, ChatError, usage
+from agentuse.core.chat_completions import ChatClient, usage
 from agentuse.core.helper import deadline
-from agentuse.core.helper import protocol as p
-from agentuse.core.helper.operations import Operation, OperationsMixin, validate
+from agentuse.core.helper.operations import ModelHelper, Operation, json_text, no_answer, validate
 from agentuse.core.helper.render import prompt, render
 from agentuse.core.models import Endpoint
 
-_TRANSIENT_REASONS = {429: "rate-limited", 408: "timed out", 409: "busy (409)", 503: "overloaded"}
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
-
-class OpenAICompatHelper(OperationsMixin):
+class OpenAICompatHelper(ModelHelper):
     def __init__(self, where: Endpoint, *, limits: deadline.Limits | None = None) -> None:
-        self.limits = limits or deadline.Limits.from_env()
-        self.budget = deadline.Budget(self.limits.command)  # the command's budget starts now
+        super().__init__(f"{where.spec.name}:{where.ref.model}", limits)
         self.spec, self.model = where.spec, where.ref.model
-        self.name = f"{where.spec.name}:{where.ref.model}"
         self.key_variable = where.ref.key_variable(where.spec)
-        self.usage = p.HelperUsage()
         self._client = ChatClient(where, timeout=self.limits.request)
 
     def close(self) -> None:
@@ -59,13 +50,8 @@ class OpenAICompatHelper(OperationsMixin):
         else:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": op.tool_name, "schema": schema}}
-        seconds, expired = deadline.request_limit(self.limits, self.budget, op.name)
-        try:
-            reply = self._client.create(body, timeout=seconds, deadline=time.monotonic() + seconds)
-        except ChatError as problem:
-            if problem.timed_out and expired is not None:
-                raise expired from problem  # the call's deadline or the command's budget: not worth a retry
-            raise self._fault(op.name, problem) from problem
+        reply = self.send(op, lambda seconds, ends: self._client.create(body, timeout=seconds, deadline=ends),
+                          check=self.key_variable)
         # Tokens are spent whether or not the answer validates, so count before judging it.
         self.usage.add(*usage(reply))
         return self._answer(op, reply)
@@ -78,25 +64,9 @@ class OpenAICompatHelper(OperationsMixin):
             calls = [c.get("function") or {} for c in message.get("tool_calls") or []]
             answers = [c.get("arguments") for c in calls if c.get("name") == op.tool_name]
             if not answers:
-                why = "ran out of output tokens" if out_of_tokens else "did not call the tool"
-                raise p.InvalidAnswerError(f"{op.name}: the model {why} ({op.tool_name})", operation=op.name)
+                raise no_answer(op, out_of_tokens=out_of_tokens)
             return validate(op, answers[0])
-        content = (message.get("content") or "").strip()
+        content = json_text(message.get("content"))
         if not content:
-            why = "ran out of output tokens" if out_of_tokens else "sent an empty answer"
-            raise p.InvalidAnswerError(f"{op.name}: the model {why}", operation=op.name)
-        fenced = _FENCE.match(content)  # small local models often wrap JSON in a code fence
-        return validate(op, fenced.group(1) if fenced else content)
-
-    def _fault(self, operation: str, problem: ChatError) -> p.HelperError:
-        text = f"{operation}: {self.name}: {problem}"
-        if problem.transient:
-            if problem.status is None:
-                reason = "timed out" if problem.timed_out else "unreachable"
-            else:
-                reason = _TRANSIENT_REASONS.get(problem.status, f"failed ({problem.status})")
-            return p.TransientHelperError(text, operation=operation, status=problem.status, reason=reason,
-                                          retry_after=problem.retry_after)
-        if problem.status in (401, 403) and self.key_variable:
-            text += f" (check {self.key_variable})"
-        return p.PermanentHelperError(text, operation=operation, status=problem.status)
+            raise no_answer(op, out_of_tokens=out_of_tokens, by_tool=False)
+        return validate(op, content)

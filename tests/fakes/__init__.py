@@ -1,4 +1,5 @@
-"""Loopback fakes for the tests: the fake Anthropic Messages and OpenAI Chat Completions servers, and fixtures."""
+"""Loopback fakes for the tests: the fake Anthropic Messages, OpenAI Chat Completions and Bedrock Converse
+servers, and fixtures."""
 
 from .messages_server import (  # noqa: F401  (re-exported for `from fakes import ...`)
     FakeMessagesServer,
@@ -16,3 +17,4 @@ from .messages_server import (  # noqa: F401  (re-exported for `from fakes impor
     unauthorized,
 )
 from .openai_server import FakeOpenAIServer, json_answer  # noqa: F401
+from .bedrock_server import FakeBedrockServer, throttled  # noqa: F401

@@ -6,6 +6,7 @@ from typing import Iterator
 
 import pytest
 
+from .bedrock_server import FakeBedrockServer
 from .messages_server import FakeMessagesServer
 from .openai_server import FakeOpenAIServer
 
@@ -24,6 +25,16 @@ def fake_anthropic() -> Iterator[FakeMessagesServer]:
 def fake_openai() -> Iterator[FakeOpenAIServer]:
     """A fresh fake Chat Completions API per test: `.url`, `.script(...)`, `.requests`, `.env("OPENAI")`."""
     server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fake_bedrock() -> Iterator[FakeBedrockServer]:
+    """A fresh fake Bedrock Converse API per test: `.url`, `.script(...)`, `.requests`, `.env()`."""
+    server = FakeBedrockServer().start()
     try:
         yield server
     finally:

@@ -125,11 +125,17 @@ class RecordedRequest:
     body: Any
     started: float  # time.monotonic() when the body had been read
     ended: float = 0.0  # time.monotonic() when the reply was sent (0 while in flight)
+    raw: bytes = b""  # the body as it came, byte for byte (what a signature covers)
 
     @property
     def forced_tool(self) -> str | None:
-        """The tool the request forces: Anthropic `{type: tool, name}` or OpenAI `{type: function, function}`."""
-        choice = (self.body or {}).get("tool_choice") or {}
+        """The tool the request forces: Anthropic `{type: tool, name}`, OpenAI `{type: function, function}` or
+        Bedrock Converse `toolConfig.toolChoice.tool.name`."""
+        body = self.body if isinstance(self.body, dict) else {}
+        converse = ((body.get("toolConfig") or {}).get("toolChoice") or {}).get("tool")
+        if converse:
+            return converse.get("name")
+        choice = body.get("tool_choice") or {}
         if not isinstance(choice, dict):
             return None
         if choice.get("type") == "function":
@@ -187,8 +193,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode("utf-8", "replace")
         headers = {k.lower(): v for k, v in self.headers.items()}  # HTTP names are case-insensitive
-        record = self.server._record(self.command, self.path, headers, body)
-        if self.path.split("?")[0] != self.server.PATH:
+        record = self.server._record(self.command, self.path, headers, body, raw)
+        if not self.server.serves(self.path.split("?")[0]):
             reply = error(404, "not_found_error", f"{self.server.NAME} serves POST {self.server.PATH}, not {self.path}")
         else:
             reply = self.server._next_reply(record)
@@ -207,6 +213,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, reply: Reply, record: RecordedRequest) -> None:
         headers = {"request-id": f"req_fake_{record.index}", **reply.headers}
+        if reply.status != 200:
+            headers.update(self.server._error_headers(reply))
         stream = isinstance(record.body, dict) and bool(record.body.get("stream"))
         if reply.raw is not None:
             payload, ctype = reply.raw, "application/json"
@@ -334,9 +342,9 @@ class FakeMessagesServer(ThreadingHTTPServer):
         return {"ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": api_key}
 
     # -- handler side
-    def _record(self, method: str, path: str, headers: dict[str, str], body: Any) -> RecordedRequest:
+    def _record(self, method: str, path: str, headers: dict[str, str], body: Any, raw: bytes = b"") -> RecordedRequest:
         with self._lock:
-            rec = RecordedRequest(next(self._counter), method, path, headers, body, time.monotonic())
+            rec = RecordedRequest(next(self._counter), method, path, headers, body, time.monotonic(), raw=raw)
             self._records.append(rec)
             return rec
 
@@ -353,8 +361,14 @@ class FakeMessagesServer(ThreadingHTTPServer):
             return bad_request(f"{self.NAME}: script returned nothing for call {record.index}")
         return reply
 
+    def serves(self, path: str) -> bool:
+        return path == self.PATH
+
     def _error_body(self, reply: Reply) -> dict[str, Any]:
         return {"type": "error", "error": {"type": reply.error_type, "message": reply.message}}
+
+    def _error_headers(self, reply: Reply) -> dict[str, str]:
+        return {}
 
     def _stream(self, message: dict[str, Any]) -> str:
         return _sse(message)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from capture_support import ScriptedHelper
+from fakes.scripted_helper import ScriptedHelper
 
 from agentuse.core import store
 from agentuse.core.contract import agent_hash

@@ -5,8 +5,8 @@ current instructions (active, or quarantined with the reason), through the cap, 
 from __future__ import annotations
 
 import pytest
-from capture_support import ScriptedHelper, archived, current_ih, make_agent, permanent, rule, seed, stored, \
-    verdicts
+from capture_support import archived, current_ih, make_agent, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, permanent, verdicts
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app

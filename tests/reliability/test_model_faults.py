@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from capture_support import CUSTOM, UPLOAD_FAIL, make_agent, make_session, passing, rule, seed
-from fakes.scripted_helper import ScriptedHelper
+from capture_support import CUSTOM, UPLOAD_FAIL, make_agent, make_session, rule, seed
+from fakes.scripted_helper import ScriptedHelper, passing
 from tidy_scenario import ROLES, Scenario, install
 
 from agentuse.core import store

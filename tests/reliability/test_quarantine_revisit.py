@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from capture_support import ScriptedHelper, current_ih, drafts, make_agent, make_session, permanent, rule, seed, \
-    stored, verdicts
+from capture_support import current_ih, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, drafts, permanent, verdicts
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app

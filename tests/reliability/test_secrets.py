@@ -12,7 +12,8 @@ import json
 import re
 
 import pytest
-from capture_support import TODAY, ScriptedHelper, make_agent, make_session, passing, rule, seed, stored
+from capture_support import TODAY, make_agent, make_session, rule, seed, stored
+from fakes.scripted_helper import ScriptedHelper, passing
 from fakes import text, tool_use
 
 from agentuse.core import store

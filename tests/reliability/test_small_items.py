@@ -90,7 +90,7 @@ def test_learnings_add_stores_the_note_once_on_the_offline_evaluator(blank, note
 
 
 def _remember(agent: Path, note: str, draft):
-    from capture_support import ScriptedHelper, passing
+    from fakes.scripted_helper import ScriptedHelper, passing
 
     from agentuse.core.helper import protocol as p
     from agentuse.flows.remember import run_remember
@@ -131,7 +131,8 @@ CUSTOM_ONLY = """learning:
 
 
 def _capture_nothing(agent: Path):
-    from capture_support import ScriptedHelper, make_session
+    from capture_support import make_session
+    from fakes.scripted_helper import ScriptedHelper
 
     from agentuse.core.helper import protocol as p
     from agentuse.core.helper.factory import override_helper
@@ -190,7 +191,8 @@ def test_a_capture_over_an_unhashed_store_reports_a_backfill_not_a_re_vet(tmp_pa
 
 
 def test_a_failed_vet_of_unhashed_rules_says_they_keep_injecting_and_claims_no_re_vet(tmp_path):
-    from capture_support import ScriptedHelper, make_agent, permanent, rule
+    from capture_support import make_agent, rule
+    from fakes.scripted_helper import ScriptedHelper, permanent
 
     from agentuse.core.helper import protocol as p
 
@@ -204,7 +206,8 @@ def test_a_failed_vet_of_unhashed_rules_says_they_keep_injecting_and_claims_no_r
 
 
 def test_stale_and_unhashed_rules_are_counted_apart_and_add_up(tmp_path):
-    from capture_support import ScriptedHelper, current_ih, make_agent, rule, verdicts
+    from capture_support import current_ih, make_agent, rule
+    from fakes.scripted_helper import ScriptedHelper, verdicts
 
     from agentuse.core.helper import protocol as p
     from agentuse.core.learning import Channel
