@@ -26,8 +26,9 @@ def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
     return run_remember(agent_path, text, agent_arg=agent_arg).lines
 
 
-def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> list[str]:
-    """The review form -> `agentuse sessions resume`: the same flag rules, the same runtime call."""
+def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> tuple[bool, list[str]]:
+    """The review form -> `agentuse sessions resume`: the same flag rules, the same runtime call. Returns
+    (failed, lines): a run that ended failed is reported as the error it is."""
     from agentuse.runtime.approval import decision_from_flags, resume
 
     remember = comment if learn else None
@@ -40,4 +41,4 @@ def resume_session(session_id: str, decision: str, comment: str | None, learn: b
     lines = [f"Session {result.session_id}: {result.status.replace('_', ' ')}."]
     if result.status == "failed" and result.error:
         lines.append(f"The run failed: {result.error}")
-    return lines + stretch_learning_lines(Path(result.session_file))
+    return result.status == "failed", lines + stretch_learning_lines(Path(result.session_file))

@@ -245,9 +245,10 @@ def test_a_session_lists_the_learnings_it_produced_and_its_quarantined_ones_can_
                            state=State.quarantined, why='contradicts the contract: "Never publish unreviewed"')])
     page = client.get(f"/sessions/{sid}").text
     assert "Learnings from this session (1)" in page and "Publish drafts without review" in page
-    assert f'action="/agents/{AGENT_KEY}/learnings/aa11bb22/discard"' in page
-    assert 'data-testid="tidy-up"' in page  # the session view has the Tidy up button too
-    post(client, f"/sessions/{sid}", f"/agents/{AGENT_KEY}/learnings/aa11bb22/discard")
+    assert f'href="/agents/{AGENT_KEY}/learnings#rule-aa11bb22"' in page  # managed where every rule is
+    assert 'data-testid="tidy-up"' not in page  # nothing competes with the review's own buttons
+    assert 'id="rule-aa11bb22"' in client.get(LEARNINGS).text
+    post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/aa11bb22/discard")
     assert "aa11bb22" in {r.id for r in store.load_archive(store.locate(agent)).learnings}
 
 
@@ -304,7 +305,7 @@ def test_request_changes_revises_with_the_comment_and_reject_ends_it(client, age
     assert [e.type for e in session.events].count("round_start") == 1  # the rules in force re-read, as the CLI does
     post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "reject", "comment": "Not this week"})
     assert find_session(sid).status == "rejected"
-    again = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "approve"})
+    again = post(client, LEARNINGS, f"/sessions/{sid}/resume", {"decision": "approve"})  # no form left here
     assert again.status_code == 400 and "only a session awaiting review can be resumed" in again.text
 
 
