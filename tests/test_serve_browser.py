@@ -127,7 +127,7 @@ def test_approve_with_learn_checked_and_see_the_rule_appear(page, server, agent)
     page.click('[data-testid="approve"]')
     expect(page.locator(".flash")).to_contain_text(f"Session {sid}: completed.", timeout=WAIT_MS)
     expect(page.locator(".flash")).to_contain_text('[Learning] Saved "Headings should be in sentence case')
-    expect(page.locator("h1")).to_contain_text("completed")
+    expect(page.locator("main > h1")).to_contain_text("completed")
     page.click(f"text={AGENT_KEY}")
     expect(page.locator('section[data-group="applied"]')).to_contain_text("Headings should be in sentence case")
 
