@@ -86,7 +86,8 @@ def redirect(request: Request, url: str, *, kind: str = "ok", lines: list[str] |
     """303 back to a page, with an optional message shown once there."""
     if lines:
         key = request.app.state.flashes.put(kind, lines)
-        url += ("&" if "?" in url else "?") + f"flash={key}"
+        url, hash_, fragment = url.partition("#")  # the query goes before a #rule-<id> fragment
+        url += ("&" if "?" in url else "?") + f"flash={key}" + hash_ + fragment
     return RedirectResponse(url, status_code=303)
 
 

@@ -73,8 +73,12 @@ def test_learnings_tab_has_the_cli_groups_and_counts(client, agent):
     cli_titles = [line for line in render_learnings(report).splitlines() if line and not line.startswith(" ")]
     page = client.get(LEARNINGS)
     assert page.status_code == 200
-    headings = [text_of(h) for h in re.findall(r"<h2>(.*?)</h2>", page.text)]
-    assert headings[: len(cli_titles)] == [t.replace("&", "&amp;") for t in cli_titles]
+    found = re.findall(r'data-group="(\w+)"[^>]*>\s*<summary>(.*?)</summary>', page.text, re.S)
+    headings = [text_of(h) for _, h in found]
+    # The CLI's titles and counts, every one; ordered for a reviewer: what needs a decision before what waits.
+    assert sorted(headings[: len(cli_titles)]) == sorted(t.replace("&", "&amp;") for t in cli_titles)
+    order = [key for key, _ in found]
+    assert order.index("applied") < order.index("quarantined") < order.index("stale")
     assert headings[-1].startswith("In agent file — Learned Guidance (1)")
     text = text_of(page.text)
     assert "why: contradicts the contract: &#34;End with a clear call-to-action&#34;" in text
