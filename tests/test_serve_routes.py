@@ -381,12 +381,12 @@ def test_tidy_up_runs_the_flow_in_the_background_and_the_result_waits_with_undo(
     assert state["rewritten"] > 0 and " merged, " in state["summary"]
     page = client.get(job_url).text
     assert 'data-testid="tidy-summary"' in page and "Now permanent in the agent file" in page
-    assert "Diff of the learnings file" in page and "Diff of the agent file" in page
+    assert 'data-file="learnings file"' in page and 'data-file="agent file"' in page
     assert 'data-testid="undo"' in page and "http-equiv=\"refresh\"" not in page
     tab = client.get(LEARNINGS).text
     assert re.search(r"Tidied up (just now|\d+m ago) — see what changed or undo it", tab)
     last = client.get(f"/agents/{AGENT_KEY}/tidy/last").text
-    assert "Diff of the agent file" in last and f'href="{job_url}"' in last
+    assert 'data-file="agent file"' in last and f'href="{job_url}"' in last
     undone = post(client, job_url, f"/agents/{AGENT_KEY}/undo")
     assert undone.status_code == 303
     assert agent.read_bytes() == agent_before and location.store_path.read_bytes() == store_before
