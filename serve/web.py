@@ -48,9 +48,10 @@ def project(request: Request) -> Project:
     return request.app.state.project
 
 
-def render(request: Request, template: str, status_code: int = 200, **context) -> Response:
+def render(request: Request, template: str, status_code: int = 200, headers: dict | None = None,
+           **context) -> Response:
     templates: Jinja2Templates = request.app.state.templates
-    return templates.TemplateResponse(request, template, context, status_code=status_code)
+    return templates.TemplateResponse(request, template, context, status_code=status_code, headers=headers)
 
 
 class Flashes:
