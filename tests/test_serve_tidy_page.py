@@ -3,7 +3,6 @@ as a side-by-side diff view (one column on a narrow screen)."""
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 
