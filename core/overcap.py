@@ -118,16 +118,22 @@ def _graduation(rules: list[Learning], graduation_skipped: bool) -> str | None:
             f"keeps running.")
 
 
+def heading(report: OverCap) -> str:
+    return report.further or f"Still {report.over} over the cap, and that is as far as tidying up can take it."
+
+
+def reason_text(reason: Reason) -> str:
+    return SINGULAR.get(reason.text, reason.text) if reason.count == 1 else reason.text
+
+
 def render(report: OverCap, indent: str = "  ") -> list[str]:
     """The spec's layout: heading, the reasons with right-aligned counts, then the graduation paragraph."""
-    heading = report.further or f"Still {report.over} over the cap, and that is as far as tidying up can take it."
-    lines = textwrap.wrap(heading, WIDTH, initial_indent=indent, subsequent_indent=indent)
+    lines = textwrap.wrap(heading(report), WIDTH, initial_indent=indent, subsequent_indent=indent)
     lines.append(f"{indent}The rest are still there for a reason:")
     width = max(len(str(r.count)) for r in report.reasons)
     for r in report.reasons:
         first = f"{indent}  {r.count:>{width}} "
-        text = SINGULAR.get(r.text, r.text) if r.count == 1 else r.text
-        lines += textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=" " * len(first))
+        lines += textwrap.wrap(reason_text(r), WIDTH, initial_indent=first, subsequent_indent=" " * len(first))
     if report.graduation:
         lines.append("")
         lines += textwrap.wrap(report.graduation, WIDTH, initial_indent=indent, subsequent_indent=indent)

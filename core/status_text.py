@@ -116,22 +116,36 @@ def stranded_lines(report: Report) -> list[str]:
 
 
 def outside_cap_lines(report: Report, agent_arg: str) -> list[str]:
-    humans = [e for e in report.entries if e.group == "outside_cap" and e.record["src"] != "auto"]
-    autos = [e for e in report.entries if e.group == "outside_cap" and e.record["src"] == "auto"]
-    lines: list[str] = []
-    if humans:
-        lines += [
-            f"{len(humans)} correction(s) sit outside this agent's {report.cap}-rule limit and do NOT reach it -",
-            "they could not be folded into an existing rule, and no auto-extracted rule was",
-            "left to trade away.",
-            f"Fold the set down: agentuse learnings tidy {agent_arg}",
-        ]
-    if autos:
-        lines.append(
-            f"{len(autos)} auto-extracted rule(s) sit outside the {report.cap}-rule limit and are never injected; "
-            "the next capture or tidy retires them."
-        )
-    return lines
+    return human_outside_cap_lines(report, agent_arg) + auto_outside_cap_lines(report)
+
+
+def outside_cap_counts(report: Report) -> tuple[int, int]:
+    """(people's corrections, auto-extracted rules) outside the cap."""
+    outside = [e for e in report.entries if e.group == "outside_cap"]
+    autos = sum(1 for e in outside if e.record["src"] == "auto")
+    return len(outside) - autos, autos
+
+
+def human_outside_cap_lines(report: Report, agent_arg: str) -> list[str]:
+    humans, _ = outside_cap_counts(report)
+    if not humans:
+        return []
+    return [
+        f"{humans} correction(s) sit outside this agent's {report.cap}-rule limit and do NOT reach it -",
+        "they could not be folded into an existing rule, and no auto-extracted rule was",
+        "left to trade away.",
+        f"Fold the set down: agentuse learnings tidy {agent_arg}",
+    ]
+
+
+AUTO_OUTSIDE_CAP = "{n} auto-extracted rule(s) sit outside the {cap}-rule limit and are never injected"
+
+
+def auto_outside_cap_lines(report: Report) -> list[str]:
+    _, autos = outside_cap_counts(report)
+    if not autos:
+        return []
+    return [AUTO_OUTSIDE_CAP.format(n=autos, cap=report.cap) + "; the next capture or tidy retires them."]
 
 
 def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:

@@ -44,3 +44,13 @@ def timestamp_ms(session_id: str) -> int:
     for char in session_id[:_TIME_CHARS].upper():
         value = value * 32 + CROCKFORD.index(char)
     return value
+
+
+def id_time(session_id: str) -> float | None:
+    """Seconds since the epoch that a session id was made at (its first 10 characters); None if not an id."""
+    if not is_session_id(session_id):
+        return None
+    millis = 0
+    for char in session_id[:_TIME_CHARS].upper():
+        millis = millis * 32 + CROCKFORD.index(char)
+    return millis / 1000

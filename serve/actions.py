@@ -19,6 +19,25 @@ def discard(location: store.AgentLocation, rule_id: str) -> str:
     return discarding.discarded_line(discarding.discard(location, rule_id))
 
 
+def restore(agent_path: Path, rule_id: str, *, agent_arg: str) -> list[str]:
+    """The Restore button on an archived rule: `agentuse learnings restore`, re-vetted on the way back."""
+    from agentuse.core.helper.factory import once
+    from agentuse.flows.restore import run_restore  # the flow loads only when a rule is restored
+
+    notices: list[str] = []  # the helper's one-time notice (e.g. the offline evaluator), as the CLI prints it
+    lines = run_restore(agent_path, rule_id, agent_arg=agent_arg, announce=once(notices.append)).lines
+    return lines + notices
+
+
+def edit_learning(agent_path: Path, rule_id: str, text: str, *, agent_arg: str) -> list[str]:
+    """Edit = the old wording to the archive (restorable), the new one through the add path, so it is
+    grounded, reconciled and vetted exactly like a correction typed into the add box. Archived first, so
+    the new wording is not reconciled against (and folded back into) the words it replaces."""
+    old = discarding.discard(store.locate(agent_path), rule_id)
+    lines = add_learning(agent_path, text, agent_arg=agent_arg)
+    return [f'Replaced "{old.title}" (the old wording is archived, id:{old.id}: Restore brings it back).', *lines]
+
+
 def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
     """Manual add: the deliberate-learning flow, exactly as `agentuse learnings add` runs it."""
     from agentuse.flows.remember import run_remember  # the flow loads only when a note is saved
@@ -26,8 +45,9 @@ def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
     return run_remember(agent_path, text, agent_arg=agent_arg).lines
 
 
-def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> list[str]:
-    """The review form -> `agentuse sessions resume`: the same flag rules, the same runtime call."""
+def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> tuple[bool, list[str]]:
+    """The review form -> `agentuse sessions resume`: the same flag rules, the same runtime call. Returns
+    (failed, lines): a run that ended failed is reported as the error it is."""
     from agentuse.runtime.approval import decision_from_flags, resume
 
     remember = comment if learn else None
@@ -40,4 +60,4 @@ def resume_session(session_id: str, decision: str, comment: str | None, learn: b
     lines = [f"Session {result.session_id}: {result.status.replace('_', ' ')}."]
     if result.status == "failed" and result.error:
         lines.append(f"The run failed: {result.error}")
-    return lines + stretch_learning_lines(Path(result.session_file))
+    return result.status == "failed", lines + stretch_learning_lines(Path(result.session_file))

@@ -14,8 +14,9 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Mount
+from starlette.exceptions import HTTPException
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agentuse.core.errors import AgentuseError
@@ -37,14 +38,15 @@ def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str
     hosts = allowed_hosts or LOOPBACK_HOSTS
     secret = secrets.token_bytes(32)  # CSRF key: lives and dies with this process
     app = Starlette(
-        routes=[*agents.ROUTES, *sessions.ROUTES, *tidy.ROUTES, Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        routes=[*agents.ROUTES, *sessions.ROUTES, *tidy.ROUTES, Route("/favicon.ico", _favicon),
+                Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
             Middleware(SameOriginRedirects),
             Middleware(TokenGate, token=token),
             Middleware(CsrfCookie),
         ],
-        exception_handlers={AgentuseError: _problem, StoreFormatError: _problem},
+        exception_handlers={AgentuseError: _problem, StoreFormatError: _problem, HTTPException: _http_problem},
     )
     app.state.project = Project.at(project_root)
     app.state.templates = make_templates()
@@ -57,4 +59,23 @@ def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str
 async def _problem(request: Request, error: Exception) -> Response:
     """The project's errors already say what to do; show that one message on a page, not a traceback."""
     status = getattr(error, "http_status", 400)  # 404 for an agent or job this server does not know
-    return render(request, "problem.html", status_code=status, message=str(error))
+    return render(request, "problem.html", status_code=status, status=status, message=str(error))
+
+
+# Starlette's own refusals (no such route, wrong method), written for a person in a browser.
+HTTP_WORDS = {
+    404: "There is no page at this address. The Agents and Sessions pages link to everything this server shows.",
+    405: "This address only takes a form sent from one of this server's pages. Go back and use its button.",
+}
+
+
+async def _http_problem(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    message = HTTP_WORDS.get(error.status_code, error.detail)
+    return render(request, "problem.html", status_code=error.status_code, status=error.status_code, message=message,
+                  headers=getattr(error, "headers", None))
+
+
+async def _favicon(request: Request) -> Response:
+    """Browsers ask for /favicon.ico whatever the page says: answer, so no page logs a 404."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")

@@ -15,10 +15,11 @@ from starlette.routing import Route
 
 from agentuse.core.describe import describe
 from agentuse.core.errors import AgentuseError
-from agentuse.runtime.session import find_log, list_logs
+from agentuse.runtime.session import list_logs
 from agentuse.runtime.session_text import event_line
 from agentuse.runtime.summary import summarize
-from agentuse.serve import actions
+from agentuse.serve import actions, review
+from agentuse.serve.markdown import render_markdown
 from agentuse.serve.security import csrf_protected
 from agentuse.serve.web import project, redirect, render
 
@@ -33,15 +34,31 @@ def index(request: Request) -> Response:
     return render(request, "sessions.html", rows=rows, agent=agent)
 
 
+class UnknownSession(AgentuseError):
+    http_status = 404
+
+
 def _session(request: Request):
-    return summarize(find_log(request.path_params["session_id"], project(request).session_dirs()))
+    """The session a URL names: its whole id, or a prefix only it has. The page says it in the web's words
+    (the CLI's advice names `sessions list`, which a browser has no use for)."""
+    given, dirs = request.path_params["session_id"], project(request).session_dirs()
+    matches = [log for log in list_logs(dirs) if log.stem.upper().startswith(given.strip().upper())]
+    if not given.strip() or not matches:
+        raise UnknownSession(f"There is no session {given!r} in {project(request).name}. The Sessions page lists "
+                             "every run this server can see.")
+    if len(matches) > 1:
+        raise AgentuseError(f"{given!r} is the start of {len(matches)} sessions' ids; open the one you mean from "
+                            "the Sessions page.")
+    return summarize(matches[0])
 
 
 def detail(request: Request) -> Response:
     session = _session(request)
     agent_key = project(request).key_for(session.agent_path)
     return render(request, "session.html", session=session, event_line=event_line, agent_key=agent_key,
-                  rules=_rules_from(request, agent_key, session.id))
+                  rules=_rules_from(request, agent_key, session.id), history=review.history(session),
+                  replay_warning=review.replay_warning(session) if session.status == "awaiting_review" else None,
+                  markdown=render_markdown)
 
 
 def _rules_from(request: Request, agent_key: str | None, session_id: str) -> list:
@@ -70,8 +87,8 @@ async def resume(request: Request) -> Response:
     if learn and not comment:
         return redirect(request, here, kind="error",
                         lines=["Learn from this comment needs a comment: write the correction to keep."])
-    lines = await run_in_threadpool(actions.resume_session, session.id, decision, comment, learn)
-    return redirect(request, here, lines=lines)
+    failed, lines = await run_in_threadpool(actions.resume_session, session.id, decision, comment, learn)
+    return redirect(request, here, kind="error" if failed else "ok", lines=lines)
 
 
 ROUTES = [

@@ -11,10 +11,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from agentuse.core import snapshots
+from agentuse.core import overcap, snapshots
 from agentuse.core.errors import AgentuseError
 from agentuse.core.tidy_report import render as render_result
 from agentuse.core.tidy_commit import snapshot_diffs
+from agentuse.serve.diffview import file_diffs
 from agentuse.serve.project import last_tidy
 from agentuse.serve.security import csrf_protected
 from agentuse.serve.web import agent_url, project, redirect, render
@@ -54,15 +55,17 @@ def page(request: Request) -> Response:
     result = job.result
     undoable = bool(result is not None and result.snapshot and last and last.undoable and last.folder == result.snapshot)
     return render(request, "tidy.html", job=job, state=job.progress(), result=result,
-                  details=_details(result), undoable=undoable)
+                  details=_details(result), undoable=undoable, diffs=file_diffs(job.diffs),
+                  overcap_heading=overcap.heading, reason_text=overcap.reason_text)
 
 
-def _details(result) -> list[str]:
-    """The CLI's result lines, less "Done", the summary and the permanent rules: the page shows those
-    three as its own headings."""
+def _details(result) -> list[tuple[int, str]]:
+    """The CLI's result lines as (indent level, text), less what the page shows in its own form: "Done",
+    the summary, the permanent rules, the over-cap account and the diffs (each file's diff is drawn once)."""
     if result is None or result.nothing:
         return []
-    return render_result(result.model_copy(update={"permanent": []}))[2:]
+    rest = result.model_copy(update={"permanent": [], "overcap": None, "diffs": {}})
+    return [((len(line) - len(line.lstrip(" "))) // 2, line.strip()) for line in render_result(rest)[2:] if line.strip()]
 
 
 def progress(request: Request) -> Response:
@@ -78,7 +81,7 @@ def last(request: Request) -> Response:
         return redirect(request, agent_url(key), kind="error", lines=["No tidy-up of this agent has been recorded."])
     job = request.app.state.jobs.for_snapshot(found.folder)
     return render(request, "tidy_last.html", key=key, last=found, job=job,
-                  diffs=snapshot_diffs(Path(found.folder), location.agent_path, location.store_path))
+                  diffs=file_diffs(snapshot_diffs(Path(found.folder), location.agent_path, location.store_path)))
 
 
 @csrf_protected

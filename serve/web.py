@@ -48,9 +48,10 @@ def project(request: Request) -> Project:
     return request.app.state.project
 
 
-def render(request: Request, template: str, status_code: int = 200, **context) -> Response:
+def render(request: Request, template: str, status_code: int = 200, headers: dict | None = None,
+           **context) -> Response:
     templates: Jinja2Templates = request.app.state.templates
-    return templates.TemplateResponse(request, template, context, status_code=status_code)
+    return templates.TemplateResponse(request, template, context, status_code=status_code, headers=headers)
 
 
 class Flashes:
@@ -86,7 +87,8 @@ def redirect(request: Request, url: str, *, kind: str = "ok", lines: list[str] |
     """303 back to a page, with an optional message shown once there."""
     if lines:
         key = request.app.state.flashes.put(kind, lines)
-        url += ("&" if "?" in url else "?") + f"flash={key}"
+        url, hash_, fragment = url.partition("#")  # the query goes before a #rule-<id> fragment
+        url += ("&" if "?" in url else "?") + f"flash={key}" + hash_ + fragment
     return RedirectResponse(url, status_code=303)
 
 

@@ -73,8 +73,12 @@ def test_learnings_tab_has_the_cli_groups_and_counts(client, agent):
     cli_titles = [line for line in render_learnings(report).splitlines() if line and not line.startswith(" ")]
     page = client.get(LEARNINGS)
     assert page.status_code == 200
-    headings = [text_of(h) for h in re.findall(r"<h2>(.*?)</h2>", page.text)]
-    assert headings[: len(cli_titles)] == [t.replace("&", "&amp;") for t in cli_titles]
+    found = re.findall(r'data-group="(\w+)"[^>]*>\s*<summary>(.*?)</summary>', page.text, re.S)
+    headings = [text_of(h) for _, h in found]
+    # The CLI's titles and counts, every one; ordered for a reviewer: what needs a decision before what waits.
+    assert sorted(headings[: len(cli_titles)]) == sorted(t.replace("&", "&amp;") for t in cli_titles)
+    order = [key for key, _ in found]
+    assert order.index("applied") < order.index("quarantined") < order.index("stale")
     assert headings[-1].startswith("In agent file — Learned Guidance (1)")
     text = text_of(page.text)
     assert "why: contradicts the contract: &#34;End with a clear call-to-action&#34;" in text
@@ -245,9 +249,10 @@ def test_a_session_lists_the_learnings_it_produced_and_its_quarantined_ones_can_
                            state=State.quarantined, why='contradicts the contract: "Never publish unreviewed"')])
     page = client.get(f"/sessions/{sid}").text
     assert "Learnings from this session (1)" in page and "Publish drafts without review" in page
-    assert f'action="/agents/{AGENT_KEY}/learnings/aa11bb22/discard"' in page
-    assert 'data-testid="tidy-up"' in page  # the session view has the Tidy up button too
-    post(client, f"/sessions/{sid}", f"/agents/{AGENT_KEY}/learnings/aa11bb22/discard")
+    assert f'href="/agents/{AGENT_KEY}/learnings#rule-aa11bb22"' in page  # managed where every rule is
+    assert 'data-testid="tidy-up"' not in page  # nothing competes with the review's own buttons
+    assert 'id="rule-aa11bb22"' in client.get(LEARNINGS).text
+    post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/aa11bb22/discard")
     assert "aa11bb22" in {r.id for r in store.load_archive(store.locate(agent)).learnings}
 
 
@@ -304,7 +309,7 @@ def test_request_changes_revises_with_the_comment_and_reject_ends_it(client, age
     assert [e.type for e in session.events].count("round_start") == 1  # the rules in force re-read, as the CLI does
     post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "reject", "comment": "Not this week"})
     assert find_session(sid).status == "rejected"
-    again = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "approve"})
+    again = post(client, LEARNINGS, f"/sessions/{sid}/resume", {"decision": "approve"})  # no form left here
     assert again.status_code == 400 and "only a session awaiting review can be resumed" in again.text
 
 
@@ -376,12 +381,12 @@ def test_tidy_up_runs_the_flow_in_the_background_and_the_result_waits_with_undo(
     assert state["rewritten"] > 0 and " merged, " in state["summary"]
     page = client.get(job_url).text
     assert 'data-testid="tidy-summary"' in page and "Now permanent in the agent file" in page
-    assert "Diff of the learnings file" in page and "Diff of the agent file" in page
+    assert 'data-file="learnings file"' in page and 'data-file="agent file"' in page
     assert 'data-testid="undo"' in page and "http-equiv=\"refresh\"" not in page
     tab = client.get(LEARNINGS).text
     assert re.search(r"Tidied up (just now|\d+m ago) — see what changed or undo it", tab)
     last = client.get(f"/agents/{AGENT_KEY}/tidy/last").text
-    assert "Diff of the agent file" in last and f'href="{job_url}"' in last
+    assert 'data-file="agent file"' in last and f'href="{job_url}"' in last
     undone = post(client, job_url, f"/agents/{AGENT_KEY}/undo")
     assert undone.status_code == 303
     assert agent.read_bytes() == agent_before and location.store_path.read_bytes() == store_before
