@@ -37,6 +37,9 @@ INDEX_VERSION = 2  # 1 kept every session's digest: read as "from an older versi
 REVIEWED: tuple[Outcome, ...] = ("approved", "commented", "rejected")  # a reviewer answered the gate
 # Runs needed on each side (with the rule in force, without it) before an approval rate says anything.
 MIN_RUNS_TO_COMPARE = 3
+# The latest runs whose count of rules in force the index keeps, for the chart of rules in force against
+# the cap over time: a bounded series, so folding a run stays O(1) and the index never grows with the runs.
+RECENT_RUNS = 100
 
 
 def failure_key(tool: str, sig: str) -> str:
@@ -86,6 +89,9 @@ class Index(BaseModel):
     approved: int = 0
     rules: dict[str, RuleTally] = Field(default_factory=dict)
     open: dict[str, SessionDigest] = Field(default_factory=dict)
+    # (session id, rules in force) of the latest RECENT_RUNS counted runs, oldest first. Kept by session id
+    # (ids sort by time), so sessions closing out of order give what a rebuild from the logs gives.
+    recent: list[tuple[str, int]] = Field(default_factory=list)
     # Why the file could not be used ("did not parse", "is from an older version"): rebuilt from the logs.
     problem: str | None = Field(None, exclude=True)
 
@@ -110,6 +116,8 @@ def fold(index: Index, session_id: str, digest: SessionDigest) -> None:
             tally.failures[key] = tally.failures.get(key, 0) + 1
         if session_id > tally.latest:
             tally.latest, tally.latest_failures = session_id, sorted(hit)
+    in_force = max((len(r.injected) for r in digest.rounds), default=0)  # the most any round carried
+    index.recent = sorted([*index.recent, (session_id, in_force)])[-RECENT_RUNS:]
 
 
 def settled(index: Index) -> Index:

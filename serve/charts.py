@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from markupsafe import Markup, escape
 
-from agentuse.core.effectiveness import Index, RuleFigures
+from agentuse.core.effectiveness import Index, RuleFigures, settled
 from agentuse.core.status_text import figures_line
 from agentuse.runtime.ids import id_time
 
@@ -36,9 +36,9 @@ def outcome_bar(figures: RuleFigures) -> Markup:
 
 
 def in_force_points(index: Index) -> list[tuple[str, int]]:
-    """(session id, rules in force) for each counted run, oldest first: the most any round of it carried."""
-    return [(sid, max((len(r.injected) for r in digest.rounds), default=0))
-            for sid, digest in sorted(index.sessions.items())]
+    """(session id, rules in force) for the latest counted runs, oldest first (the index keeps a bounded
+    series: core/effectiveness.py RECENT_RUNS), open sessions as they stand now."""
+    return list(settled(index).recent)
 
 
 def _day(session_id: str) -> str:

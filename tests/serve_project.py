@@ -20,7 +20,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from agentuse.core import store
+from agentuse.core import effectiveness, store
 from agentuse.core.learning import Learning, Source, State
 from agentuse.runtime.events import ModelReplyEvent
 from agentuse.runtime.messages import TextBlock
@@ -81,6 +81,15 @@ NEAR_DUPLICATES = [
     "Do not promise results the tips cannot guarantee",
     "Never promise guaranteed results from the tips",
 ]
+
+
+def counted(agent: Path, session_id: str, digest: effectiveness.SessionDigest) -> None:
+    """A run in the effectiveness index as the runtime records one: registered open when it starts, folded
+    into the totals when it ends."""
+    location = store.locate(agent)
+    path = effectiveness.index_path(location.project_dir, location.key)
+    effectiveness.record(path, location.key, session_id, digest.model_copy(update={"open": True}))
+    effectiveness.record(path, location.key, session_id, digest)
 
 
 def overcap_store(agent: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from agentuse.core import effectiveness, store
 from agentuse.runtime.ids import new_session_id
-from serve_project import (AGENT_KEY, SERVE_TOKEN, awaiting_review, free_port, make_project, overcap_store,
+from serve_project import (AGENT_KEY, counted, SERVE_TOKEN, awaiting_review, free_port, make_project, overcap_store,
                            recorded_replies)
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -162,8 +162,7 @@ def counted_runs(agent: Path, runs: int = 8) -> None:
         digest = effectiveness.SessionDigest(
             outcome=("approved", "commented", "approved", "rejected")[day % 4],
             rounds=[effectiveness.RoundDigest(injected=ids[: min(len(ids), 3 + 2 * day, 15)])])
-        effectiveness.record(effectiveness.index_path(location.project_dir, location.key), location.key,
-                             new_session_id(clock=lambda: start + day * 86400), digest)
+        counted(agent, new_session_id(clock=lambda: start + day * 86400), digest)
 
 
 # ------------------------------------------------------------------------------------------------ agents, learnings

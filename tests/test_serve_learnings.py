@@ -17,7 +17,7 @@ from agentuse.core.learning import Source, State
 from agentuse.core.status_text import figures_line, render_learnings
 from agentuse.runtime.ids import new_session_id
 from agentuse.serve.app import create_app
-from serve_project import (AGENT_KEY, SERVE_TOKEN, add_rules, csrf_of, make_project, overcap_store, rule,
+from serve_project import (AGENT_KEY, SERVE_TOKEN, add_rules, counted, csrf_of, make_project, overcap_store, rule,
                            signed_in)
 
 LEARNINGS = f"/agents/{AGENT_KEY}/learnings"
@@ -129,8 +129,7 @@ def test_each_rule_shows_the_cli_s_effectiveness_line_and_a_small_chart(client, 
     for i in range(3):
         digest = effectiveness.SessionDigest(outcome=("approved", "commented", "rejected")[i],
                                              rounds=[effectiveness.RoundDigest(injected=[live[0].id])])
-        effectiveness.record(effectiveness.index_path(location.project_dir, location.key), location.key,
-                             new_session_id(), digest)
+        counted(agent, new_session_id(), digest)
     _, _, report = describe(agent)
     cli = render_learnings(report)
     html = client.get(LEARNINGS).text
@@ -146,14 +145,12 @@ def test_each_rule_shows_the_cli_s_effectiveness_line_and_a_small_chart(client, 
 
 
 def test_the_agent_chart_draws_rules_in_force_against_the_cap_run_by_run(client, agent):
-    location = store.locate(agent)
     assert 'data-testid="in-force-chart"' not in client.get(LEARNINGS).text  # nothing counted yet
     start = time.mktime(date(2026, 3, 1).timetuple())
     for day, count in enumerate((2, 5, 4)):
         digest = effectiveness.SessionDigest(outcome="approved", rounds=[
             effectiveness.RoundDigest(injected=[f"r{n:07x}" for n in range(count)])])
-        effectiveness.record(effectiveness.index_path(location.project_dir, location.key), location.key,
-                             new_session_id(clock=lambda: start + day * 86400), digest)
+        counted(agent, new_session_id(clock=lambda: start + day * 86400), digest)
     html = client.get(LEARNINGS).text
     chart = re.search(r'<svg class="chart" role="img"[^>]*data-testid="in-force-chart">.*?</svg>', html, re.S).group(0)
     assert chart.count('<circle class="dot"') == 3

@@ -39,7 +39,9 @@ def sid(n: int) -> str:
     return f"01K8ZEFF{n:018d}"
 
 
-def test_the_index_holds_running_totals_not_a_digest_per_closed_session(agent):
+def test_the_index_holds_running_totals_not_a_digest_per_closed_session(agent, monkeypatch):
+    # The in-force series behind the web chart is bounded: with 10 kept, 12 and 60 runs store as much.
+    monkeypatch.setattr(effectiveness, "RECENT_RUNS", 10)
     for n in range(1, 13):
         Run(agent, sid(n), [A, C]).call("upload", "files.length remained 2").gate().decide("approve")
     small = json.loads(index_text(agent))
@@ -50,6 +52,7 @@ def test_the_index_holds_running_totals_not_a_digest_per_closed_session(agent):
     # the same rules and failures: the same shape whatever the number of sessions, only the counts grew
     shape = lambda index: {k: sorted(v) if isinstance(v, dict) else None for k, v in index.items()}  # noqa: E731
     assert shape(small) == shape(large) and large["rules"][A]["latest"] == sid(60)
+    assert [run for run, _ in large["recent"]] == [sid(n) for n in range(51, 61)]  # the latest 10, oldest first
     assert len(index_text(agent)) - len(json.dumps(small, separators=(",", ":"))) < 20
 
 
