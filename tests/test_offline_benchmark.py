@@ -48,18 +48,25 @@ def test_held_out_third_never_calls_a_near_miss_a_duplicate(bench):
 
 def test_benchmark_prints_figures_last(bench, capsys):
     assert bench.main([]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    tail = dict(line.split(": ", 1) for line in lines[-24:])
+    out = capsys.readouterr().out.strip()
+    tail = dict(line.split(": ", 1) for line in out.split("\n\n")[-1].splitlines())
     assert {"duplicate_f1", "contradiction_f1", "near_miss_called_duplicate", "frozen_duplicate_f1",
             "frozen_contradiction_f1", "frozen_distinct_called_duplicate", "frozen2_duplicate_f1",
-            "frozen2_contradiction_f1", "frozen2_distinct_called_duplicate"} <= set(tail)
+            "frozen2_contradiction_f1", "frozen2_distinct_called_duplicate", "tuning2_duplicate_f1"} <= set(tail)
     assert all(0.0 <= float(value) <= 1.0 for key, value in tail.items() if not key.endswith("distinct_called_duplicate"))
 
 
 def test_benchmark_prints_every_set_side_by_side(bench, capsys):
     assert bench.main([]) == 0
     header = capsys.readouterr().out.splitlines()[0].split()
-    assert header == ["tuning", "tuning", "held-out", "frozen", "1", "frozen", "2"]
+    assert header == ["tuning", "tuning", "held-out", "tuning", "2", "frozen", "1", "frozen", "2"]
+
+
+def test_tuning_only_leaves_the_frozen_sets_out(bench, capsys):
+    assert bench.main(["--tuning-only"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["tuning", "tuning", "held-out", "tuning", "2"]
+    assert "frozen" not in out
 
 
 def test_the_second_frozen_set_is_the_committed_one_and_large_and_varied(bench):
@@ -67,7 +74,7 @@ def test_the_second_frozen_set_is_the_committed_one_and_large_and_varied(bench):
     assert len(pairs) >= 120 and len({p["domain"] for p in pairs}) >= 10
     assert {p["label"] for p in pairs} == {"duplicate", "contradiction", "near-miss", "unrelated"}
     # Written apart from the other sets: no pair of it is a pair of theirs.
-    others = {frozenset((p["a"], p["b"])) for p in bench.load() + bench.load_frozen()}
+    others = {frozenset((p["a"], p["b"])) for p in bench.load() + bench.load(bench.TUNING2) + bench.load_frozen()}
     assert not [p for p in pairs if frozenset((p["a"], p["b"])) in others]
 
 

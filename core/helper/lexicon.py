@@ -26,6 +26,7 @@ GENERIC = frozenset("""
 use using used get got give gives given put puts keep keeps let lets go goes come comes carry carries require
 requires required produce produces produced code
 follow follows handle handles take takes taking apply applies applied want wants try tries set run runs
+appear appears appeared require requires required mandate mandates
 """.split())
 
 # Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most
@@ -112,6 +113,12 @@ IRREGULAR = {
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 
+def _clock(hour: int, part: str) -> int:
+    """The 24-hour hour of "10 pm", "3 in the afternoon", "10 at night" (but "1 at night" is 01)."""
+    later = part.startswith("p") or part == "in the afternoon" or (part in ("in the evening", "at night") and hour >= 5)
+    return hour % 12 + (12 if later else 0)
+
+
 # Phrases read as one word before tokenising (multiword terms, comparators, idioms).
 PHRASES: list[tuple[str, str]] = [
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
@@ -129,7 +136,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bback(?:ed|ing)? up\b|\bbackups?\b", " backup "), (r"\bplain[- ]?text\b", " plaintext "),
     (r"\be-?mails?\b", " email "), (r"\bweb ?sites?\b", " site "), (r"\blook(?:ing|ed|s)? up\b", " lookup "),
     (r"\bleav(?:e|es|ing) out\b|\bleft out\b", " leaveout "), (r"\bturn(?:s|ed|ing)? off\b", " turnoff "),
-    (r"\bcheck(?:ed|ing|s)? in(?:to)?\b", " commit "),
+    (r"\bcheck(?:ed|ing|s)? in(?:to)?\b(?! with)", " commit "),
     # "check API keys into the repo": the object may sit between "check" and "into" (a few words at most).
     (r"\bcheck(?:ed|ing|s)?\b((?: [\w'-]+){1,6}?) into\b(?= (?:the |a |your |our |any )?"
      r"(?:repo|repository|repositories|git|version control|source control|codebase|main|branch)\b)", r" commit\1 into"),
@@ -151,29 +158,45 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
     (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
-    (r"\bfirst person\b", " firstperson "), (r"\bthird person\b", " thirdperson "),
+    (r"\bfirst person\b", " firstperson "), (r"\bsecond person\b", " secondperson "), (r"\bthird person\b", " thirdperson "),
+    (r"\bfirst class\b", " firstclass "), (r"\b(economy|business|premium) class\b", r" \1 "),
+    # Verb particles that make another verb: "write down" is "record", "give out" is "share".
+    (r"\b(?:write|writes|wrote|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
+    (r"\b(?:give|gives|gave|giving|hand|hands|handed|handing) out\b", " share "),
+    (r"\bfilter(?:s|ed|ing)? out\b|\bweed(?:s|ed|ing)? out\b", " exclude "),
+    (r"\bleav(?:e|es|ing) (the \w+(?: \w+)?|it|them) out\b|\bleft (the \w+(?: \w+)?|it|them) out\b",
+     lambda m: " leaveout " + (m.group(1) or m.group(2)) + " "),
+    (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
+    (r"\bon behalf of\b", " for "), (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),
+    (r"\b(?:business|working|work) days?\b", " workday "),
+    (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
     (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
     (r"\bmake sure(?: that| to)?\b|\bbe sure to\b|\bremember to\b|\bit is important to\b", " "),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
+    # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
+    (r"\b(\d{1,2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
+     lambda m: f" {_clock(int(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
+    (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
 ]
 
 # Synonym groups: the first word is the canonical form every other word of the group is read as.
 SYNONYMS: list[str] = [
-    "include add insert attach contain provide append",
+    # Putting something into the work: "state the price in the listing" is "include the price in it".
+    "include add insert attach contain provide append show display mention state specify",
     "reply response respond answer",
     "start begin open lead top beginning",
-    "end finish conclude bottom",
+    "end finish conclude bottom expire",
     "close dismiss",
     "check verify validate confirm inspect",
-    "show display mention state",
     "ask request",
     "search find lookup",
     "issue problem",
     "fix solution repair",
     "suggest propose recommend",
     "record log",
+    "remind reminder",
     "capture screenshot",
     "hint annotation annotate",
     "repo repository",
@@ -190,11 +213,11 @@ SYNONYMS: list[str] = [
     "require need",
     "prior previous earlier",
     "lint linter",
-    "error failure fail",
+    "error failure fail unsuccessful",
     "dedupe deduplicate",
     "summary summarize summarise recap",
     "notify alert inform",
-    "send deliver",
+    "send deliver dispatch",
     "wait pause",
     "retry reattempt",
     "publish release",
@@ -204,9 +227,9 @@ SYNONYMS: list[str] = [
     "near nearby",
     "tag label",
     "question query",
-    "sample snippet",
+    "sample snippet example",
     "list enumerate",
-    "explain describe clarify",
+    "explain describe clarify define",
     "stop halt",
     "warn caution",
     "require mandate",
@@ -221,6 +244,12 @@ SYNONYMS: list[str] = [
     "brand company",
     "keyword keyphrase",
     "cheap inexpensive",
+    "give offer grant",
+    "prefer favor favour",
+    "share disclose",
+    "pay settle",
+    "nearest closest",
+
 ]
 
 # Mutually exclusive values: two rules that differ by one of these pick different values for one setting.
@@ -236,9 +265,11 @@ ALTERNATIVES: list[str] = [
     # Closed sets of one setting, domain-general: units, frequencies, times of day, modes, classes.
     "celsius fahrenheit kelvin", "metric imperial", "hourly daily weekly fortnightly monthly quarterly yearly",
     "morning afternoon evening night overnight", "hot cold warm", "inperson remote onsite",
-    "economy business premium", "euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
+"euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative",
+    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat",
+    "economy business premium firstclass",
 ]
 
 NUMBER_WORDS = {
@@ -252,7 +283,12 @@ TIME_UNITS = {
     "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 0.001, "millisecond": 0.001,
     "milliseconds": 0.001, "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
     "hrs": 3600, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400, "week": 604800, "weeks": 604800,
+    # A month read as 30 days and a year as 365: "within a month" is how people say "within 30 days".
+    "month": 2592000, "months": 2592000, "year": 31536000, "years": 31536000,
 }
+# A duration without end: one more value for a setting that takes durations ("ban permanently" against
+# "ban for 7 days").
+FOREVER = frozenset({"permanently", "permanent", "forever", "indefinitely", "indefinite"})
 
 # Identifiers keep their dots and underscores (robots.txt, store_get); hyphens split words.
 WORD_RE = re.compile(r"[a-z][a-z0-9]*(?:[._/#+][a-z0-9]+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|k|s|ms|m|h|d)?")

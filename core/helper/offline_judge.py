@@ -159,6 +159,13 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(lx.WORD_RE.findall(text.lower()))
 
 
+def _one_sided_order(a: Analysis, b: Analysis) -> bool:
+    """`a` orders two steps and `b` neither orders nor conditions anything: "after it is fixed" and "once it
+    is fixed" name the same trigger; "never sign without a review" and "review before signing" the same
+    step, so a condition or carve-out on the other side may be the order in other words."""
+    return bool(a.order) and not b.order and not any(t.role in ("condition", "exception") for t in b.terms)
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = overlap(a, b)
     sim = o.dice
@@ -201,6 +208,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
     if values in ("one-sided", "extra"):
         return Relation(Label.near_miss, sim, "a number or date on one side only")
+    if _one_sided_order(a, b) or _one_sided_order(b, a):
+        # "Show prices before tax" orders what the other rule does not: a trigger or a step of its own.
+        return Relation(Label.near_miss, sim, "an order of steps on one side only")
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not _opposed(o):
         return Relation(Label.duplicate, sim, "they say the same thing")
     unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not _opposed(o)

@@ -267,6 +267,7 @@ def _clause_terms(clause: str, values: list[str]):
 
 def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, values: list[str],
                    *, at_clause_start: bool):
+    toks = list(toks)  # "a" read as "1" below must read so for the unit after it too
     lead = True
     omitted = False  # after "skip"/"omit"/"remove": the object is what the rule is against
     non = False  # "non-refundable": the next word is negated
@@ -277,7 +278,7 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             non = True
             continue
         if tok in ("a", "an") and 0 < i < len(toks) - 1 and toks[i + 1] in lx.TIME_UNITS and toks[i - 1] in _SPANS:
-            tok = "1"  # "within a day" is "within 1 day"
+            tok = toks[i] = "1"  # "within a day" is "within 1 day"
         if tok == "first" and i < len(toks) - 1 and role == "main":
             yield None, ("then", False)  # "X first and Y afterwards": X is earlier than Y
             continue
@@ -304,6 +305,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         if tok in lx.TIME_UNITS and i > 0 and _number(toks[i - 1]) is not None:
             continue  # already folded into the value
+        if tok in lx.FOREVER and role not in ("condition", "exception"):
+            values.append("forever")  # "ban permanently" sets the same setting as "ban for 7 days"
+            continue
         if tok in _STOP:
             continue
         word = canon(tok)
