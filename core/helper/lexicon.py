@@ -110,6 +110,7 @@ IRREGULAR = {
     "thought": "think", "brought": "bring", "bought": "buy", "caught": "catch", "taught": "teach", "meant": "mean",
     "shown": "show", "hidden": "hide", "hid": "hide", "forgot": "forget", "forgotten": "forget", "spent": "spend",
     "understood": "understand", "drew": "draw", "drawn": "draw", "froze": "freeze", "frozen": "freeze",
+    "information": "info",  # not "inform" once "-ation" is stripped
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 
@@ -167,7 +168,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bleav(?:e|es|ing) (the \w+(?: \w+)?|it|them) out\b|\bleft (the \w+(?: \w+)?|it|them) out\b",
      lambda m: " leaveout " + (m.group(1) or m.group(2)) + " "),
     (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
-    (r"\bon behalf of\b", " for "), (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),
+    # "leave brand names untranslated" is "do not translate brand names".
+    (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\b(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not \2 \1 "),
+    (r"\bon behalf of\b", " for "),
+    # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
+    (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
+    (r"\b([a-z])\.([a-z])\.(?= )", r"\1\2"),  # "p.o. boxes": an abbreviation, not a sentence end (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),
     (r"\b(?:business|working|work) days?\b", " workday "),
     (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
     (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
@@ -216,8 +222,8 @@ SYNONYMS: list[str] = [
     "error failure fail unsuccessful",
     "dedupe deduplicate",
     "summary summarize summarise recap",
-    "notify alert inform",
-    "send deliver dispatch",
+    "notify alert inform tell",
+    "send deliver dispatch ship",
     "wait pause",
     "retry reattempt",
     "publish release",
@@ -225,7 +231,7 @@ SYNONYMS: list[str] = [
     # Domain-general paraphrase groups: the same act or thing in the words instructions commonly use.
     "choose pick select",
     "near nearby",
-    "tag label",
+    "tag label mark flag",
     "question query",
     "sample snippet example",
     "list enumerate",
@@ -245,6 +251,8 @@ SYNONYMS: list[str] = [
     "keyword keyphrase",
     "cheap inexpensive",
     "give offer grant",
+    "book reserve",
+    "praise compliment commend",
     "prefer favor favour",
     "share disclose",
     "pay settle",

@@ -19,7 +19,7 @@ from enum import Enum
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import Analysis, alternative_group, analyze, canon
+from agentuse.core.helper.similarity import FREQUENCIES, Analysis, alternative_group, analyze, canon
 
 
 class Label(str, Enum):
@@ -66,21 +66,34 @@ def _leftover_weight(terms) -> float:
 
 
 def _values_relation(a: Analysis, b: Analysis) -> str:
-    if not a.values and not b.values:
+    a_values, b_values = _counted(a, b), _counted(b, a)
+    if not a_values and not b_values:
         return "none"
-    if not a.values or not b.values:
+    if not a_values or not b_values:
         return "one-sided"
     key = lambda v: v.lstrip("<>=")  # noqa: E731 - "under 50" and "50" name the same number
-    if sorted(map(key, a.values)) != sorted(map(key, b.values)):
-        ka, kb = set(map(key, a.values)), set(map(key, b.values))
+    if sorted(map(key, a_values)) != sorted(map(key, b_values)):
+        ka, kb = set(map(key, a_values)), set(map(key, b_values))
         # Every value of one side set the same way on the other, plus a number of its own: that number
         # names a case ("pages from posts longer than 800 words"), not a second value for the setting.
         return "extra" if ka < kb or kb < ka else "mismatch"
-    bounds_a = {key(v): v[:2] for v in a.values if v[:2] in ("<=", ">=")}
-    bounds_b = {key(v): v[:2] for v in b.values if v[:2] in ("<=", ">=")}
+    bounds_a = {key(v): v[:2] for v in a_values if v[:2] in ("<=", ">=")}
+    bounds_b = {key(v): v[:2] for v in b_values if v[:2] in ("<=", ">=")}
     if any(bounds_b.get(k, bound) != bound for k, bound in bounds_a.items()):
         return "mismatch"  # "at most 3" against "at least 3"
     return "same"
+
+
+def _counted(a: Analysis, b: Analysis) -> tuple[str, ...]:
+    """`a`'s values, with "once" made explicit where `b` counts times per period and `a` names the same
+    period alone: "post daily" is "post once daily", against "post three times daily"."""
+    if any(v.endswith("x") for v in a.values) or not any(v.endswith("x") for v in b.values):
+        return a.values
+    if not a.words & b.words & FREQUENCIES:
+        return a.values
+    # "publish two posts every week": a bare number beside the period is the count per period.
+    counts = tuple(f"{v}x" if v.isdigit() else v for v in a.values)
+    return counts if counts != a.values else (*a.values, "1x")
 
 
 _MANNER = frozenset(canon(w) for w in lx.MANNER | lx.PLACES)
@@ -198,8 +211,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, f"different choices ({alt[0]} / {alt[1]}) in different cases")
     if values == "mismatch":
         if max(left_a, left_b) <= CONTRADICTION_RESIDUE and not exception_only:
-            return Relation(Label.contradiction, sim,
-                            f"same rule, different values: {', '.join(a.values)} / {', '.join(b.values)}")
+            return Relation(Label.contradiction, sim, "same rule, different values: "
+                            f"{', '.join(_counted(a, b))} / {', '.join(_counted(b, a))}")
         return Relation(Label.near_miss, sim, "different values for different cases")
     only = _only_against_always(a, b, o) or _only_against_always(b, a, o)
     if only and not exception_only:

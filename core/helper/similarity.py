@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
@@ -41,7 +41,19 @@ def stem(word: str) -> str:
     else:
         if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
             w = w[:-1]
-    if w.endswith(("tion", "sion")) and len(w) > 6:
+    if w.endswith("ication") and len(w) > 9:  # "certification", "notification" -> "certify", "notify"
+        w = w[:-7] + "y"
+    elif w.endswith(("tion", "sion")) and len(w) > 6:
+        w = w[:-3]
+    if len(w) >= 4 and w.endswith("i") and word.endswith(("ied", "ies", "ier")):  # "certified" -> "-y"
+        w = w[:-1] + "y"
+    # "-ate"/"-ation" to the root the plain verb keeps: "confirmation" is "confirm", "invitation" "invite",
+    # "reconciliation" "reconcile". Seven letters at least, so "format", "private", "update" stay.
+    if len(w) >= 7 and w.endswith("iat"):
+        w = w[:-3]
+    elif len(w) >= 7 and w.endswith("at"):
+        w = w[:-2]
+    elif len(w) >= 8 and w.endswith("ate"):
         w = w[:-3]
     if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":  # "committ" -> "commit"
         w = w[:-1]
@@ -152,6 +164,8 @@ def _weight(word: str) -> float:
 _SENTENCE_BREAK = re.compile(r"[.!?\n]+(?:\s|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\s-\s|\u2014")
 _DATE_VALUES = {i for i, g in enumerate(lx.ALTERNATIVES) if g.split()[0] in ("monday", "january")}
+_FREQUENCY = next(i for i, g in enumerate(lx.ALTERNATIVES) if "weekly" in g.split())
+FREQUENCIES = frozenset(stem(w) for w in lx.ALTERNATIVES[_FREQUENCY].split())
 
 
 def split_sentences(norm: str) -> list[str]:
@@ -265,25 +279,34 @@ def _clause_terms(clause: str, values: list[str]):
         first = False
 
 
+_PASSIVE = frozenset({"be", "been", "being", "is", "are", "was", "were", "get", "gets", "got"})
+_UNDONE = re.compile(r"un([a-z]{4,}ed)")
+
+
 def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, values: list[str],
                    *, at_clause_start: bool):
     toks = list(toks)  # "a" read as "1" below must read so for the unit after it too
+    out: list[tuple] = []
     lead = True
     omitted = False  # after "skip"/"omit"/"remove": the object is what the rule is against
+    object_read = False  # a word of the omitted object already read
     non = False  # "non-refundable": the next word is negated
     for i, tok in enumerate(toks):
-        if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES):
-            omitted = False  # "exclude test accounts | from every report": the scope is not excluded
+        if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
+                        or (object_read and len(tok) > 4 and tok.endswith(("ing", "ed")))):
+            # "exclude test accounts | from every report", "delete posts | containing ...": the scope and
+            # what says which ones are not themselves excluded.
+            omitted = False
         if tok == "non" and i + 1 < len(toks):
             non = True
             continue
         if tok in ("a", "an") and 0 < i < len(toks) - 1 and toks[i + 1] in lx.TIME_UNITS and toks[i - 1] in _SPANS:
             tok = toks[i] = "1"  # "within a day" is "within 1 day"
         if tok == "first" and i < len(toks) - 1 and role == "main":
-            yield None, ("then", False)  # "X first and Y afterwards": X is earlier than Y
+            out.append((None, ("then", False)))  # "X first and Y afterwards": X is earlier than Y
             continue
         if tok in lx.ORDER_MARKERS:
-            yield None, (tok, at_clause_start and i == 0)
+            out.append((None, (tok, at_clause_start and i == 0)))
             continue
         if tok in lx.NEGATORS or tok in _BOUNDS or tok == "than":
             continue
@@ -292,6 +315,11 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             unit = toks[i + 1] if i + 1 < len(toks) else ""
             if unit in lx.TIME_UNITS:
                 text = f"{_fmt(number * lx.TIME_UNITS[unit])}s"
+            elif alternative_group(canon(unit)) == _FREQUENCY:
+                text = f"{_fmt(number)}x"  # "twice weekly": a count per period, against "once weekly"
+            elif unit == "times" and i + 2 < len(toks) and alternative_group(canon(toks[i + 2])) == _FREQUENCY:
+                text = f"{_fmt(number)}x"  # "three times daily"
+                toks[i + 1] = "times_"
             elif tok[0].isdigit() and tok.endswith(("st", "nd", "rd", "th")):
                 text = f"day{_fmt(number)}"
             else:
@@ -299,30 +327,47 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             if role in ("condition", "exception"):
                 # A value inside a carve-out ("on Tuesday when Monday is a holiday") names a case, not
                 # the setting: it is compared as a term of that carve-out.
-                yield Term(word=f"{bound}{text}", weight=1.5, negative=negative, role=role, lead=False), None
+                out.append((Term(word=f"{bound}{text}", weight=1.5, negative=negative, role=role, lead=False), None))
             else:
                 values.append(f"{bound}{text}")
             continue
-        if tok in lx.TIME_UNITS and i > 0 and _number(toks[i - 1]) is not None:
+        if (tok in lx.TIME_UNITS and i > 0 and _number(toks[i - 1]) is not None) or tok == "times_":
             continue  # already folded into the value
         if tok in lx.FOREVER and role not in ("condition", "exception"):
             values.append("forever")  # "ban permanently" sets the same setting as "ban for 7 days"
             continue
         if tok in _STOP:
             continue
+        undone = _UNDONE.fullmatch(tok)
+        if undone:  # "leave brand names untranslated": not translated
+            tok, non = undone.group(1), not non
         word = canon(tok)
         if word in _STOP:
             continue
         neg = negative != (omitted or non)
+        object_read = object_read or omitted
         non = False
         if word in _NEG_VERBS:  # "omit X" == "do not include X"
             word, neg = _NEG_VERBS[word], not negative
-            omitted = word in _OMISSION_TARGETS
+            omitted, object_read = word in _OMISSION_TARGETS, False
+            if omitted and _after_auxiliary(toks, i):
+                # "negative comments must never be deleted": the passive's subject is what is deleted.
+                out = [(replace(t, negative=not negative) if t is not None and t.role == role else t, m)
+                       for t, m in out]
         if alternative_group(word) in _DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
-        yield Term(word=word, weight=_weight(word), negative=neg, role=role, lead=lead), None
+        out.append((Term(word=word, weight=_weight(word), negative=neg, role=role, lead=lead), None))
         lead = False
+    return out
+
+
+def _after_auxiliary(toks: list[str], i: int) -> bool:
+    """The verb at `i` is a passive participle: "be", "is", "get" before it, negators and adverbs between."""
+    j = i - 1
+    while j >= 0 and (toks[j] in lx.NEGATORS or toks[j].endswith("ly")):
+        j -= 1
+    return j >= 0 and toks[j] in _PASSIVE
 
 
 def __getattr__(name: str):
