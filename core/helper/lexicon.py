@@ -29,6 +29,16 @@ follow follows handle handles take takes taking apply applies applied want wants
 appear appears appeared require requires required mandate mandates
 """.split())
 
+# Modal verbs: in "each listing must state the price" the verb after one is the instruction's verb, as the
+# first word is in "state the price in each listing".
+MODALS = frozenset({"should", "must", "shall", "need", "needs", "will", "ought"})
+# Verbs of a condition that only say the case came about: "if a patient reports chest pain" is the case
+# "for chest pain", "once the first week is over" the case "after the first week".
+OCCURRENCE_VERBS = frozenset("""
+report reports reported say says said mention mentions mentioned happen happens happened occur occurs occurred
+arise arises come comes came over done finished
+""".split())
+
 # Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most
 # are stopwords). A rewrite that drops one says something else: "link only to primary sources" is not
 # "link to primary sources". Each word maps to its family, so "solely" carries "only". ("each", "every",
@@ -66,6 +76,7 @@ NEGATED_VERBS = {
     "disable": "enable", "deactivate": "enable", "turnoff": "enable",
     "reject": "accept", "decline": "accept", "refuse": "accept",
     "hide": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
+    "ban": "allow", "disallow": "allow", "unlock": "lock", "decrease": "increase", "reduce": "increase", "lower": "raise",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
 }
 # The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
@@ -170,7 +181,16 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
     # "leave brand names untranslated" is "do not translate brand names".
     (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\b(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not \2 \1 "),
-    (r"\bon behalf of\b", " for "),
+    (r"\bon behalf of\b", " for "), (r"\blet (\w+) know\b", r" notify \1 "),
+    (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
+    # "test it again" is "retest it".
+    (r"\b(test|check|send|run|try|verify|review|read|write|submit)(s|ed|ing)? ((?:it|them|this|that) )?again\b",
+     r" re\1\2 \3 "), (r"\bno longer\b", " not "), (r"\b(?:giv(?:e|es|ing|en)|gave) away\b", " reveal "),
+    (r"\bmak(?:e|es|ing) up\b|\bmade up\b", " invent "), (r"\ba single\b", " one "),
+    (r"\bfree of charge\b|\bat no (?:extra )?(?:cost|charge)\b", " not charged "),
+    # "ten or fewer" is "at most ten". ("two or more" is left alone: "more than one" is read as "at least
+    # one", so either reading would make one of those two pairs differ in their number.)
+    (r"\b(\w+) or (?:fewer|less)\b", r" atmost \1 "),
     # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
     (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
     (r"\b([a-z])\.([a-z])\.(?= )", r"\1\2"),  # "p.o. boxes": an abbreviation, not a sentence end (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),
@@ -227,7 +247,7 @@ SYNONYMS: list[str] = [
     "wait pause",
     "retry reattempt",
     "publish release",
-    "address greet",
+    "address greet welcome",
     # Domain-general paraphrase groups: the same act or thing in the words instructions commonly use.
     "choose pick select",
     "near nearby",
@@ -236,7 +256,6 @@ SYNONYMS: list[str] = [
     "sample snippet example",
     "list enumerate",
     "explain describe clarify define",
-    "stop halt",
     "warn caution",
     "require mandate",
     "customer client",
@@ -252,9 +271,24 @@ SYNONYMS: list[str] = [
     "cheap inexpensive",
     "give offer grant",
     "book reserve",
+    # Common instruction verbs and the words reviewers use for them interchangeably.
+    "use utilize utilise employ leverage",
+    "keep preserve retain maintain",
+    "create generate",
+    "write compose",
+    "help assist",
+    "buy purchase",
+    "fetch retrieve",
+    "talk speak",
+    "mute silence",
+    "promise guarantee",
+    "stop halt cease",
     "praise compliment commend",
     "prefer favor favour",
-    "share disclose",
+    "share disclose reveal",
+    "invent fabricate",
+    "unclear ambiguous vague",
+    "accept approve",
     "pay settle",
     "nearest closest",
 
@@ -275,8 +309,8 @@ ALTERNATIVES: list[str] = [
     "morning afternoon evening night overnight", "hot cold warm", "inperson remote onsite",
 "euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
-    "online offline", "absolute relative", "literal literally figurative",
-    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat",
+    "online offline", "absolute relative", "literal literally figurative", "up down",
+    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email",
     "economy business premium firstclass",
 ]
 

@@ -13,6 +13,7 @@ held-out third (benchmarks/offline_eval.py prints both).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 
@@ -73,9 +74,10 @@ def _values_relation(a: Analysis, b: Analysis) -> str:
         return "one-sided"
     key = lambda v: v.lstrip("<>=")  # noqa: E731 - "under 50" and "50" name the same number
     if sorted(map(key, a_values)) != sorted(map(key, b_values)):
-        ka, kb = set(map(key, a_values)), set(map(key, b_values))
+        ka, kb = Counter(map(key, a_values)), Counter(map(key, b_values))
         # Every value of one side set the same way on the other, plus a number of its own: that number
-        # names a case ("pages from posts longer than 800 words"), not a second value for the setting.
+        # names a case ("pages from posts longer than 800 words", "one owner and one reviewer"), not a
+        # second value for the setting.
         return "extra" if ka < kb or kb < ka else "mismatch"
     bounds_a = {key(v): v[:2] for v in a_values if v[:2] in ("<=", ">=")}
     bounds_b = {key(v): v[:2] for v in b_values if v[:2] in ("<=", ">=")}
@@ -139,6 +141,26 @@ def _alternative_conflict(o: Overlap) -> tuple[str, str] | None:
     return None
 
 
+def _without_against_never_without(o: Overlap) -> str | None:
+    """"Approve small PRs without running them" against "never approve a PR without running it": the same
+    action asked for on both sides, one leaving out what the other makes its condition."""
+    actions = [(x, y) for x, y in o.shared if x.role == y.role == "main" and x.lead and y.lead]
+    if not actions or any(x.negative or y.negative for x, y in actions):
+        return None
+    for x, y in o.shared:
+        roles = {x.role, y.role}
+        if roles == {"contrast", "exception"} and (x if x.role == "contrast" else y).negative:
+            return x.word
+    return None
+
+
+def _verbs_apart(o: Overlap) -> str | None:
+    """Each side's instruction led by a verb the other does not share: "archive" / "close"."""
+    lead_a = [t.word for t in o.left_a if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
+    lead_b = [t.word for t in o.left_b if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
+    return f"{lead_a[0]} / {lead_b[0]}" if lead_a and lead_b else None
+
+
 def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
     for x, y in sorted(a.order):
         if (y, x) in b.order and (x, y) not in b.order:
@@ -200,6 +222,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, "one side's exception is the other's case")
     if conflict and not exception_only:
         return Relation(Label.contradiction, sim, f"one asks for and the other against: {', '.join(conflict)}")
+    without = _without_against_never_without(o)
+    if without:
+        return Relation(Label.contradiction, sim, f"one does it without {without}, the other never without it")
     order = _order_conflict(a, b)
     if order and not exception_only:
         return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
@@ -225,6 +250,11 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         # "Show prices before tax" orders what the other rule does not: a trigger or a step of its own.
         return Relation(Label.near_miss, sim, "an order of steps on one side only")
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not _opposed(o):
+        verbs = _verbs_apart(o)
+        if verbs:
+            # "Archive old tickets" / "close old tickets": one object, two actions the lexicon does not
+            # know to be one. A paraphrase or another action: the evaluator cannot tell which.
+            return Relation(Label.near_miss, sim, f"the same object, different actions: {verbs}", unsure=True)
         return Relation(Label.duplicate, sim, "they say the same thing")
     unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not _opposed(o)
     return Relation(Label.near_miss, sim, "close wording, but each says something the other does not", unsure)

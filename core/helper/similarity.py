@@ -73,12 +73,13 @@ def _canon_table() -> dict[str, str]:
 
 _CANON = _canon_table()
 _ALT = {stem(w): i for i, group in enumerate(lx.ALTERNATIVES) for w in group.split()}
-_NEG_VERBS = {stem(k): stem(v) for k, v in lx.NEGATED_VERBS.items()}
+# Read as their canonical verb: "hide" is "do not show", and "show" is read as "include".
+_NEG_VERBS = {stem(k): _CANON.get(stem(v), stem(v)) for k, v in lx.NEGATED_VERBS.items()}
 # Words after which "a day", "an hour" is a span of one ("within a day"), not a frequency ("twice a day").
 _SPANS = frozenset({"atmost", "atleast", "within", "for", "in", "after", "than"})
 # A relative clause after an omitted object says which ones ("rows whose id is null"): not omitted itself.
 _RELATIVES = frozenset({"whose", "that", "which", "who", "where"})
-_OMISSION_TARGETS = frozenset(stem(w) for w in lx.OMISSION_TARGETS)
+_OMISSION_TARGETS = frozenset(_CANON.get(stem(w), stem(w)) for w in lx.OMISSION_TARGETS)
 _STOP = frozenset(lx.STOPWORDS)
 _GENERIC = frozenset(stem(w) for w in lx.GENERIC)
 _BOUNDS = {"atmost": "<=", "atleast": ">="}
@@ -102,6 +103,9 @@ class Term:
     negative: bool  # the rule asks against it
     role: str  # "main" | "contrast" (what it is against) | "condition" (when it applies) | "exception"
     lead: bool = False  # first word of its clause: in an order, usually the verb ("write", "add")
+    # In a clause opened by "before"/"after": its first word is the step's subject ("before a post is
+    # published"), not the instruction's verb.
+    subordinate: bool = False
 
 
 @dataclass(frozen=True)
@@ -258,6 +262,10 @@ def _clause_terms(clause: str, values: list[str]):
             segments.append(("exception", []))
         elif tok in lx.CONDITION_MARKERS and not (tok == "once" and i == len(tokens) - 1):
             segments.append(("condition", []))
+        elif tok in _RELATIVES and segments[-1][1] and any(t in lx.NEGATORS for t in tokens[i + 1:]):
+            # "remove resources that are no longer used": the negation says which ones, like a condition;
+            # it does not turn the instruction around.
+            segments.append(("condition", []))
         else:
             segments[-1][1].append(tok)
     main_negative = False
@@ -280,7 +288,7 @@ def _clause_terms(clause: str, values: list[str]):
 
 
 _PASSIVE = frozenset({"be", "been", "being", "is", "are", "was", "were", "get", "gets", "got"})
-_UNDONE = re.compile(r"un([a-z]{4,}ed)")
+_UNDONE = re.compile(r"un(?!ited|ified)([a-z]{2,}ed)")
 
 
 def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, values: list[str],
@@ -291,7 +299,10 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
     omitted = False  # after "skip"/"omit"/"remove": the object is what the rule is against
     object_read = False  # a word of the omitted object already read
     non = False  # "non-refundable": the next word is negated
+    subordinate = False
     for i, tok in enumerate(toks):
+        if tok in lx.MODALS and i > 0:
+            lead = True  # "listings should name the school": the verb after the modal leads, as in an order
         if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
                         or (object_read and len(tok) > 4 and tok.endswith(("ing", "ed")))):
             # "exclude test accounts | from every report", "delete posts | containing ...": the scope and
@@ -307,6 +318,7 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         if tok in lx.ORDER_MARKERS:
             out.append((None, (tok, at_clause_start and i == 0)))
+            subordinate = subordinate or (at_clause_start and i == 0)
             continue
         if tok in lx.NEGATORS or tok in _BOUNDS or tok == "than":
             continue
@@ -357,7 +369,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
         if alternative_group(word) in _DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
-        out.append((Term(word=word, weight=_weight(word), negative=neg, role=role, lead=lead), None))
+        weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else _weight(word)
+        out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate),
+                    None))
         lead = False
     return out
 
