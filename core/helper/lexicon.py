@@ -29,6 +29,10 @@ follow follows handle handles take takes taking apply applies applied want wants
 appear appears appeared require requires required mandate mandates
 """.split())
 
+# Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
+# author" / "sort by title", "pay by card" / "pay by transfer"), where "for"/"on"/"to" name a case.
+MEANS = frozenset({"by", "via", "using", "as"})
+
 # Modal verbs: in "each listing must state the price" the verb after one is the instruction's verb, as the
 # first word is in "state the price in each listing".
 MODALS = frozenset({"should", "must", "shall", "need", "needs", "will", "ought"})
@@ -181,7 +185,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
     # "leave brand names untranslated" is "do not translate brand names".
     (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\b(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not \2 \1 "),
-    (r"\bon behalf of\b", " for "), (r"\blet (\w+) know\b", r" notify \1 "),
+    (r"\bon behalf of\b", " for "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
+    (r"\bdecimal places?\b|\bdecimal points?\b", " decimals "), (r"\bright away\b|\bat once\b", " immediately "),
+    (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
+    (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet (\w+) know\b", r" notify \1 "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
     # "test it again" is "retest it".
     (r"\b(test|check|send|run|try|verify|review|read|write|submit)(s|ed|ing)? ((?:it|them|this|that) )?again\b",
@@ -283,6 +290,7 @@ SYNONYMS: list[str] = [
     "mute silence",
     "promise guarantee",
     "stop halt cease",
+    "immediately promptly asap",
     "praise compliment commend",
     "prefer favor favour",
     "share disclose reveal",
@@ -311,6 +319,7 @@ ALTERNATIVES: list[str] = [
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
     "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email",
+    "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]
 

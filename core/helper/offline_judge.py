@@ -13,6 +13,7 @@ held-out third (benchmarks/offline_eval.py prints both).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
@@ -59,7 +60,27 @@ class Relation:
 
 
 def compare(a: str, b: str) -> Relation:
-    return judge(analyze(a), analyze(b))
+    whole = judge(analyze(a), analyze(b))
+    if whole.label in (Label.duplicate, Label.contradiction):
+        return whole
+    # "Never give the answer; keep giving hints" against "give the answer after two wrong attempts": one
+    # part of a compound rule is against the other rule, though the whole shares too little with it.
+    for part_a in _parts(a):
+        for part_b in _parts(b):
+            if (part_a, part_b) != (a, b):
+                rel = judge(analyze(part_a), analyze(part_b))
+                if rel.label is Label.contradiction:
+                    return Relation(Label.contradiction, whole.similarity, f"{rel.reason} (in \"{part_a}\" / \"{part_b}\")")
+    return whole
+
+
+_PART_BREAK = re.compile(r";|(?<=[.!?])\s+")
+
+
+def _parts(text: str) -> list[str]:
+    """A rule's independent parts: its sentences and the halves of a semicolon. Just the rule if one."""
+    parts = [p.strip() for p in _PART_BREAK.split(text) if p.strip(" .;")]
+    return parts if len(parts) > 1 else [text]
 
 
 def _leftover_weight(terms) -> float:
@@ -161,6 +182,21 @@ def _verbs_apart(o: Overlap) -> str | None:
     return f"{lead_a[0]} / {lead_b[0]}" if lead_a and lead_b else None
 
 
+def _means_conflict(o: Overlap) -> tuple[str, str] | None:
+    """The same action done by two different means, one word each: "sort new arrivals by author" / "by
+    title". Only when the action is shared and nothing else is left over, so a scope stays a near-miss."""
+    left_a = [t for t in o.left_a if t.weight >= 1]
+    left_b = [t for t in o.left_b if t.weight >= 1]
+    if len(left_a) != 1 or len(left_b) != 1:
+        return None
+    x, y = left_a[0], left_b[0]
+    if not x.means or x.means != y.means or x.role != "main" or y.role != "main" or x.negative != y.negative:
+        return None
+    if not any(s.lead and t.lead and s.role == "main" for s, t in o.shared):
+        return None
+    return x.word, y.word
+
+
 def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
     for x, y in sorted(a.order):
         if (y, x) in b.order and (x, y) not in b.order:
@@ -228,7 +264,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     order = _order_conflict(a, b)
     if order and not exception_only:
         return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
-    alt = _alternative_conflict(o)
+    alt = _alternative_conflict(o) or _means_conflict(o)
     if alt:
         residue = max(left_a, left_b) - 1
         if residue <= CONTRADICTION_RESIDUE and not exception_only:

@@ -59,6 +59,11 @@ def stem(word: str) -> str:
         w = w[:-1]
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
+    # British spellings read as American: "organise"/"organize", "analyse"/"analyze", "colour"/"color".
+    if len(w) >= 6 and w.endswith(("is", "ys")):
+        w = w[:-1] + "z"
+    elif len(w) >= 5 and w.endswith("our"):
+        w = w[:-2] + "r"
     return w
 
 
@@ -73,6 +78,8 @@ def _canon_table() -> dict[str, str]:
 
 _CANON = _canon_table()
 _ALT = {stem(w): i for i, group in enumerate(lx.ALTERNATIVES) for w in group.split()}
+# Also under the canonical form a term carries: "active" is read as "enable" ("activate").
+_ALT.update({_CANON[k]: i for k, i in list(_ALT.items()) if _CANON.get(k, k) not in _ALT})
 # Read as their canonical verb: "hide" is "do not show", and "show" is read as "include".
 _NEG_VERBS = {stem(k): _CANON.get(stem(v), stem(v)) for k, v in lx.NEGATED_VERBS.items()}
 # Words after which "a day", "an hour" is a span of one ("within a day"), not a frequency ("twice a day").
@@ -106,6 +113,7 @@ class Term:
     # In a clause opened by "before"/"after": its first word is the step's subject ("before a post is
     # published"), not the instruction's verb.
     subordinate: bool = False
+    means: str = ""  # the preposition of means it follows ("by", "via", "using", "as"): "sort | by title"
 
 
 @dataclass(frozen=True)
@@ -300,7 +308,12 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
     object_read = False  # a word of the omitted object already read
     non = False  # "non-refundable": the next word is negated
     subordinate = False
+    means = ""
     for i, tok in enumerate(toks):
+        if tok in lx.MEANS:
+            means = tok
+        elif tok in lx.SCOPE_OPENERS:
+            means = ""
         if tok in lx.MODALS and i > 0:
             lead = True  # "listings should name the school": the verb after the modal leads, as in an order
         if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
@@ -370,8 +383,8 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
         weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else _weight(word)
-        out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate),
-                    None))
+        out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
+                         means=means), None))
         lead = False
     return out
 
