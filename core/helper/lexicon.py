@@ -18,7 +18,7 @@ nor so than too also just should must may might can could would will shall have 
 doing need needs needed always every each all any some both either whole entire full sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between about
-other another
+other another anyone anybody everyone everybody
 """.split())
 
 # Verbs that say "do it" without saying what: left over in a paraphrase, they are not a difference.
@@ -79,7 +79,7 @@ NEGATED_VERBS = {
     "omit": "include", "exclude": "include", "skip": "include", "leaveout": "include",
     "disable": "enable", "deactivate": "enable", "turnoff": "enable",
     "reject": "accept", "decline": "accept", "refuse": "accept",
-    "hide": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
+    "hide": "show", "conceal": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
     "ban": "allow", "disallow": "allow", "unlock": "lock", "decrease": "increase", "reduce": "increase", "lower": "raise",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
 }
@@ -185,7 +185,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
     # "leave brand names untranslated" is "do not translate brand names".
     (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\b(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not \2 \1 "),
-    (r"\bon behalf of\b", " for "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
+    (r"\bon behalf of\b", " for "), (r"\bdue dates?\b", " deadline "), (r"\bdouble[- ]check", " check"),
+    (r"\bwrap(?:s|ped|ping)? up\b", " finish "), (r"\bcall(?:s|ed|ing)? off\b", " cancel "),
+    (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
     (r"\bdecimal places?\b|\bdecimal points?\b", " decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet (\w+) know\b", r" notify \1 "),
@@ -200,7 +202,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(\w+) or (?:fewer|less)\b", r" atmost \1 "),
     # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
     (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
-    (r"\b([a-z])\.([a-z])\.(?= )", r"\1\2"),  # "p.o. boxes": an abbreviation, not a sentence end (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),
+    # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
+    (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
+    (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),
+    # "in plain language", "using simple words": one manner of writing.
+    (r"\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\b", " plainlanguage "),
     (r"\b(?:business|working|work) days?\b", " workday "),
     (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
     (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
@@ -224,8 +230,6 @@ SYNONYMS: list[str] = [
     "close dismiss",
     "check verify validate confirm inspect",
     "ask request",
-    "search find lookup",
-    "issue problem",
     "fix solution repair",
     "suggest propose recommend",
     "record log",
@@ -241,7 +245,7 @@ SYNONYMS: list[str] = [
     "image picture photo",
     "site website",
     "short brief concise",
-    "verbatim exact",
+    "verbatim exact precise",
     "limit cap restrict",
     "require need",
     "prior previous earlier",
@@ -264,15 +268,14 @@ SYNONYMS: list[str] = [
     "list enumerate",
     "explain describe clarify define",
     "warn caution",
-    "require mandate",
+    "require mandate mandatory compulsory obligatory",
     "customer client",
     "applicant candidate",
     "allow permit",
     "enable activate",
     "delete erase",
-    "modify change alter edit",
     "large big",
-    "quick fast",
+    "quick fast rapid",
     "brand company",
     "keyword keyphrase",
     "cheap inexpensive",
@@ -290,6 +293,28 @@ SYNONYMS: list[str] = [
     "mute silence",
     "promise guarantee",
     "stop halt cease",
+    "ask inquire enquire",
+    "modify change alter edit revise",
+    "suggest propose recommend advise",
+    "store save persist",
+    "search find lookup locate",
+    "fetch retrieve obtain acquire",
+    "postpone delay defer",
+    "increase raise boost",
+    "highlight emphasize emphasise",
+    "assign allocate",
+    "monitor track",
+    "issue problem",
+    "bug defect",
+    "document doc",
+    "manager supervisor",
+    "employee staff",
+    "amount quantity",
+    "title headline",
+    "link url hyperlink",
+    "long lengthy",
+    "small tiny",
+
     "immediately promptly asap",
     "praise compliment commend",
     "prefer favor favour",
@@ -318,7 +343,7 @@ ALTERNATIVES: list[str] = [
 "euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
-    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email",
+    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]
