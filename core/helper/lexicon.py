@@ -17,7 +17,7 @@ their them theirs this that these those there here you your yours we our i me my
 nor so than too also just should must may might can could would will shall have has had having do does did
 doing need needs needed always every each all any some both either whole entire full sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
-itself themselves yourself one ones own such via per else first exactly against between about
+itself themselves yourself one ones own such via per else first exactly against between about during throughout
 other another anyone anybody everyone everybody
 """.split())
 
@@ -190,7 +190,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
     (r"\bdecimal places?\b|\bdecimal points?\b", " decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
-    (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet (\w+) know\b", r" notify \1 "),
+    (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
+    (r"\bas long as\b", " if "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
     # "test it again" is "retest it".
     (r"\b(test|check|send|run|try|verify|review|read|write|submit)(s|ed|ing)? ((?:it|them|this|that) )?again\b",
@@ -225,7 +226,7 @@ SYNONYMS: list[str] = [
     # Putting something into the work: "state the price in the listing" is "include the price in it".
     "include add insert attach contain provide append show display mention state specify",
     "reply response respond answer",
-    "start begin open lead top beginning",
+    "start begin open top beginning commence",
     "end finish conclude bottom expire",
     "close dismiss",
     "check verify validate confirm inspect",
@@ -294,7 +295,7 @@ SYNONYMS: list[str] = [
     "promise guarantee",
     "stop halt cease",
     "ask inquire enquire",
-    "modify change alter edit revise",
+    "modify change alter edit revise update",
     "suggest propose recommend advise",
     "store save persist",
     "search find lookup locate",
@@ -344,6 +345,8 @@ ALTERNATIVES: list[str] = [
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
     "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
+    # Adjectives of one scale: a rule asks for one end of it.
+    "short long", "early late", "large small", "quick slow", "strict lenient", "wide narrow", "simple complex",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]
