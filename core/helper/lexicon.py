@@ -345,11 +345,14 @@ ALTERNATIVES: list[str] = [
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
     "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
-    # Adjectives of one scale: a rule asks for one end of it.
-    "short long", "early late", "large small", "quick slow", "strict lenient", "wide narrow", "simple complex",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]
+
+# Adjectives of one scale, also alternatives: a rule asks for one end of it ("use short titles" / "long
+# titles"); in a scope they name a case instead ("on short posts" / "on long posts"), so no choice there.
+SCALES = ["short long", "early late", "large small", "quick slow", "strict lenient", "wide narrow", "simple complex"]
+ALTERNATIVES += SCALES
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,

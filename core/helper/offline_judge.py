@@ -21,7 +21,7 @@ from enum import Enum
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import FREQUENCIES, Analysis, alternative_group, analyze, canon
+from agentuse.core.helper.similarity import FREQUENCIES, Analysis, alternative_group, analyze, canon, is_scale
 
 
 class Label(str, Enum):
@@ -153,10 +153,11 @@ def _opposed(o: Overlap) -> bool:
 def _alternative_conflict(o: Overlap) -> tuple[str, str] | None:
     for x in o.left_a:
         gx = alternative_group(x.word)
-        if gx is None or x.role in ("condition", "exception"):
+        if gx is None or x.role in ("condition", "exception") or (is_scale(gx) and x.scoped):
             continue
         for y in o.left_b:
-            if y.word != x.word and alternative_group(y.word) == gx and y.role not in ("condition", "exception"):
+            if y.word != x.word and alternative_group(y.word) == gx and y.role not in ("condition", "exception") \
+                    and not (is_scale(gx) and y.scoped):
                 if x.negative == y.negative:
                     return x.word, y.word
     return None

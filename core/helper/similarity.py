@@ -103,6 +103,14 @@ def alternative_group(term: str) -> int | None:
     return _ALT.get(term)
 
 
+_SCALES = frozenset(_ALT[stem(g.split()[0])] for g in lx.SCALES)
+
+
+def is_scale(group: int | None) -> bool:
+    """A group of adjectives of one scale ("short long"): one of them in a scope names a case."""
+    return group in _SCALES
+
+
 @dataclass(frozen=True)
 class Term:
     word: str  # canonical form
@@ -114,6 +122,7 @@ class Term:
     # published"), not the instruction's verb.
     subordinate: bool = False
     means: str = ""  # the preposition of means it follows ("by", "via", "using", "as"): "sort | by title"
+    scoped: bool = False  # after a scope word ("on short posts"): it names a case, not what is asked
 
 
 @dataclass(frozen=True)
@@ -308,12 +317,12 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
     object_read = False  # a word of the omitted object already read
     non = False  # "non-refundable": the next word is negated
     subordinate = False
-    means = ""
+    means, scoped = "", False
     for i, tok in enumerate(toks):
         if tok in lx.MEANS:
             means = tok
         elif tok in lx.SCOPE_OPENERS:
-            means = ""
+            means, scoped = "", True
         if tok in lx.MODALS and i > 0:
             lead = True  # "listings should name the school": the verb after the modal leads, as in an order
         if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
@@ -384,7 +393,7 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else _weight(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
-                         means=means), None))
+                         means=means, scoped=scoped), None))
         lead = False
     return out
 
