@@ -25,6 +25,11 @@ DUPLICATES = [
     ("Reserve a meeting room for every workshop.", "Book a meeting room for each workshop."),
     ("Organise the photos by event.", "Organize the photos by event."),
     ("Cap refunds at 20%.", "Cap refunds at 20 percent."),
+    # "never X unless/before Y" is "X only when/after Y"; a passive prohibition is a "never".
+    ("Never deploy unless the tests pass.", "Deploy only when the tests pass."),
+    ("Do not merge before a review.", "Merge only after a review."),
+    ("Sharing passwords is forbidden.", "Never share passwords."),
+    ("Do not send emails after 6 pm.", "Never send emails later than 18:00."),
 ]
 
 CONTRADICTIONS = [
@@ -38,6 +43,9 @@ CONTRADICTIONS = [
     ("Group the expense report by project.", "Group the expense report by person."),
     # One part of a compound rule against the other rule.
     ("Rotate the on-call roster after each incident.", "Never rotate the on-call roster; keep one owner all quarter."),
+    # One time bounded from opposite sides.
+    ("Call customers after 9 am.", "Call customers before 9 am."),
+    ("Never call customers before 9 am.", "Call customers before 9 am."),
 ]
 
 # Near-misses and different actions on one object: never a duplicate.

@@ -203,6 +203,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(\w+) or (?:fewer|less)\b", r" atmost \1 "),
     # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
     (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
+    (r"\b(?:is|are|be|being)(?: strictly| always)? (?:forbidden|prohibited|banned|disallowed)\b", " not "),
+    (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
+    # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
+    # review" (or "until") is "merge only after a review".
+    (r"\b(?:never|do not|does not|must not|should not|can not)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+     r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
     (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),

@@ -205,7 +205,10 @@ def analyze(text: str) -> Analysis:
     values: list[str] = []
 
     def take_date(m: re.Match) -> str:
-        values.append(m.group(0))
+        # "before 9:00" and "after 9:00" bound one time from opposite sides: not the same value.
+        before = re.search(r"\b(before|until|till|by|earlier than|after|since|from|later than)\s*$", m.string[:m.start()])
+        bound = "" if before is None else ">=" if before.group(1) in ("after", "since", "from", "later than") else "<="
+        values.append(bound + m.group(0))
         return " "
 
     def take_format(m: re.Match) -> str:
