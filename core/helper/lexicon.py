@@ -26,7 +26,7 @@ GENERIC = frozenset("""
 use using used get got give gives given put puts keep keeps let lets go goes come comes carry carries require
 requires required produce produces produced code
 follow follows handle handles take takes taking apply applies applied want wants try tries set run runs
-appear appears appeared require requires required mandate mandates
+appear appears appeared require requires required mandate mandates stay stays remain remains
 """.split())
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
@@ -218,6 +218,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
     (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
     (r"\bmake sure(?: that| to)?\b|\bbe sure to\b|\bremember to\b|\bit is important to\b", " "),
+    # "don't forget to X" asks for X; "be careful not to X" and "try not to X" are against it.
+    (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
+    (r"\b(?:be careful|take care|try) not to\b", " do not "),
+    (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
+    (r"\bhalf an hour\b", " 30 minutes "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
