@@ -222,6 +222,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
     (r"\b(?:be careful|take care|try) not to\b", " do not "),
     (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
+    (r"\bin (?:case|the event) of\b|\bin case\b", " if "),
+    # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).
+    (r"\b(put|puts|place|places|list|lists|show|shows|mention|sort|order|rank)((?: [\w'-]+){1,5}?) (first|last)"
+     r"(?=\s*(?:[.;!?)]|$))", r"\1\2 \3place "),
     (r"\bhalf an hour\b", " 30 minutes "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
@@ -356,6 +360,7 @@ ALTERNATIVES: list[str] = [
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
     "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
+    "optional required", "inside outside", "firstplace lastplace",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]
