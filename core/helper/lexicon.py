@@ -226,7 +226,11 @@ PHRASES: list[tuple[str, str]] = [
     # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).
     (r"\b(put|puts|place|places|list|lists|show|shows|mention|sort|order|rank)((?: [\w'-]+){1,5}?) (first|last)"
      r"(?=\s*(?:[.;!?)]|$))", r"\1\2 \3place "),
-    (r"\bhalf an hour\b", " 30 minutes "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
+    (r"\bhalf an hour\b", " 30 minutes "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
+    (r"\bday (?:one|1)\b", " the firstpos day "),
+    # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
+    (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
+    (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
@@ -269,7 +273,7 @@ SYNONYMS: list[str] = [
     "error failure fail unsuccessful",
     "dedupe deduplicate",
     "summary summarize summarise recap",
-    "notify alert inform tell",
+    "notify alert inform tell warn caution",
     "send deliver dispatch ship",
     "wait pause",
     "retry reattempt",
@@ -283,7 +287,6 @@ SYNONYMS: list[str] = [
     "sample snippet example",
     "list enumerate",
     "explain describe clarify define",
-    "warn caution",
     "require mandate mandatory compulsory obligatory",
     "customer client",
     "applicant candidate",

@@ -82,8 +82,8 @@ _ALT = {stem(w): i for i, group in enumerate(lx.ALTERNATIVES) for w in group.spl
 _ALT.update({_CANON[k]: i for k, i in list(_ALT.items()) if _CANON.get(k, k) not in _ALT})
 # Read as their canonical verb: "hide" is "do not show", and "show" is read as "include".
 _NEG_VERBS = {stem(k): _CANON.get(stem(v), stem(v)) for k, v in lx.NEGATED_VERBS.items()}
-# Words after which "a day", "an hour" is a span of one ("within a day"), not a frequency ("twice a day").
-_SPANS = frozenset({"atmost", "atleast", "within", "for", "in", "after", "than"})
+# Words after which "a day", "an hour" is a frequency ("twice a day"), not a span of one ("within a day").
+_COUNTS = frozenset({"times", "twice", "thrice", "once", "per"})
 # A relative clause after an omitted object says which ones ("rows whose id is null"): not omitted itself.
 _RELATIVES = frozenset({"whose", "that", "which", "who", "where"})
 _OMISSION_TARGETS = frozenset(_CANON.get(stem(w), stem(w)) for w in lx.OMISSION_TARGETS)
@@ -321,7 +321,11 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
     non = False  # "non-refundable": the next word is negated
     subordinate = False
     means, scoped = "", False
+    subject_end = None  # where the subject's own words end: "comments | containing slurs must be hidden"
     for i, tok in enumerate(toks):
+        if subject_end is None and out and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES or tok in lx.MODALS
+                                            or (len(tok) > 4 and tok.endswith(("ing", "ed")))):
+            subject_end = len(out)
         if tok in lx.MEANS:
             means = tok
         elif tok in lx.SCOPE_OPENERS:
@@ -336,7 +340,8 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
         if tok == "non" and i + 1 < len(toks):
             non = True
             continue
-        if tok in ("a", "an") and 0 < i < len(toks) - 1 and toks[i + 1] in lx.TIME_UNITS and toks[i - 1] in _SPANS:
+        if tok in ("a", "an") and i < len(toks) - 1 and toks[i + 1] in lx.TIME_UNITS \
+                and (i == 0 or toks[i - 1] not in _COUNTS):
             tok = toks[i] = "1"  # "within a day" is "within 1 day"
         if tok == "first" and i < len(toks) - 1 and role == "main":
             out.append((None, ("then", False)))  # "X first and Y afterwards": X is earlier than Y
@@ -389,8 +394,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             omitted, object_read = word in _OMISSION_TARGETS, False
             if omitted and _after_auxiliary(toks, i):
                 # "negative comments must never be deleted": the passive's subject is what is deleted.
-                out = [(replace(t, negative=not negative) if t is not None and t.role == role else t, m)
-                       for t, m in out]
+                end = len(out) if subject_end is None else subject_end
+                out = [(replace(t, negative=not negative) if t is not None and t.role == role and k < end else t, m)
+                       for k, (t, m) in enumerate(out)]
         if alternative_group(word) in _DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
