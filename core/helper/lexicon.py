@@ -211,7 +211,6 @@ PHRASES: list[tuple[str, str]] = [
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
-    (r"\b(?:a |an |one )?(day|week|month)s? ahead\b", r" 1 \1 before "),
     # "in plain language", "using simple words": one manner of writing.
     (r"\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\b", " plainlanguage "),
     (r"\b(?:business|working|work) days?\b", " workday "),
@@ -226,6 +225,11 @@ PHRASES: list[tuple[str, str]] = [
     # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).
     (r"\b(put|puts|place|places|list|lists|show|shows|mention|sort|order|rank)((?: [\w'-]+){1,5}?) (first|last)"
      r"(?=\s*(?:[.;!?)]|$))", r"\1\2 \3place "),
+    # "reject PRs without a description" is "do not accept PRs without one" (accept only with one).
+    (r"\b(reject|decline|refuse)(?:s|d|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b", r" do not accept \2 without "),
+    (r"\b(deny|denies|block|ban|forbid|prohibit)(?:s|ed|ned|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b",
+     r" do not allow \2 without "),
+    (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
     (r"\bhalf an hour\b", " 30 minutes "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
     (r"\bday (?:one|1)\b", " the firstpos day "),
     # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
