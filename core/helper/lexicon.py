@@ -217,6 +217,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
     (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
     (r"\bmake sure(?: that| to)?\b|\bbe sure to\b|\bremember to\b|\bit is important to\b", " "),
+    # How a person asks, not what: "I'd like you to", "going forward", "can you".
+    (r"\bi(?: would|'?d) like you to\b|\bi (?:want|need) you to\b|\b(?:could|can|would) you\b|\bgoing forward\b"
+     r"|\bfrom now on\b|\bmoving forward\b|\bin future\b", " "),
     # "don't forget to X" asks for X; "be careful not to X" and "try not to X" are against it.
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
     (r"\b(?:be careful|take care|try) not to\b", " do not "),
