@@ -30,6 +30,10 @@ DUPLICATES = [
     ("Do not merge before a review.", "Merge only after a review."),
     ("Sharing passwords is forbidden.", "Never share passwords."),
     ("Do not send emails after 6 pm.", "Never send emails later than 18:00."),
+    # A thousands separator is not a clause break; "that has no" is "without"; half a year is six months.
+    ("Cap articles at 2,500 words.", "Articles must not exceed 2500 words."),
+    ("Archive tickets that have no owner.", "Archive any ticket with no owner."),
+    ("Keep call recordings for half a year.", "Keep call recordings for six months."),
 ]
 
 CONTRADICTIONS = [

@@ -27,6 +27,7 @@ use using used get got give gives given put puts keep keeps let lets go goes com
 requires required produce produces produced code
 follow follows handle handles take takes taking apply applies applied want wants try tries set run runs
 appear appears appeared require requires required mandate mandates stay stays remain remains
+happen happens occur occurs
 """.split())
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
@@ -126,6 +127,7 @@ IRREGULAR = {
     "shown": "show", "hidden": "hide", "hid": "hide", "forgot": "forget", "forgotten": "forget", "spent": "spend",
     "understood": "understand", "drew": "draw", "drawn": "draw", "froze": "freeze", "frozen": "freeze",
     "information": "info",  # not "inform" once "-ation" is stripped
+    "publication": "publish", "publications": "publish",
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 
@@ -233,9 +235,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(deny|denies|block|ban|forbid|prohibit)(?:s|ed|ned|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b",
      r" do not allow \2 without "),
     (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
-    (r"\bhalf an hour\b", " 30 minutes "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
+    (r"\bhalf an hour\b", " 30 minutes "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
+    (r"\bkeep(?:s|ing)? ((?:[\w'-]+\s+){1,4}?)hidden\b", r" hide \1 "), (r"\bclos(?:e|es|ing) with\b", " end with "),
+    (r"\bmailing lists?\b", " email list "), (r"\bnon-?disclosure agreements?\b", " nda "), (r"\bauto-(?=[a-z])", "automatic "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
     (r"\bday (?:one|1)\b", " the firstpos day "),
     # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
+    (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b", " without "),
     (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
     (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
@@ -316,6 +321,7 @@ SYNONYMS: list[str] = [
     "buy purchase",
     "fetch retrieve",
     "talk speak",
+    "tone style",
     "mute silence",
     "promise guarantee",
     "stop halt cease",

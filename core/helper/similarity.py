@@ -153,6 +153,7 @@ def normalize(text: str) -> str:
     # A number after an acronym or a naming word names a thing ("HTTP 429", "ISO 8601", "PEP 8"): one term.
     text = re.sub(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b",
                   r"\1_\2", text)
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # "1,200 words": one number, not a clause break
     text = text.lower()
     text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
     for pattern, repl in lx.PHRASES:
