@@ -168,7 +168,7 @@ PHRASES: list[tuple[str, str]] = [
      lambda m: f" {m.group(1)} " + {"day": "daily"}.get(m.group(2), m.group(2) + "ly") + " "),
     (r"\b(?:every|each|once an?|once per|per)\s+(day|week|month|year|quarter|hour)\b",
      lambda m: " " + {"day": "daily"}.get(m.group(1), m.group(1) + "ly") + " "),
-    (r"\bannually\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
+    (r"\bannual(?:ly)?\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
     (r"\bon[- ]site\b", " onsite "),
     # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
     (r"\b(?:the|your|our|their|its|each|every) (first|last|final|opening|closing)\b(?= [a-z])", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
@@ -237,6 +237,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
     (r"\bhalf an hour\b", " 30 minutes "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
     (r"\bkeep(?:s|ing)? ((?:[\w'-]+\s+){1,4}?)hidden\b", r" hide \1 "), (r"\bclos(?:e|es|ing) with\b", " end with "),
+    (r"\bword for word\b", " verbatim "), (r"\blog(?:arithmic)? scale\b", " logscale "),
+    # "within a week of release" is "within a week after release".
+    (r"\b(?:within|atmost)\s+((?:a|an|one|\d+|\w+) (?:minute|hour|day|week|month|year)s?) of\b", r" atmost \1 after "),
     (r"\bmailing lists?\b", " email list "), (r"\bnon-?disclosure agreements?\b", " nda "), (r"\bauto-(?=[a-z])", "automatic "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
     (r"\bday (?:one|1)\b", " the firstpos day "),
     # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
@@ -376,7 +379,7 @@ ALTERNATIVES: list[str] = [
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
     "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
-    "optional required", "inside outside", "firstplace lastplace",
+    "optional required", "inside outside", "firstplace lastplace", "logscale linear",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]
