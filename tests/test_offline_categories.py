@@ -34,6 +34,7 @@ DUPLICATES = [
     ("Cap articles at 2,500 words.", "Articles must not exceed 2500 words."),
     ("Archive tickets that have no owner.", "Archive any ticket with no owner."),
     ("Keep call recordings for half a year.", "Keep call recordings for six months."),
+    ("Answer chat messages in five minutes or less.", "Answer chat messages within 5 minutes."),
 ]
 
 CONTRADICTIONS = [
@@ -60,6 +61,8 @@ NOT_DUPLICATES = [
     ("Send invoices within 30 days.", "Send invoices within 30 days to clients abroad."),
     ("Water the office plants weekly.", "Water the office plants weekly in summer."),
     ("Assign each bug to one engineer.", "Assign each bug to one engineer and one tester."),
+    ("Never export customer emails.", "Never export full customer emails."),
+    ("Never schedule standups.", "Never schedule standups before 10 am."),
 ]
 
 

@@ -15,7 +15,7 @@ STOPWORDS = frozenset("""
 a an the to of in on at by for from with into onto as is are be been being was were am it its it's they
 their them theirs this that these those there here you your yours we our i me my he she his her and or
 nor so than too also just should must may might can could would will shall have has had having do does did
-doing need needs needed always every each all any some both either whole entire full sure please make makes
+doing need needs needed always every each all any some both either sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between about during throughout
 other another anyone anybody everyone everybody
@@ -255,7 +255,7 @@ ALTERNATIVES: list[str] = [
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
     "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
-    "optional required", "inside outside", "firstplace lastplace", "logscale linear",
+    "optional required", "inside outside", "firstplace lastplace", "logscale linear", "past present future",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]

@@ -21,7 +21,8 @@ from enum import Enum
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import FREQUENCIES, Analysis, alternative_group, analyze, canon, is_scale
+from agentuse.core.helper.similarity import (FREQUENCIES, Analysis, Term, alternative_group, analyze, canon,
+                                             is_scale, normalize)
 
 
 class Label(str, Enum):
@@ -223,6 +224,18 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     return ", ".join(case) if case else None
 
 
+def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -> bool:
+    """`a` allows the action only after or when something (an order or a condition, "only"), and `b`
+    forbids the action outright, with no order or condition of its own. `shared` pairs `a`'s terms first."""
+    if not _qualified_only(_words(a.text)) and "only" not in normalize(a.text).split():
+        return False
+    if not (a.order or any(t.role == "condition" for t in a.terms)):
+        return False
+    if b.order or any(t.role in ("condition", "exception") for t in b.terms):
+        return False
+    return any(x.lead and y.lead and x.role == y.role == "main" and not x.negative and y.negative for x, y in shared)
+
+
 def _qualified_only(tokens: frozenset[str]) -> bool:
     return any(lx.QUALIFIERS.get(t) == "only" for t in tokens)
 
@@ -258,6 +271,10 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         # on one side is exactly the other's case, so both hold.
         return Relation(Label.near_miss, sim, "one side's exception is the other's case")
     if conflict and not exception_only:
+        if _only_in_a_case(a, b, o.shared) or _only_in_a_case(b, a, [(y, x) for x, y in o.shared]):
+            # "Never book red-eye flights" / "never book them before a meeting" (read "book them only after
+            # a meeting"): the narrower rule forbids a case of what the other forbids always.
+            return Relation(Label.near_miss, sim, "one rules it out always, the other only in a case")
         return Relation(Label.contradiction, sim, f"one asks for and the other against: {', '.join(conflict)}")
     without = _without_against_never_without(o)
     if without:

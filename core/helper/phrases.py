@@ -10,6 +10,9 @@ lowercased text, by `similarity.normalize`.
 from __future__ import annotations
 
 
+_NUMBERS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred"
+
+
 def _clock(hour: int, part: str) -> int:
     """The 24-hour hour of "10 pm", "3 in the afternoon", "10 at night" (but "1 at night" is 01)."""
     later = part.startswith("p") or part == "in the afternoon" or (part in ("in the evening", "at night") and hour >= 5)
@@ -25,7 +28,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
     (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
     (r"\b(?:less|fewer|shorter|lower) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
-    (r"\b(?:more|greater|longer|higher) than\b|\b(?:over|above)\b(?= \$?\d)", " atleast "),
+    (r"\b(?:more|greater|longer|higher) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
     (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
@@ -82,13 +85,14 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bfree of charge\b|\bat no (?:extra )?(?:cost|charge)\b", " not charged "),
     # "ten or fewer" is "at most ten". ("two or more" is left alone: "more than one" is read as "at least
     # one", so either reading would make one of those two pairs differ in their number.)
-    (r"\b(\w+) or (?:fewer|less)\b", r" atmost \1 "),
+    (r"\b(\d+|" + _NUMBERS + r") ([a-z]+) or (?:fewer|less)\b", r" atmost \1 \2 "),
+    (r"\b(\d+|" + _NUMBERS + r") or (?:fewer|less)\b", r" atmost \1 "),
     # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
     (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
     (r"\b(?:is|are|be|being)(?: strictly| always)? (?:forbidden|prohibited|banned|disallowed)\b", " not "),
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
-    # review" (or "until") is "merge only after a review".
+    # review" (or "until") is "merge only after a review", as "review before merging" is.
     (r"\b(?:never|do not|does not|must not|should not|can not)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
@@ -115,6 +119,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(deny|denies|block|ban|forbid|prohibit)(?:s|ed|ned|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b",
      r" do not allow \2 without "),
     (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
+    # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
+    (r"\bthe (?:full|whole|entire)\b", " all "),
     (r"\bhalf an hour\b", " 30 minutes "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
     (r"\bkeep(?:s|ing)? ((?:[\w'-]+\s+){1,4}?)hidden\b", r" hide \1 "), (r"\bclos(?:e|es|ing) with\b", " end with "),
     (r"\bword for word\b", " verbatim "), (r"\blog(?:arithmic)? scale\b", " logscale "),
