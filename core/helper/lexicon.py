@@ -127,7 +127,7 @@ IRREGULAR = {
     "shown": "show", "hidden": "hide", "hid": "hide", "forgot": "forget", "forgotten": "forget", "spent": "spend",
     "understood": "understand", "drew": "draw", "drawn": "draw", "froze": "freeze", "frozen": "freeze",
     "information": "info",  # not "inform" once "-ation" is stripped
-    "publication": "publish", "publications": "publish",
+    "publication": "publish", "publications": "publish", "finding": "result", "findings": "result",
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 
@@ -256,6 +256,7 @@ ALTERNATIVES: list[str] = [
     "online offline", "absolute relative", "literal literally figurative", "up down",
     "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
     "optional required", "inside outside", "firstplace lastplace", "logscale linear", "past present future",
+    "debulevel infolevel warnlevel errolevel critlevel",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
 ]
