@@ -64,7 +64,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:write|writes|wrote|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
     (r"\b(?:give|gives|gave|giving|hand|hands|handed|handing) out\b", " share "),
     (r"\bfilter(?:s|ed|ing)? out\b|\bweed(?:s|ed|ing)? out\b", " exclude "),
-    (r"\bleav(?:e|es|ing) (the \w+(?: \w+)?|it|them) out\b|\bleft (the \w+(?: \w+)?|it|them) out\b",
+    (r"\bleav(?:e|es|ing) ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b"
+     r"|\bleft ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b",
      lambda m: " leaveout " + (m.group(1) or m.group(2)) + " "),
     (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
     # "leave brand names untranslated" is "do not translate brand names".

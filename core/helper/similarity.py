@@ -314,6 +314,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             elif unit == "times" and i + 2 < len(toks) and alternative_group(canon(toks[i + 2])) == _FREQUENCY:
                 text = f"{_fmt(number)}x"  # "three times daily"
                 toks[i + 1] = "times_"
+            elif unit == "times":
+                text = _fmt(number)  # "retry three times": the count is the value, "times" says nothing more
+                toks[i + 1] = "times_"
             elif tok[0].isdigit() and tok.endswith(("st", "nd", "rd", "th")):
                 text = f"day{_fmt(number)}"
             else:
