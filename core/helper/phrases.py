@@ -120,6 +120,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(deny|denies|block|ban|forbid|prohibit)(?:s|ed|ned|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b",
      r" do not allow \2 without "),
     (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
+    (r"\b(?:every|each) (?:night|evening|morning)\b|\bnightly\b", " daily "), (r"\bwelcome back\b", " welcome "),
+    # "every Sunday" is weekly, on Sunday: a frequency against "daily", a day against "every Monday".
+    (r"\b(?:every|each) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r" weekly \1 "),
+    (r"\bkeep(?:s|ing)? ((?:the |your |our |their |any |all )?\w+(?: \w+)?) out of\b", r" leaveout \1 in "),
     (r"\blead(?:s|ing)? with\b", " start with "), (r"\bword (?:documents?|files?|format)\b", " docx "),
     (r"\b(?:highest|largest|biggest) first\b", " descending "), (r"\b(?:lowest|smallest) first\b", " ascending "),
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
