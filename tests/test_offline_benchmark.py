@@ -108,3 +108,8 @@ def test_the_report_refuses_a_changed_frozen_set(bench, tmp_path, monkeypatch, c
 def test_the_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench):
     # The hard constraint, checked (not tuned) on pairs written apart from the evaluator.
     assert bench.evaluate(bench.load_frozen())["distinct_called_duplicate"] == 0
+
+
+def test_the_second_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench):
+    # The hard constraint, checked (not tuned) on the set written before the synonym/morphology round.
+    assert bench.evaluate(bench.load_frozen2())["distinct_called_duplicate"] == 0
