@@ -102,7 +102,8 @@ def test_light_morphology_keeps_different_words_apart(a, b):
 
 @pytest.mark.parametrize("a,b,same", [("sarcasm", "sarcastic", True), ("access", "accessible", True),
                                       ("subscribe", "subscription", True), ("account", "accountant", False),
-                                      ("develop", "developer", False), ("customer", "customize", False)])
+                                      ("develop", "developer", False), ("customer", "customize", False),
+                                      ("sentences", "sentencecase", False)])
 def test_a_derived_form_is_the_same_term_but_a_person_named_after_it_is_not(a, b, same):
     from agentuse.core.helper.overlap import similar_words
 

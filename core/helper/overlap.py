@@ -36,8 +36,8 @@ def similar_words(a: str, b: str) -> bool:
     prefix = len(os.path.commonprefix([a, b]))
     if max(a, b, key=len)[prefix:] in _AGENT_SUFFIXES and prefix == min(len(a), len(b)):
         return False
-    if prefix >= 6 and prefix >= 0.8 * min(len(a), len(b)):
-        return True
+    if prefix >= 6 and prefix >= 0.8 * min(len(a), len(b)) and len(max(a, b, key=len)) - prefix <= 3:
+        return True  # at most a suffix's letters more: "sentencecase" is a compound, not "sentence"
     ga, gb = _char_grams(a), _char_grams(b)
     return 2 * len(ga & gb) / (len(ga) + len(gb)) >= 0.75
 
