@@ -15,10 +15,10 @@ STOPWORDS = frozenset("""
 a an the to of in on at by for from with into onto as is are be been being was were am it its it's they
 their them theirs this that these those there here you your yours we our i me my he she his her and or
 nor so than too also just should must may might can could would will shall have has had having do does did
-doing need needs needed always every each all any some both either whole entire full sure please make makes
+doing need needs needed always every each all any some both either sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
-itself themselves yourself one ones own such via per else first exactly against between about
-other another
+itself themselves yourself one ones own such via per else first exactly against between about during throughout
+other another anyone anybody everyone everybody
 """.split())
 
 # Verbs that say "do it" without saying what: left over in a paraphrase, they are not a difference.
@@ -26,6 +26,22 @@ GENERIC = frozenset("""
 use using used get got give gives given put puts keep keeps let lets go goes come comes carry carries require
 requires required produce produces produced code
 follow follows handle handles take takes taking apply applies applied want wants try tries set run runs
+appear appears appeared require requires required mandate mandates stay stays remain remains
+happen happens occur occurs
+""".split())
+
+# Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
+# author" / "sort by title", "pay by card" / "pay by transfer"), where "for"/"on"/"to" name a case.
+MEANS = frozenset({"by", "via", "using", "as"})
+
+# Modal verbs: in "each listing must state the price" the verb after one is the instruction's verb, as the
+# first word is in "state the price in each listing".
+MODALS = frozenset({"should", "must", "shall", "need", "needs", "will", "ought"})
+# Verbs of a condition that only say the case came about: "if a patient reports chest pain" is the case
+# "for chest pain", "once the first week is over" the case "after the first week".
+OCCURRENCE_VERBS = frozenset("""
+report reports reported say says said mention mentions mentioned happen happens happened occur occurs occurred
+arise arises come comes came over done finished
 """.split())
 
 # Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most
@@ -64,7 +80,8 @@ NEGATED_VERBS = {
     "omit": "include", "exclude": "include", "skip": "include", "leaveout": "include",
     "disable": "enable", "deactivate": "enable", "turnoff": "enable",
     "reject": "accept", "decline": "accept", "refuse": "accept",
-    "hide": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
+    "hide": "show", "conceal": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
+    "ban": "allow", "disallow": "allow", "unlock": "lock", "decrease": "increase", "reduce": "increase", "lower": "raise",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
 }
 # The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
@@ -109,71 +126,25 @@ IRREGULAR = {
     "thought": "think", "brought": "bring", "bought": "buy", "caught": "catch", "taught": "teach", "meant": "mean",
     "shown": "show", "hidden": "hide", "hid": "hide", "forgot": "forget", "forgotten": "forget", "spent": "spend",
     "understood": "understand", "drew": "draw", "drawn": "draw", "froze": "freeze", "frozen": "freeze",
+    "information": "info",  # not "inform" once "-ation" is stripped
+    "publication": "publish", "publications": "publish", "finding": "result", "findings": "result",
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 
-# Phrases read as one word before tokenising (multiword terms, comparators, idioms).
-PHRASES: list[tuple[str, str]] = [
-    (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
-    (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
-    (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
-    (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
-    (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
-    (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
-    (r"\b(?:less|fewer|shorter|lower) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
-    (r"\b(?:more|greater|longer|higher) than\b|\b(?:over|above)\b(?= \$?\d)", " atleast "),
-    (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
-    (r"\bexceed(?:s|ing)?\b", " atleast "),
-    (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
-    (r"\bpull requests?\b|\bmerge requests?\b", " pr "), (r"\bcall[- ]to[- ]action\b", " cta "),
-    (r"\bback(?:ed|ing)? up\b|\bbackups?\b", " backup "), (r"\bplain[- ]?text\b", " plaintext "),
-    (r"\be-?mails?\b", " email "), (r"\bweb ?sites?\b", " site "), (r"\blook(?:ing|ed|s)? up\b", " lookup "),
-    (r"\bleav(?:e|es|ing) out\b|\bleft out\b", " leaveout "), (r"\bturn(?:s|ed|ing)? off\b", " turnoff "),
-    (r"\bcheck(?:ed|ing|s)? in(?:to)?\b", " commit "),
-    # "check API keys into the repo": the object may sit between "check" and "into" (a few words at most).
-    (r"\bcheck(?:ed|ing|s)?\b((?: [\w'-]+){1,6}?) into\b(?= (?:the |a |your |our |any )?"
-     r"(?:repo|repository|repositories|git|version control|source control|codebase|main|branch)\b)", r" commit\1 into"),
-    # "the report goes out on Friday" is "send the report on Friday".
-    (r"\b(?:go|goes|going|went|gone) out\b", " send "),
-    # "remove duplicate records" is "deduplicate records".
-    (r"\b(?:remove|removing|removed|drop|dropping|dropped|delete|deleting|deleted|eliminate|eliminating|discard)"
-     r"(?: any| all| the)? duplicat(?:e|es|ed)\b", " dedupe "),
-    # "every week", "once a week", "per week" are the frequency "weekly"; "each month" is "monthly".
-    (r"\b(twice|thrice|\w+ times) (?:a|an|per|every|each) (day|week|month|year|quarter|hour)\b",
-     lambda m: f" {m.group(1)} " + {"day": "daily"}.get(m.group(2), m.group(2) + "ly") + " "),
-    (r"\b(?:every|each|once an?|once per|per)\s+(day|week|month|year|quarter|hour)\b",
-     lambda m: " " + {"day": "daily"}.get(m.group(1), m.group(1) + "ly") + " "),
-    (r"\bannually\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
-    (r"\bon[- ]site\b", " onsite "),
-    # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
-    (r"\b(?:the|your|our|their|its|each|every) (first|last|final|opening|closing)\b(?= [a-z])", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
-    (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
-    (r"\bblog posts?\b", " post "),
-    (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
-    (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
-    (r"\bfirst person\b", " firstperson "), (r"\bthird person\b", " thirdperson "),
-    (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
-    (r"\bmake sure(?: that| to)?\b|\bbe sure to\b|\bremember to\b|\bit is important to\b", " "),
-    (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
-    (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
-    (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
-]
-
 # Synonym groups: the first word is the canonical form every other word of the group is read as.
 SYNONYMS: list[str] = [
-    "include add insert attach contain provide append",
+    # Putting something into the work: "state the price in the listing" is "include the price in it".
+    "include add insert attach contain provide append show display mention state specify",
     "reply response respond answer",
-    "start begin open lead top beginning",
-    "end finish conclude bottom",
+    "start begin open top beginning commence",
+    "end finish conclude bottom expire",
     "close dismiss",
     "check verify validate confirm inspect",
-    "show display mention state",
     "ask request",
-    "search find lookup",
-    "issue problem",
     "fix solution repair",
     "suggest propose recommend",
     "record log",
+    "remind reminder",
     "capture screenshot",
     "hint annotation annotate",
     "repo repository",
@@ -185,42 +156,88 @@ SYNONYMS: list[str] = [
     "image picture photo",
     "site website",
     "short brief concise",
-    "verbatim exact",
+    "verbatim exact precise",
     "limit cap restrict",
     "require need",
     "prior previous earlier",
     "lint linter",
-    "error failure fail",
+    "error failure fail unsuccessful",
     "dedupe deduplicate",
     "summary summarize summarise recap",
-    "notify alert inform",
-    "send deliver",
+    "notify alert inform tell warn caution",
+    "send deliver dispatch ship",
     "wait pause",
     "retry reattempt",
     "publish release",
-    "address greet",
+    "address greet welcome",
     # Domain-general paraphrase groups: the same act or thing in the words instructions commonly use.
     "choose pick select",
     "near nearby",
-    "tag label",
+    "tag label mark flag",
     "question query",
-    "sample snippet",
+    "sample snippet example",
     "list enumerate",
-    "explain describe clarify",
-    "stop halt",
-    "warn caution",
-    "require mandate",
+    "explain describe clarify define",
+    "require mandate mandatory compulsory obligatory",
     "customer client",
     "applicant candidate",
     "allow permit",
     "enable activate",
     "delete erase",
-    "modify change alter edit",
     "large big",
-    "quick fast",
+    "quick fast rapid",
     "brand company",
     "keyword keyphrase",
     "cheap inexpensive",
+    "give offer grant",
+    "book reserve",
+    # Common instruction verbs and the words reviewers use for them interchangeably.
+    "use utilize utilise employ leverage",
+    "keep preserve retain maintain",
+    "create generate",
+    "write compose",
+    "help assist",
+    "buy purchase",
+    "fetch retrieve",
+    "talk speak",
+    "tone style",
+    "kilometer kilometre km",
+    "mile mi",
+    "mute silence",
+    "promise guarantee",
+    "stop halt cease",
+    "ask inquire enquire",
+    "modify change alter edit revise update",
+    "suggest propose recommend advise",
+    "store save persist",
+    "search find lookup locate",
+    "fetch retrieve obtain acquire",
+    "postpone delay defer",
+    "increase raise boost",
+    "highlight emphasize emphasise",
+    "assign allocate",
+    "monitor track",
+    "issue problem",
+    "bug defect",
+    "document doc",
+    "manager supervisor",
+    "employee staff",
+    "amount quantity",
+    "title headline",
+    "link url hyperlink",
+    "long lengthy",
+    "small tiny",
+
+    "immediately promptly asap",
+    "praise compliment commend",
+    "prefer favor favour",
+    "share disclose reveal",
+    "invent fabricate",
+    "unclear ambiguous vague",
+    "accept approve",
+    "pay settle",
+    "nearest closest",
+
 ]
 
 # Mutually exclusive values: two rules that differ by one of these pick different values for one setting.
@@ -236,10 +253,20 @@ ALTERNATIVES: list[str] = [
     # Closed sets of one setting, domain-general: units, frequencies, times of day, modes, classes.
     "celsius fahrenheit kelvin", "metric imperial", "hourly daily weekly fortnightly monthly quarterly yearly",
     "morning afternoon evening night overnight", "hot cold warm", "inperson remote onsite",
-    "economy business premium", "euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
+"euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
-    "online offline", "absolute relative", "literal literally figurative",
+    "online offline", "absolute relative", "literal literally figurative", "up down",
+    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
+    "optional required", "inside outside", "firstplace lastplace", "logscale linear", "past present future", "mile kilometer",
+    "debulevel infolevel warnlevel errolevel critlevel",
+    "active passive", "left right center centre", "horizontal vertical", "singular plural",
+    "economy business premium firstclass",
 ]
+
+# Adjectives of one scale, also alternatives: a rule asks for one end of it ("use short titles" / "long
+# titles"); in a scope they name a case instead ("on short posts" / "on long posts"), so no choice there.
+SCALES = ["short long", "early late", "large small", "quick slow", "strict lenient", "wide narrow", "simple complex"]
+ALTERNATIVES += SCALES
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -252,7 +279,12 @@ TIME_UNITS = {
     "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 0.001, "millisecond": 0.001,
     "milliseconds": 0.001, "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
     "hrs": 3600, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400, "week": 604800, "weeks": 604800,
+    # A month read as 30 days and a year as 365: "within a month" is how people say "within 30 days".
+    "month": 2592000, "months": 2592000, "year": 31536000, "years": 31536000,
 }
+# A duration without end: one more value for a setting that takes durations ("ban permanently" against
+# "ban for 7 days").
+FOREVER = frozenset({"permanently", "permanent", "forever", "indefinitely", "indefinite"})
 
 # Identifiers keep their dots and underscores (robots.txt, store_get); hyphens split words.
 WORD_RE = re.compile(r"[a-z][a-z0-9]*(?:[._/#+][a-z0-9]+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|k|s|ms|m|h|d)?")

@@ -7,6 +7,7 @@ other ("plaintext" / "plain text"). The leftovers are what the judgement in `off
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -24,6 +25,9 @@ def _char_grams(word: str, n: int = 3) -> frozenset[str]:
     return frozenset(padded[i:i + n] for i in range(max(1, len(padded) - n + 1)))
 
 
+_AGENT_SUFFIXES = frozenset({"er", "or", "ant", "ent", "ist", "ian", "ee"})
+
+
 def similar_words(a: str, b: str) -> bool:
     """Same term, or near spellings of one long word ("partitioned"/"partition", "annotate"/"annotation"
     after stemming): character trigrams, so short words never match by accident."""
@@ -31,6 +35,14 @@ def similar_words(a: str, b: str) -> bool:
         return True
     if min(len(a), len(b)) < 6:
         return False
+    # One word and its derived form ("sarcasm"/"sarcastic", "access"/"accessible"): a long shared start,
+    # most of the shorter word ("personal"/"personnel", "customer"/"customize" stay apart), and not a
+    # person named after the thing ("account"/"accountant", "develop"/"developer").
+    prefix = len(os.path.commonprefix([a, b]))
+    if max(a, b, key=len)[prefix:] in _AGENT_SUFFIXES and prefix == min(len(a), len(b)):
+        return False
+    if prefix >= 6 and prefix >= 0.8 * min(len(a), len(b)) and len(max(a, b, key=len)) - prefix <= 3:
+        return True  # at most a suffix's letters more: "sentencecase" is a compound, not "sentence"
     ga, gb = _char_grams(a), _char_grams(b)
     return 2 * len(ga & gb) / (len(ga) + len(gb)) >= 0.75
 

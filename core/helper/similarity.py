@@ -10,44 +10,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
-
-
-# (suffix, replacement, letters the stem must keep). "-ly" needs four ("clearly" -> "clear"; "reply" and
-# "apply" stay); "-ment" six ("deployment" -> "deploy"; "statement", "document" stay); "-able" four
-# ("relatable" -> "relat", as "relate"; "table", "capable" stay); "-val"/"-wal" nouns of their verbs
-# ("approval" -> "approv", as "approve"; "renewal" -> "renew"). "-ings" before "-ing": "headings" is
-# "heading" is "head", and "settings" is "setting".
-_SUFFIXES = (("ies", "y", 3), ("sses", "ss", 3), ("ings", "", 3), ("ing", "", 3), ("ed", "", 3), ("sis", "s", 4), ("ables", "", 4),
-             ("able", "", 4), ("es", "e", 3), ("ly", "", 4), ("ments", "", 6), ("ment", "", 6),
-             ("vals", "v", 3), ("val", "v", 3), ("wals", "w", 3), ("wal", "w", 3))
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper (Porter-like, far simpler): enough to make "publishing", "published" and
-    "publish" one term, without the aggressive conflations that would merge different words."""
-    w = lx.IRREGULAR.get(word, word)
-    if len(w) == 3 and w.endswith("s") and w[1] not in "aeiousy":  # "ids" -> "id"
-        return w[:2]
-    if len(w) <= 3 or not w.isalpha():
-        return w
-    for suffix, repl, keep in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= keep:
-            w = w[: len(w) - len(suffix)] + repl
-            break
-    else:
-        if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
-            w = w[:-1]
-    if w.endswith(("tion", "sion")) and len(w) > 6:
-        w = w[:-3]
-    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":  # "committ" -> "commit"
-        w = w[:-1]
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    return w
+from agentuse.core.helper.morphology import stem
+from agentuse.core.helper.phrases import PHRASES
 
 
 def _canon_table() -> dict[str, str]:
@@ -61,12 +29,15 @@ def _canon_table() -> dict[str, str]:
 
 _CANON = _canon_table()
 _ALT = {stem(w): i for i, group in enumerate(lx.ALTERNATIVES) for w in group.split()}
-_NEG_VERBS = {stem(k): stem(v) for k, v in lx.NEGATED_VERBS.items()}
-# Words after which "a day", "an hour" is a span of one ("within a day"), not a frequency ("twice a day").
-_SPANS = frozenset({"atmost", "atleast", "within", "for", "in", "after", "than"})
+# Also under the canonical form a term carries: "active" is read as "enable" ("activate").
+_ALT.update({_CANON[k]: i for k, i in list(_ALT.items()) if _CANON.get(k, k) not in _ALT})
+# Read as their canonical verb: "hide" is "do not show", and "show" is read as "include".
+_NEG_VERBS = {stem(k): _CANON.get(stem(v), stem(v)) for k, v in lx.NEGATED_VERBS.items()}
+# Words after which "a day", "an hour" is a frequency ("twice a day"), not a span of one ("within a day").
+_COUNTS = frozenset({"times", "twice", "thrice", "once", "per"})
 # A relative clause after an omitted object says which ones ("rows whose id is null"): not omitted itself.
 _RELATIVES = frozenset({"whose", "that", "which", "who", "where"})
-_OMISSION_TARGETS = frozenset(stem(w) for w in lx.OMISSION_TARGETS)
+_OMISSION_TARGETS = frozenset(_CANON.get(stem(w), stem(w)) for w in lx.OMISSION_TARGETS)
 _STOP = frozenset(lx.STOPWORDS)
 _GENERIC = frozenset(stem(w) for w in lx.GENERIC)
 _BOUNDS = {"atmost": "<=", "atleast": ">="}
@@ -83,6 +54,14 @@ def alternative_group(term: str) -> int | None:
     return _ALT.get(term)
 
 
+_SCALES = frozenset(_ALT[stem(g.split()[0])] for g in lx.SCALES)
+
+
+def is_scale(group: int | None) -> bool:
+    """A group of adjectives of one scale ("short long"): one of them in a scope names a case."""
+    return group in _SCALES
+
+
 @dataclass(frozen=True)
 class Term:
     word: str  # canonical form
@@ -90,6 +69,11 @@ class Term:
     negative: bool  # the rule asks against it
     role: str  # "main" | "contrast" (what it is against) | "condition" (when it applies) | "exception"
     lead: bool = False  # first word of its clause: in an order, usually the verb ("write", "add")
+    # In a clause opened by "before"/"after": its first word is the step's subject ("before a post is
+    # published"), not the instruction's verb.
+    subordinate: bool = False
+    means: str = ""  # the preposition of means it follows ("by", "via", "using", "as"): "sort | by title"
+    scoped: bool = False  # after a scope word ("on short posts"): it names a case, not what is asked
 
 
 @dataclass(frozen=True)
@@ -120,9 +104,10 @@ def normalize(text: str) -> str:
     # A number after an acronym or a naming word names a thing ("HTTP 429", "ISO 8601", "PEP 8"): one term.
     text = re.sub(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b",
                   r"\1_\2", text)
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # "1,200 words": one number, not a clause break
     text = text.lower()
     text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
-    for pattern, repl in lx.PHRASES:
+    for pattern, repl in PHRASES:
         text = re.sub(pattern, repl, text)
     return text
 
@@ -152,6 +137,8 @@ def _weight(word: str) -> float:
 _SENTENCE_BREAK = re.compile(r"[.!?\n]+(?:\s|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\s-\s|\u2014")
 _DATE_VALUES = {i for i, g in enumerate(lx.ALTERNATIVES) if g.split()[0] in ("monday", "january")}
+_FREQUENCY = next(i for i, g in enumerate(lx.ALTERNATIVES) if "weekly" in g.split())
+FREQUENCIES = frozenset(stem(w) for w in lx.ALTERNATIVES[_FREQUENCY].split())
 
 
 def split_sentences(norm: str) -> list[str]:
@@ -170,7 +157,10 @@ def analyze(text: str) -> Analysis:
     values: list[str] = []
 
     def take_date(m: re.Match) -> str:
-        values.append(m.group(0))
+        # "before 9:00" and "after 9:00" bound one time from opposite sides: not the same value.
+        before = re.search(r"\b(before|until|till|by|earlier than|after|since|from|later than)\s*$", m.string[:m.start()])
+        bound = "" if before is None else ">=" if before.group(1) in ("after", "since", "from", "later than") else "<="
+        values.append(bound + m.group(0))
         return " "
 
     def take_format(m: re.Match) -> str:
@@ -244,6 +234,10 @@ def _clause_terms(clause: str, values: list[str]):
             segments.append(("exception", []))
         elif tok in lx.CONDITION_MARKERS and not (tok == "once" and i == len(tokens) - 1):
             segments.append(("condition", []))
+        elif tok in _RELATIVES and segments[-1][1] and any(t in lx.NEGATORS for t in tokens[i + 1:]):
+            # "remove resources that are no longer used": the negation says which ones, like a condition;
+            # it does not turn the instruction around.
+            segments.append(("condition", []))
         else:
             segments[-1][1].append(tok)
     main_negative = False
@@ -265,24 +259,48 @@ def _clause_terms(clause: str, values: list[str]):
         first = False
 
 
+_PASSIVE = frozenset({"be", "been", "being", "is", "are", "was", "were", "get", "gets", "got"})
+_UNDONE = re.compile(r"un(?!ited|ified)([a-z]{2,}ed)")
+
+
 def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, values: list[str],
                    *, at_clause_start: bool):
+    toks = list(toks)  # "a" read as "1" below must read so for the unit after it too
+    out: list[tuple] = []
     lead = True
     omitted = False  # after "skip"/"omit"/"remove": the object is what the rule is against
+    object_read = False  # a word of the omitted object already read
     non = False  # "non-refundable": the next word is negated
+    subordinate = False
+    means, scoped = "", False
+    subject_end = None  # where the subject's own words end: "comments | containing slurs must be hidden"
     for i, tok in enumerate(toks):
-        if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES):
-            omitted = False  # "exclude test accounts | from every report": the scope is not excluded
+        if subject_end is None and out and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES or tok in lx.MODALS
+                                            or (len(tok) > 4 and tok.endswith(("ing", "ed")))):
+            subject_end = len(out)
+        if tok in lx.MEANS:
+            means = tok
+        elif tok in lx.SCOPE_OPENERS:
+            means, scoped = "", True
+        if tok in lx.MODALS and i > 0:
+            lead = True  # "listings should name the school": the verb after the modal leads, as in an order
+        if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
+                        or (object_read and len(tok) > 4 and tok.endswith(("ing", "ed")))):
+            # "exclude test accounts | from every report", "delete posts | containing ...": the scope and
+            # what says which ones are not themselves excluded.
+            omitted = False
         if tok == "non" and i + 1 < len(toks):
             non = True
             continue
-        if tok in ("a", "an") and 0 < i < len(toks) - 1 and toks[i + 1] in lx.TIME_UNITS and toks[i - 1] in _SPANS:
-            tok = "1"  # "within a day" is "within 1 day"
+        if tok in ("a", "an") and i < len(toks) - 1 and toks[i + 1] in lx.TIME_UNITS \
+                and (i == 0 or toks[i - 1] not in _COUNTS):
+            tok = toks[i] = "1"  # "within a day" is "within 1 day"
         if tok == "first" and i < len(toks) - 1 and role == "main":
-            yield None, ("then", False)  # "X first and Y afterwards": X is earlier than Y
+            out.append((None, ("then", False)))  # "X first and Y afterwards": X is earlier than Y
             continue
         if tok in lx.ORDER_MARKERS:
-            yield None, (tok, at_clause_start and i == 0)
+            out.append((None, (tok, at_clause_start and i == 0)))
+            subordinate = subordinate or (at_clause_start and i == 0)
             continue
         if tok in lx.NEGATORS or tok in _BOUNDS or tok == "than":
             continue
@@ -291,6 +309,14 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             unit = toks[i + 1] if i + 1 < len(toks) else ""
             if unit in lx.TIME_UNITS:
                 text = f"{_fmt(number * lx.TIME_UNITS[unit])}s"
+            elif alternative_group(canon(unit)) == _FREQUENCY:
+                text = f"{_fmt(number)}x"  # "twice weekly": a count per period, against "once weekly"
+            elif unit == "times" and i + 2 < len(toks) and alternative_group(canon(toks[i + 2])) == _FREQUENCY:
+                text = f"{_fmt(number)}x"  # "three times daily"
+                toks[i + 1] = "times_"
+            elif unit == "times":
+                text = _fmt(number)  # "retry three times": the count is the value, "times" says nothing more
+                toks[i + 1] = "times_"
             elif tok[0].isdigit() and tok.endswith(("st", "nd", "rd", "th")):
                 text = f"day{_fmt(number)}"
             else:
@@ -298,27 +324,50 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             if role in ("condition", "exception"):
                 # A value inside a carve-out ("on Tuesday when Monday is a holiday") names a case, not
                 # the setting: it is compared as a term of that carve-out.
-                yield Term(word=f"{bound}{text}", weight=1.5, negative=negative, role=role, lead=False), None
+                out.append((Term(word=f"{bound}{text}", weight=1.5, negative=negative, role=role, lead=False), None))
             else:
                 values.append(f"{bound}{text}")
             continue
-        if tok in lx.TIME_UNITS and i > 0 and _number(toks[i - 1]) is not None:
+        if (tok in lx.TIME_UNITS and i > 0 and _number(toks[i - 1]) is not None) or tok == "times_":
             continue  # already folded into the value
+        if tok in lx.FOREVER and role not in ("condition", "exception"):
+            values.append("forever")  # "ban permanently" sets the same setting as "ban for 7 days"
+            continue
         if tok in _STOP:
             continue
+        undone = _UNDONE.fullmatch(tok)
+        if undone:  # "leave brand names untranslated": not translated
+            tok, non = undone.group(1), not non
         word = canon(tok)
         if word in _STOP:
             continue
         neg = negative != (omitted or non)
+        object_read = object_read or omitted
         non = False
         if word in _NEG_VERBS:  # "omit X" == "do not include X"
             word, neg = _NEG_VERBS[word], not negative
-            omitted = word in _OMISSION_TARGETS
+            omitted, object_read = word in _OMISSION_TARGETS, False
+            if omitted and _after_auxiliary(toks, i):
+                # "negative comments must never be deleted": the passive's subject is what is deleted.
+                end = len(out) if subject_end is None else subject_end
+                out = [(replace(t, negative=not negative) if t is not None and t.role == role and k < end else t, m)
+                       for k, (t, m) in enumerate(out)]
         if alternative_group(word) in _DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
-        yield Term(word=word, weight=_weight(word), negative=neg, role=role, lead=lead), None
+        weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else _weight(word)
+        out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
+                         means=means, scoped=scoped), None))
         lead = False
+    return out
+
+
+def _after_auxiliary(toks: list[str], i: int) -> bool:
+    """The verb at `i` is a passive participle: "be", "is", "get" before it, negators and adverbs between."""
+    j = i - 1
+    while j >= 0 and (toks[j] in lx.NEGATORS or toks[j].endswith("ly")):
+        j -= 1
+    return j >= 0 and toks[j] in _PASSIVE
 
 
 def __getattr__(name: str):

@@ -1,0 +1,150 @@
+"""Phrases the offline evaluator rewrites before it reads a rule's words: contractions, comparators,
+multiword terms, idioms, verb particles, times of day, and the ways people ask ("I'd like you to").
+
+Each rewrite turns one wording into the one its paraphrases share ("write down" is "record", "10 at
+night" is "22:00", "never deploy unless the tests pass" is "deploy only when the tests pass"), general
+English and the vocabulary of instructions to agents, not phrases of any test set. Applied in order, on
+lowercased text, by `similarity.normalize`.
+"""
+
+from __future__ import annotations
+
+
+_NUMBERS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred"
+
+
+def _clock(hour: int, part: str) -> int:
+    """The 24-hour hour of "10 pm", "3 in the afternoon", "10 at night" (but "1 at night" is 01)."""
+    later = part.startswith("p") or part == "in the afternoon" or (part in ("in the evening", "at night") and hour >= 5)
+    return hour % 12 + (12 if later else 0)
+
+
+# Phrases read as one word before tokenising (multiword terms, comparators, idioms).
+PHRASES: list[tuple[str, str]] = [
+    (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
+    (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
+    (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
+    (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
+    (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
+    (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
+    (r"\b(?:less|fewer|shorter|lower) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
+    (r"\b(?:more|greater|longer|higher) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
+    (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
+    (r"\bexceed(?:s|ing)?\b", " atleast "),
+    (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
+    (r"\bpull requests?\b|\bmerge requests?\b", " pr "), (r"\bcall[- ]to[- ]action\b", " cta "),
+    (r"\bback(?:ed|ing)? up\b|\bbackups?\b", " backup "), (r"\bplain[- ]?text\b", " plaintext "),
+    (r"\be-?mails?\b", " email "), (r"\bweb ?sites?\b", " site "), (r"\blook(?:ing|ed|s)? up\b", " lookup "),
+    (r"\bleav(?:e|es|ing) out\b|\bleft out\b", " leaveout "), (r"\bturn(?:s|ed|ing)? off\b", " turnoff "),
+    (r"\bcheck(?:ed|ing|s)? in(?:to)?\b(?! with)", " commit "),
+    # "check API keys into the repo": the object may sit between "check" and "into" (a few words at most).
+    (r"\bcheck(?:ed|ing|s)?\b((?: [\w'-]+){1,6}?) into\b(?= (?:the |a |your |our |any )?"
+     r"(?:repo|repository|repositories|git|version control|source control|codebase|main|branch)\b)", r" commit\1 into"),
+    # "the report goes out on Friday" is "send the report on Friday".
+    (r"\b(?:go|goes|going|went|gone) out\b", " send "),
+    # "remove duplicate records" is "deduplicate records".
+    (r"\b(?:remove|removing|removed|drop|dropping|dropped|delete|deleting|deleted|eliminate|eliminating|discard)"
+     r"(?: any| all| the)? duplicat(?:e|es|ed)\b", " dedupe "),
+    # "every week", "once a week", "per week" are the frequency "weekly"; "each month" is "monthly".
+    (r"\b(twice|thrice|\w+ times) (?:a|an|per|every|each) (day|week|month|year|quarter|hour)\b",
+     lambda m: f" {m.group(1)} " + {"day": "daily"}.get(m.group(2), m.group(2) + "ly") + " "),
+    (r"\b(?:every|each|once an?|once per|per)\s+(day|week|month|year|quarter|hour)\b",
+     lambda m: " " + {"day": "daily"}.get(m.group(1), m.group(1) + "ly") + " "),
+    (r"\bannual(?:ly)?\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
+    (r"\bon[- ]site\b", " onsite "),
+    # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
+    (r"\b(?:the|your|our|their|its|each|every) (first|last|final|opening|closing)\b(?= [a-z])", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
+    (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
+    (r"\bblog posts?\b", " post "),
+    (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
+    (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
+    (r"\bfirst person\b", " firstperson "), (r"\bsecond person\b", " secondperson "), (r"\bthird person\b", " thirdperson "),
+    (r"\bfirst class\b", " firstclass "), (r"\b(economy|business|premium) class\b", r" \1 "),
+    # Verb particles that make another verb: "write down" is "record", "give out" is "share".
+    (r"\b(?:write|writes|wrote|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
+    (r"\b(?:give|gives|gave|giving|hand|hands|handed|handing) out\b", " share "),
+    (r"\bfilter(?:s|ed|ing)? out\b|\bweed(?:s|ed|ing)? out\b", " exclude "),
+    (r"\bleav(?:e|es|ing) ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b"
+     r"|\bleft ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b",
+     lambda m: " leaveout " + (m.group(1) or m.group(2)) + " "),
+    (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
+    # "leave brand names untranslated" is "do not translate brand names".
+    (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\b(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not \2 \1 "),
+    (r"\bon behalf of\b", " for "), (r"\bdue dates?\b", " deadline "), (r"\bdouble[- ]check", " check"),
+    (r"\bwrap(?:s|ped|ping)? up\b", " finish "), (r"\bcall(?:s|ed|ing)? off\b", " cancel "),
+    (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
+    (r"\bdecimal places?\b|\bdecimal points?\b", " decimals "),
+    (r"\b(?:the nearest )?(?:whole numbers?|integers?)\b", " 0 decimals "), (r"\bright away\b|\bat once\b", " immediately "),
+    (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
+    (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
+    (r"\bas long as\b", " if "),
+    (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
+    # "test it again" is "retest it".
+    (r"\b(test|check|send|run|try|verify|review|read|write|submit)(s|ed|ing)? ((?:it|them|this|that) )?again\b",
+     r" re\1\2 \3 "), (r"\bno longer\b", " not "), (r"\b(?:giv(?:e|es|ing|en)|gave) away\b", " reveal "),
+    (r"\bmak(?:e|es|ing) up\b|\bmade up\b", " invent "), (r"\ba single\b", " one "),
+    (r"\bfree of charge\b|\bat no (?:extra )?(?:cost|charge)\b", " not charged "),
+    # "ten or fewer" is "at most ten". ("two or more" is left alone: "more than one" is read as "at least
+    # one", so either reading would make one of those two pairs differ in their number.)
+    (r"\b(\d+|" + _NUMBERS + r") ([a-z]+) or (?:fewer|less)\b", r" atmost \1 \2 "),
+    (r"\b(\d+|" + _NUMBERS + r") or (?:fewer|less)\b", r" atmost \1 "),
+    # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
+    (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
+    (r"\b(?:is|are|be|being)(?: strictly| always)? (?:forbidden|prohibited|banned|disallowed)\b", " not "),
+    (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
+    # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
+    # review" (or "until") is "merge only after a review", as "review before merging" is.
+    (r"\b(?:never|do not|does not|must not|should not|can not)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+     r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
+    # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
+    (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
+    # "in plain language", "using simple words": one manner of writing.
+    (r"\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\b", " plainlanguage "),
+    (r"\b(?:business|working|work) days?\b", " workday "),
+    (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
+    (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
+    (r"\bmake sure(?: that| to)?\b|\bbe sure to\b|\bremember to\b|\bit is important to\b", " "),
+    # How a person asks, not what: "I'd like you to", "going forward", "can you".
+    (r"\bi(?: would|'?d) like you to\b|\bi (?:want|need) you to\b|\b(?:could|can|would) you\b|\bgoing forward\b"
+     r"|\bfrom now on\b|\bmoving forward\b|\bin future\b", " "),
+    # "don't forget to X" asks for X; "be careful not to X" and "try not to X" are against it.
+    (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
+    (r"\b(?:be careful|take care|try) not to\b", " do not "),
+    (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
+    (r"\bin (?:case|the event) of\b|\bin case\b", " if "),
+    # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).
+    (r"\b(put|puts|place|places|list|lists|show|shows|mention|sort|order|rank)((?: [\w'-]+){1,5}?) (first|last)"
+     r"(?=\s*(?:[.;!?)]|$))", r"\1\2 \3place "),
+    # "reject PRs without a description" is "do not accept PRs without one" (accept only with one).
+    (r"\b(reject|decline|refuse)(?:s|d|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b", r" do not accept \2 without "),
+    (r"\b(deny|denies|block|ban|forbid|prohibit)(?:s|ed|ned|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b",
+     r" do not allow \2 without "),
+    (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
+    (r"\b(?:every|each) (?:night|evening|morning)\b|\bnightly\b", " daily "), (r"\bwelcome back\b", " welcome "),
+    # "every Sunday" is weekly, on Sunday: a frequency against "daily", a day against "every Monday".
+    (r"\b(?:every|each) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r" weekly \1 "),
+    (r"\bkeep(?:s|ing)? ((?:the |your |our |their |any |all )?\w+(?: \w+)?) out of\b", r" leaveout \1 in "),
+    (r"\blead(?:s|ing)? with\b", " start with "), (r"\bword (?:documents?|files?|format)\b", " docx "),
+    (r"\b(?:highest|largest|biggest) first\b", " descending "), (r"\b(?:lowest|smallest) first\b", " ascending "),
+    (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
+    # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
+    (r"\bthe (?:full|whole|entire)\b", " all "),
+    (r"\bhalf an hour\b", " 30 minutes "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
+    (r"\bkeep(?:s|ing)? ((?:[\w'-]+\s+){1,4}?)hidden\b", r" hide \1 "), (r"\bclos(?:e|es|ing) with\b", " end with "),
+    (r"\bword for word\b", " verbatim "), (r"\blog(?:arithmic)? scale\b", " logscale "),
+    # "within a week of release" is "within a week after release".
+    (r"\b(?:within|atmost)\s+((?:a|an|one|\d+|\w+) (?:minute|hour|day|week|month|year)s?) of\b", r" atmost \1 after "),
+    (r"\bmailing lists?\b", " email list "), (r"\bnon-?disclosure agreements?\b", " nda "), (r"\bauto-(?=[a-z])", "automatic "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
+    (r"\bday (?:one|1)\b", " the firstpos day "),
+    # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
+    (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b", " without "),
+    (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
+    (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
+    (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
+    (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
+    # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
+    (r"\b(\d{1,2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
+     lambda m: f" {_clock(int(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
+    (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
+    (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
+]

@@ -1,0 +1,110 @@
+"""The offline evaluator judges by category (issue 16, "What to build" item 1), shown on pairs written for
+these tests alone (none is a pair of a labelled set): each is an instance of a kind of paraphrase or of
+opposition, not a phrase the lexicon was taught."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentuse.core.helper.offline_judge import Label, compare
+from agentuse.core.helper.similarity import stem
+
+DUPLICATES = [
+    # A time of day in two notations; "a day" and "a month" as durations.
+    ("Do not send push notifications after 9 pm.", "Never send push notifications after 21:00."),
+    ("Answer partner questions within a day.", "Answer partner questions within 24 hours."),
+    ("Archive closed projects after a month.", "Archive closed projects after 30 days."),
+    # The passive of an omission verb; "un-...ed" as "not ...".
+    ("Never delete audit logs.", "Audit logs must never be deleted."),
+    ("Leave the company logo unchanged.", "Do not change the company logo."),
+    # Verb particles and verbs of putting in, after a modal too.
+    ("Never give out home addresses.", "Do not share home addresses."),
+    ("Each invoice must state the payment terms.", "Include the payment terms on every invoice."),
+    ("Pushing directly to main is not allowed.", "Do not push directly to main."),
+    # Domain-general verb groups, British spelling, percent.
+    ("Reserve a meeting room for every workshop.", "Book a meeting room for each workshop."),
+    ("Organise the photos by event.", "Organize the photos by event."),
+    ("Cap refunds at 20%.", "Cap refunds at 20 percent."),
+    # "never X unless/before Y" is "X only when/after Y"; a passive prohibition is a "never".
+    ("Never deploy unless the tests pass.", "Deploy only when the tests pass."),
+    ("Do not merge before a review.", "Merge only after a review."),
+    ("Sharing passwords is forbidden.", "Never share passwords."),
+    ("Do not send emails after 6 pm.", "Never send emails later than 18:00."),
+    # A thousands separator is not a clause break; "that has no" is "without"; half a year is six months.
+    ("Cap articles at 2,500 words.", "Articles must not exceed 2500 words."),
+    ("Archive tickets that have no owner.", "Archive any ticket with no owner."),
+    ("Keep call recordings for half a year.", "Keep call recordings for six months."),
+    ("Answer chat messages in five minutes or less.", "Answer chat messages within 5 minutes."),
+]
+
+CONTRADICTIONS = [
+    # Two counts per period; a duration against "permanently".
+    ("Water the office plants once a week.", "Water the office plants three times a week."),
+    ("Keep deleted accounts permanently.", "Keep deleted accounts for 90 days."),
+    # "X without Y" against "never X without Y"; antonym verbs; a closed set; two means for one action.
+    ("Merge dependency updates without a review.", "Never merge without a review."),
+    ("Increase the font size of captions.", "Decrease the font size of captions."),
+    ("Align the table headers to the left.", "Align the table headers to the right."),
+    ("Group the expense report by project.", "Group the expense report by person."),
+    # One part of a compound rule against the other rule.
+    ("Rotate the on-call roster after each incident.", "Never rotate the on-call roster; keep one owner all quarter."),
+    # One time bounded from opposite sides.
+    ("Call customers after 9 am.", "Call customers before 9 am."),
+    ("Never call customers before 9 am.", "Call customers before 9 am."),
+]
+
+# Near-misses and different actions on one object: never a duplicate.
+NOT_DUPLICATES = [
+    ("Archive stale branches.", "Delete stale branches."),
+    ("Each draft must be reviewed by an editor.", "Each draft must be approved by an editor."),
+    ("Post a summary in the team channel.", "Post a summary in the team channel after every release."),
+    ("Send invoices within 30 days.", "Send invoices within 30 days to clients abroad."),
+    ("Water the office plants weekly.", "Water the office plants weekly in summer."),
+    ("Assign each bug to one engineer.", "Assign each bug to one engineer and one tester."),
+    ("Never export customer emails.", "Never export full customer emails."),
+    ("Never schedule standups.", "Never schedule standups before 10 am."),
+]
+
+
+@pytest.mark.parametrize("a,b", DUPLICATES)
+def test_the_same_action_object_and_scope_in_other_words_is_a_duplicate(a, b):
+    assert compare(a, b).label is Label.duplicate
+    assert compare(b, a).label is Label.duplicate
+
+
+@pytest.mark.parametrize("a,b", CONTRADICTIONS)
+def test_opposed_actions_and_two_values_for_one_setting_contradict(a, b):
+    assert compare(a, b).label is Label.contradiction
+    assert compare(b, a).label is Label.contradiction
+
+
+@pytest.mark.parametrize("a,b", NOT_DUPLICATES)
+def test_a_differing_action_case_or_number_is_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate
+    assert compare(b, a).label is not Label.duplicate
+
+
+def test_two_unknown_verbs_on_one_object_are_a_cannot_tell():
+    relation = compare("Archive stale branches.", "Prune stale branches.")
+    assert relation.label is Label.near_miss and relation.unsure
+
+
+@pytest.mark.parametrize("a,b", [("notification", "notify"), ("invitation", "invite"), ("certified", "certify"),
+                                 ("reconciliation", "reconcile"), ("confirmation", "confirm")])
+def test_light_morphology_reads_a_noun_as_its_verb(a, b):
+    assert stem(a) == stem(b)
+
+
+@pytest.mark.parametrize("a,b", [("format", "form"), ("information", "inform"), ("compliment", "comply")])
+def test_light_morphology_keeps_different_words_apart(a, b):
+    assert stem(a) != stem(b)
+
+
+@pytest.mark.parametrize("a,b,same", [("sarcasm", "sarcastic", True), ("access", "accessible", True),
+                                      ("subscribe", "subscription", True), ("account", "accountant", False),
+                                      ("develop", "developer", False), ("customer", "customize", False),
+                                      ("sentences", "sentencecase", False)])
+def test_a_derived_form_is_the_same_term_but_a_person_named_after_it_is_not(a, b, same):
+    from agentuse.core.helper.overlap import similar_words
+
+    assert similar_words(stem(a), stem(b)) is same
