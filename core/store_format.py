@@ -311,9 +311,13 @@ def _inline(text: str) -> str:
     return unescape_inline(text) if "\\" in text else text
 
 
-def _parse_entry(lines: list[str], start: int, error) -> Learning:
-    """The entry whose heading is `lines[0]`, file line index `start`."""
-    heading = _HEADING.match(lines[0].rstrip())
+def _parse_entry(text: str, first: int, end: int, start: int, error, last: bool) -> tuple[Learning, bool]:
+    """The entry that is `text[first:end]` (its heading line first; file line index `start`), and whether
+    `render_entry` writes it back as exactly that text, less the blank line after it unless `last`
+    (`_as_rendered`). Lines are found with str.find: only a body holding the retired section is split."""
+    cut = text.find("\n", first, end)
+    head = text[first:end if cut < 0 else cut]
+    heading = _HEADING.match(head.rstrip())
     if not heading:
         raise error(start, "malformed entry heading; expected '### [category] title'")
     category = _CATEGORIES.get(heading[1])
@@ -321,36 +325,76 @@ def _parse_entry(lines: list[str], start: int, error) -> Learning:
         raise error(start, f"unknown category '{heading[1]}'; use one of "
                     + ", ".join(c.value for c in Category))
     values = new_values()
-    if len(lines) < 2:
+    if cut < 0:
         raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
-    if not ((fast := _CANONICAL_META.fullmatch(lines[1])) and (stated := _canonical_meta(fast, values)) is not None):
-        if not (meta := _COMMENT.match(lines[1])):
+    line_end = text.find("\n", cut + 1, end)  # where the last line read so far ends
+    line_end = end if line_end < 0 else line_end
+    meta_line = text[cut + 1:line_end]
+    at = min(line_end + 1, end)  # where the next line starts
+    if not ((fast := _CANONICAL_META.fullmatch(meta_line)) and (stated := _canonical_meta(fast, values)) is not None):
+        fast = None
+        if not (meta := _COMMENT.match(meta_line)):
             raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
         stated = _parse_meta(meta[1].strip(), values, start + 1, error)
-    cursor, end = 2, len(lines)
-    while cursor < end and lines[cursor].startswith("<!--") and (note := _NOTE.match(lines[cursor])):
+    cursor, notes = 2, []  # line index into the entry; the note lines
+    while text.startswith("<!--", at, end):
+        stop = text.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        note_line = text[at:stop]
+        if not (note := _NOTE.match(note_line)):
+            break
         key = note[1]
         if key in stated:
             raise error(start + cursor, f"a second '{key}:' comment for this entry")
         values[key] = one_line(_inline(note[2].strip()))
         stated.add(key)
+        notes.append(note_line)
         cursor += 1
-    body = lines[cursor:]
-    text = "\n".join(body)
-    if RETIRED_SECTION in text:  # cheap test first: the section line must contain the heading text
-        stripped = [line.rstrip() for line in body]
+        line_end, at = stop, min(stop + 1, end)
+    body = text[at:end]
+    if RETIRED_SECTION in body:  # cheap test first: the section line must contain the heading text
+        lines = body.split("\n")
+        stripped = [line.rstrip() for line in lines]
         if RETIRED_SECTION in stripped:
             cut = stripped.index(RETIRED_SECTION)
-            if any(line.strip() for line in body[cut + 1:]):
+            if any(line.strip() for line in lines[cut + 1:]):
                 raise error(start + cursor + cut + 1, f"unexpected text after '{RETIRED_SECTION}'")
-            text = "\n".join(body[:cut])
-    if "\\" in text:
-        text = "\n".join(_unescape_body_line(line) for line in text.split("\n"))
+            body = "\n".join(lines[:cut])
+    if "\\" in body:
+        body = "\n".join(_unescape_body_line(line) for line in body.split("\n"))
     values["id"] = values["id"] or ""
     values["category"] = category
     values["title"] = one_line(_inline(heading[2] or ""))
-    values["body"] = body_text(text)
-    return from_parsed(values, stated | _ALWAYS_SET)
+    values["body"] = body_text(body)
+    rule = from_parsed(values, stated | _ALWAYS_SET)
+    # The text render_entry would write ends here: the blank line after it is render's separator.
+    shown, body = (end if last else end - 1), values["body"]
+    return rule, (fast is not None
+                  and (text.startswith(body, at) and at + len(body) == shown if body else line_end == shown)
+                  and _as_rendered(values, head, meta_line, fast, notes))
+
+
+def _as_rendered(d: dict, head: str, meta_line: str, meta: re.Match, notes: list[str]) -> bool:
+    """Whether an entry's lines are exactly `render_entry` of the record read from them, given that its
+    body is the record's (the caller checks that). Only a yes is acted on (render reuses the text), so
+    every doubt is a no: the entry is then rendered as usual. `meta` is the _CANONICAL_META match: it fixes
+    the tokens' order, spacing and value shapes; left to check is what the renderer writes differently (a
+    default it omits, a number it formats, an escape it adds), and the other lines against what the
+    renderer would write from the record."""
+    _, confidence, injected, _, _, _, _, _, _, re_, ok, state, _, _ = meta.groups()
+    # (An entry without an id, or with one already taken, is given one after the snapshot render compares.)
+    if (state == "active" or (injected[0] == "0" and injected != "0")
+            or (re_ is not None and re_[0] == "0") or (ok is not None and ok[0] == "0")
+            or (confidence is not None and f"{d['confidence']:.2f}" != confidence)
+            or meta_line.count("--") != 2):  # "--" only in "<!--" and "-->": the renderer escapes no value
+        return False
+    title, category = d["title"], d["category"].value
+    if "--" in title or head != (f"### [{category}] {title}" if title else f"### [{category}]"):
+        return False
+    if notes and (any("--" in d[key] for key in ("why", "evidence") if d[key] is not None)
+                  or notes != [f"<!-- {key}: {d[key]} -->" for key in ("why", "evidence") if d[key] is not None]):
+        return False
+    return "#" not in d["body"] and "--" not in d["body"]  # else escaped line by line
 
 
 def parse(text: str, *, filename: str = "<learnings>", include_retired: bool = False, rng=None) -> StoreDoc:
@@ -382,14 +426,18 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     preamble = text[:stop] if first < 0 else text[:max(first - 1, 0)] if first else ""
     name, agent = _parse_preamble(preamble.split("\n") if first else [], error)
     line = preamble.count("\n") + 1 if first else 0  # file line index of the first heading
-    learnings = []
+    learnings = ParsedRules()
+    learnings.source, spans = text, learnings.spans
     while first >= 0:
         following = text.find("\n### ", first, stop)
-        lines = text[first:stop if following < 0 else following].split("\n")
-        entry = _parse_entry(lines, line, error)
+        end = stop if following < 0 else following
+        entry, as_rendered = _parse_entry(text, first, end, line, error, following < 0)
         if include_retired or entry.state is not State.retired:
             learnings.append(entry)
-        line += len(lines)
+            # Taken before ids are drawn below: an entry given a new id no longer matches its lines.
+            spans.append((entry, tuple(entry.__dict__.values()), first, end - (following >= 0))
+                         if as_rendered else None)
+        line += text.count("\n", first, end) + 1
         first = following + 1 if following >= 0 else -1
     taken = {entry.id for entry in learnings if entry.id}
     seen: set[str] = set()
@@ -405,6 +453,22 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
         seen.add(entry.id)
     return StoreDoc.model_construct(name=one_line(name), agent=None if agent is None else one_line(agent),
                                     learnings=learnings)
+
+
+class ParsedRules(list):
+    """The learnings list `parse` returns: a plain list of the records, which also remembers where in the
+    file's text each record's entry is, when that text is exactly what `render_entry` writes for the record
+    as read (`_as_rendered`), with a snapshot of the record's values. `render` copies such an entry's text
+    instead of rendering it again while the record still holds the very same values, so writing back a
+    store after changing a few records renders only those (a recorded injection changes one counter per
+    rule sent). Any other list (a doc built or assigned anew) renders every record."""
+
+    __slots__ = ("source", "spans")
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.source = ""
+        self.spans: list[tuple[Learning, tuple, int, int] | None] = []
 
 
 # ---------------------------------------------------------------- writing
@@ -492,4 +556,35 @@ def render(doc: StoreDoc) -> str:
     header = [f"# Learnings for {escape_inline(doc.name)}" if doc.name else "# Learnings for"]
     if doc.agent is not None:
         header.append(f"<!-- agent: {escape_inline(doc.agent)} -->")
-    return "\n\n".join(["\n".join(header), *map(render_entry, doc.learnings)]) + "\n"
+    rules = doc.learnings
+    entries = _reused(rules) if isinstance(rules, ParsedRules) else map(render_entry, rules)
+    return "\n\n".join(["\n".join(header), *entries]) + "\n"
+
+
+_CONFIDENCE = list(Learning.model_fields).index("confidence")
+_EXTRA = list(Learning.model_fields).index("extra")
+
+
+def _reused(rules: ParsedRules) -> list[str]:
+    """Each record's entry: its text from the file when the record holds the values it was read with,
+    rendered otherwise. Values compare equal (assignment validates, so an equal value is of the same type
+    and renders the same), except the confidence, which must be the same object (-0.0 == 0.0 renders
+    "-0.00"), and `extra`, a list that may have grown in place, which must still be empty."""
+    source, spans = rules.source, rules.spans
+    at: dict[int, int] | None = None  # id(record) -> index into spans, built if the list was reordered
+    out = []
+    for index, rule in enumerate(rules):
+        span = spans[index] if index < len(spans) else None
+        if span is None or span[0] is not rule:
+            if at is None:  # the spans hold their records, so no id here can be a new object's
+                at = {id(span[0]): where for where, span in enumerate(spans) if span is not None}
+            where = at.get(id(rule))
+            span = None if where is None else spans[where]
+        if span is not None:
+            values = span[1]
+            if (values == tuple(rule.__dict__.values()) and rule.__dict__["confidence"] is values[_CONFIDENCE]
+                    and not values[_EXTRA]):
+                out.append(source[span[2]:span[3]])
+                continue
+        out.append(render_entry(rule))
+    return out
