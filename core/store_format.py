@@ -450,6 +450,7 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
                 rng = random.Random(hashlib.sha256(text.encode("utf-8")).digest())
             entry.id = new_id(taken, rng)
             taken.add(entry.id)
+            learnings.drawn = True
         seen.add(entry.id)
     return StoreDoc.model_construct(name=one_line(name), agent=None if agent is None else one_line(agent),
                                     learnings=learnings)
@@ -463,12 +464,13 @@ class ParsedRules(list):
     store after changing a few records renders only those (a recorded injection changes one counter per
     rule sent). Any other list (a doc built or assigned anew) renders every record."""
 
-    __slots__ = ("source", "spans")
+    __slots__ = ("source", "spans", "drawn")
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
         self.source = ""
         self.spans: list[tuple[Learning, tuple, int, int] | None] = []
+        self.drawn = False  # parse gave some entry a new id
 
 
 # ---------------------------------------------------------------- writing
@@ -551,14 +553,52 @@ def render_entry(rule: Learning) -> str:
     return "\n".join(lines)
 
 
+def _header(doc: StoreDoc) -> str:
+    header = f"# Learnings for {escape_inline(doc.name)}" if doc.name else "# Learnings for"
+    return header if doc.agent is None else f"{header}\n<!-- agent: {escape_inline(doc.agent)} -->"
+
+
 def render(doc: StoreDoc) -> str:
     """The file text for a doc; `parse(render(doc)) == doc` and `render(parse(text)) == text`."""
-    header = [f"# Learnings for {escape_inline(doc.name)}" if doc.name else "# Learnings for"]
-    if doc.agent is not None:
-        header.append(f"<!-- agent: {escape_inline(doc.agent)} -->")
     rules = doc.learnings
     entries = _reused(rules) if isinstance(rules, ParsedRules) else map(render_entry, rules)
-    return "\n\n".join(["\n".join(header), *entries]) + "\n"
+    return "\n\n".join([_header(doc), *entries]) + "\n"
+
+
+def verbatim(doc: StoreDoc, text: str) -> bool:
+    """Whether `render(doc) == text`, for a doc `parse(text)` has just made (its records not changed
+    since): told from what parse noted, without rendering, when every entry is its record's rendering
+    and the header and the blank lines between are render's own."""
+    rules = doc.learnings
+    if not isinstance(rules, ParsedRules) or rules.source is not text or rules.drawn:
+        return render(doc) == text
+    at = len(_header(doc)) + 2  # where render puts the first entry
+    if not text.startswith(_header(doc)):
+        return False
+    for span in rules.spans:
+        if span is None or span[2] != at or text[at - 2:at] != "\n\n":
+            return False
+        at = span[3] + 2
+    return len(text) == at - 1 and text.endswith("\n") if rules else text == _header(doc) + "\n"
+
+
+def bump(text: str, ids: set[str], counter: str) -> str:
+    """`render` of the doc `parse(text)` gives after adding one to `counter` of the records in `ids`,
+    for a text that doc renders as it is (`verbatim`): only those records' metadata lines are rendered
+    again. In such a text every "<!--" outside a metadata line is escaped or opens a why/evidence/agent
+    line, and each id is on one metadata line, so "<!-- id:<id> | " finds a record's line."""
+    pieces, at = [], 0
+    for start in sorted(found for rule_id in ids if (found := text.find(f"\n<!-- id:{rule_id} | ") + 1)):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        meta = _CANONICAL_META.fullmatch(text, start, end)
+        values = new_values()
+        if meta is None or _canonical_meta(meta, values) is None:
+            raise ValueError(f"bump needs a text render gives back as is; line at {start} is not a metadata line")
+        values[counter] += 1
+        pieces += [text[at:start], _meta_line(values)]
+        at = end
+    return "".join([*pieces, text[at:]])
 
 
 _CONFIDENCE = list(Learning.model_fields).index("confidence")

@@ -4,12 +4,14 @@ how fast is for benchmarks/store_scale.py."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentuse.core import learning, store_format
+from agentuse.core import learning, store, store_format
+from agentuse.core.inject import record_injection
 from agentuse.core.learning import Learning, State, opening_end, opening_end_by_regex, title_said_once
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
@@ -215,3 +217,103 @@ def test_reordered_removed_and_replaced_records_render_as_a_fresh_doc():
     assert render(doc) == render(_fresh(doc))
     del doc.learnings[0]
     assert render(doc) == render(_fresh(doc))
+
+
+# ---------------------------------------------------------------- counting an injection in place
+
+
+def _agent_at(folder: Path) -> store.AgentLocation:
+    path = folder / "write.agentuse"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\nmodel: anthropic:claude-sonnet-5\n---\n\n# Blog Writer\n")
+    return store.locate(path)
+
+
+@pytest.fixture
+def two(tmp_path):
+    """Two agents' stores: one counted in place, one in a transaction."""
+    return _agent_at(tmp_path / "a"), _agent_at(tmp_path / "b")
+
+
+# Ways a store's text can differ from render's own while still parsing: counted in place only if not.
+_EDITS = [
+    lambda t: t,
+    lambda t: t.replace("\n\n", "\n\n\n", 1),
+    lambda t: t.replace("\n\n### ", "\n### ", 1),
+    lambda t: t.rstrip("\n"),
+    lambda t: t + "\n",
+    lambda t: t.replace("\n", "\n\n", 1),
+    lambda t: t.replace("<!-- id:", "<!-- ", 1),
+    lambda t: t.replace(" | injected:", " | applied:", 1),
+    lambda t: t + t[t.find("\n### ") :] if "\n### " in t else t,  # every id twice
+    lambda t: t.replace("\n### ", "\n### [tip] R\n<!-- id:rrrrrrrr | state:retired | 2026-01-01 -->\n\n### ", 1),
+    lambda t: t.replace("# Learnings for", "# Learnings for  ", 1),
+    lambda t: " \n### ".join(t.rsplit("\n\n### ", 1)),  # a space where the blank line was
+    lambda t: t.replace("# Learnings for write", "# Learnings for wr\tite", 1),  # written back with a space
+]
+
+
+@st.composite
+def _plain_docs(draw) -> StoreDoc:
+    """Stores as agentuse writes them, every entry render's own (docs() mostly has some that are not)."""
+    numbers = draw(st.lists(st.integers(0, 10**6), unique=True, max_size=6))
+    # The header the store's location gives it (a file without one is given it on its next write).
+    return StoreDoc(name="write", agent=draw(st.sampled_from(["write.agentuse", "write.agentuse", None])),
+                    learnings=[Learning(id=f"{n:08x}", title=draw(st.sampled_from(["", "T", "Keep it"])),
+                                        body=draw(st.sampled_from(["", "Do it.", "Keep it short.\nThen go."])),
+                                        date="2026-01-02", injected=draw(st.integers(0, 12)), ok=draw(st.integers(0, 2)),
+                                        why=draw(st.sampled_from([None, "w"]))) for n in numbers])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(_plain_docs() | _plain_docs() | docs(), st.sampled_from(_EDITS), st.lists(st.integers(0, 9), max_size=6),
+       st.sampled_from([(), ("zzzzzzzz",)]))
+def test_counting_in_place_writes_what_a_transaction_writes(two, doc, edit, picks, unknown):
+    fast, slow = two
+    for location in two:
+        location.store_path.unlink(missing_ok=True)
+        location.store_path.parent.mkdir(parents=True, exist_ok=True)
+        # As written by anyone: the text need not be render's own (then nothing is counted in place).
+        location.store_path.write_text(edit(render(doc)), encoding="utf-8")
+    ids = [doc.learnings[i % len(doc.learnings)].id for i in picks] if doc.learnings else []
+    ids += list(unknown)
+    store.load(fast)  # what a run does first
+    record_injection(fast, ids)
+    store._VERBATIM.pop(slow.store_path, None)
+    if ids:  # as record_injection did before it could count in place
+        with store.transaction(slow) as counted:
+            for rule in counted.learnings:
+                if rule.id in set(ids):
+                    rule.injected += 1
+    assert fast.store_path.read_bytes() == slow.store_path.read_bytes()
+
+
+def test_a_run_counts_in_place_what_it_read_and_only_those_lines_change(two, monkeypatch):
+    location, _ = two
+    rules = [Learning(id=f"{i:08x}", title=f"Rule {i}", body="Do it.", date="2026-01-02", injected=i,
+                      why="because" if i == 2 else None) for i in range(5)]
+    store.save(location, StoreDoc(name="write", agent="write.agentuse", learnings=rules))
+    before = location.store_path.read_text(encoding="utf-8").split("\n")
+    store.load(location)
+    monkeypatch.setattr(store, "transaction", None)  # would fail if called
+    record_injection(location, ["00000001", "00000002", "00000002"])
+    after = location.store_path.read_text(encoding="utf-8").split("\n")
+    changed = [(old, new) for old, new in zip(before, after, strict=True) if old != new]
+    assert changed == [("<!-- id:00000001 | injected:1 | src:auto | 2026-01-02 -->",
+                        "<!-- id:00000001 | injected:2 | src:auto | 2026-01-02 -->"),
+                       ("<!-- id:00000002 | injected:2 | src:auto | 2026-01-02 -->",
+                        "<!-- id:00000002 | injected:3 | src:auto | 2026-01-02 -->")]
+    record_injection(location, ["00000001"])  # what it wrote is known too
+    assert store.load(location).learnings[1].injected == 3
+
+
+def test_a_store_changed_since_it_was_read_is_counted_in_a_transaction(two):
+    location, _ = two
+    store.save(location, StoreDoc(name="write", learnings=[Learning(id="a1b2c3d4", title="T", date="2026-01-02")]))
+    store.load(location)
+    # Edited by hand since: applied: is the old name, rewritten as injected: by a transaction.
+    location.store_path.write_text("# Learnings for write\n\n### [tip] T\n<!-- id:a1b2c3d4 | applied:4 | "
+                                   "2026-01-02 -->\n", encoding="utf-8")
+    record_injection(location, ["a1b2c3d4"])
+    assert "injected:5 | src:auto" in location.store_path.read_text(encoding="utf-8")
