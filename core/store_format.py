@@ -560,9 +560,19 @@ def _header(doc: StoreDoc) -> str:
 
 def render(doc: StoreDoc) -> str:
     """The file text for a doc; `parse(render(doc)) == doc` and `render(parse(text)) == text`."""
-    rules = doc.learnings
-    entries = _reused(rules) if isinstance(rules, ParsedRules) else map(render_entry, rules)
-    return "\n\n".join([_header(doc), *entries]) + "\n"
+    rules, header = doc.learnings, _header(doc)
+    if not isinstance(rules, ParsedRules):
+        return "\n\n".join([header, *map(render_entry, rules)]) + "\n"
+    source, parts = rules.source, _reused(rules)
+    # Every entry as read, up to the final newline (one run that ends there), with render's header and blank line.
+    if (len(parts) == 1 and parts[0] == (len(header) + 2, len(source) - 1)
+            and source.startswith("\n\n", len(header)) and source.startswith(header)):
+        return source
+    pieces = [header]
+    for part in parts:
+        pieces += ("\n\n", part if isinstance(part, str) else source[part[0]:part[1]])
+    pieces.append("\n")
+    return "".join(pieces)
 
 
 def verbatim(doc: StoreDoc, text: str) -> bool:
@@ -605,14 +615,15 @@ _CONFIDENCE = list(Learning.model_fields).index("confidence")
 _EXTRA = list(Learning.model_fields).index("extra")
 
 
-def _reused(rules: ParsedRules) -> list[str]:
-    """Each record's entry: its text from the file when the record holds the values it was read with,
-    rendered otherwise. Values compare equal (assignment validates, so an equal value is of the same type
+def _reused(rules: ParsedRules) -> list[str | tuple[int, int]]:
+    """Each record's entry: where its text is in the file when the record holds the values it was read
+    with (consecutive ones as one (start, end), the blank lines between included), rendered otherwise. Values compare equal (assignment validates, so an equal value is of the same type
     and renders the same), except the confidence, which must be the same object (-0.0 == 0.0 renders
     "-0.00"), and `extra`, a list that may have grown in place, which must still be empty."""
     source, spans = rules.source, rules.spans
     at: dict[int, int] | None = None  # id(record) -> index into spans, built if the list was reordered
-    out = []
+    out: list[str | tuple[int, int]] = []
+    start = end = -1  # the run of reused entries not yet copied: one slice, the blank lines between included
     for index, rule in enumerate(rules):
         span = spans[index] if index < len(spans) else None
         if span is None or span[0] is not rule:
@@ -624,7 +635,17 @@ def _reused(rules: ParsedRules) -> list[str]:
             values = span[1]
             if (values == tuple(rule.__dict__.values()) and rule.__dict__["confidence"] is values[_CONFIDENCE]
                     and not values[_EXTRA]):
-                out.append(source[span[2]:span[3]])
+                if span[2] == end + 2 and source.startswith("\n\n", end):
+                    end = span[3]
+                    continue
+                if start >= 0:
+                    out.append((start, end))
+                start, end = span[2], span[3]
                 continue
+        if start >= 0:
+            out.append((start, end))
+            start = end = -1
         out.append(render_entry(rule))
+    if start >= 0:
+        out.append((start, end))
     return out

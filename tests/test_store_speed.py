@@ -317,3 +317,11 @@ def test_a_store_changed_since_it_was_read_is_counted_in_a_transaction(two):
                                    "2026-01-02 -->\n", encoding="utf-8")
     record_injection(location, ["a1b2c3d4"])
     assert "injected:5 | src:auto" in location.store_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("header", ["# Learnings for a \n", "# Learnings for  a\n", "# Learnings for a\n\n",
+                                    "# Learnings for a\n<!--  agent: x -->\n", "\n# Learnings for a\n"])
+def test_a_header_render_would_write_otherwise_is_rewritten(header):
+    text = f"{header}\n### [tip] T\n{_META}\nbody\n"
+    parsed = parse(text)
+    assert render(parsed) == render(_fresh(parsed)) != text
