@@ -319,7 +319,7 @@ def test_a_store_changed_since_it_was_read_is_counted_in_a_transaction(two):
     assert "injected:5 | src:auto" in location.store_path.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("header", ["# Learnings for a \n", "# Learnings for  a\n", "# Learnings for a\n\n",
+@pytest.mark.parametrize("header", ["# Learnings for a ", "# Learnings for a \n", "# Learnings for  a\n", "# Learnings for a\n\n",
                                     "# Learnings for a\n<!--  agent: x -->\n", "\n# Learnings for a\n"])
 def test_a_header_render_would_write_otherwise_is_rewritten(header):
     text = f"{header}\n### [tip] T\n{_META}\nbody\n"
