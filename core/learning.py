@@ -76,6 +76,11 @@ def title_said_once(title: str, body: str) -> tuple[str, str]:
     the title becomes the body's opening sentence, the body keeps what follows, and no word is lost. A
     title that summarises the body without opening it is left alone. A title cut short with "…" opens the
     body even when it ends mid-word."""
+    # Most bodies do not open with their title's first letter: told from two characters (ASCII letters
+    # and digits, where case-insensitive is lower()) before any copying.
+    if not body or not title or (title[0].isascii() and body[0].isascii() and title[0].isalnum()
+                                 and body[0].isalnum() and title[0].lower() != body[0].lower()):
+        return title, body
     text = body.strip()
     cut = title.endswith("…")
     head = title.removesuffix("…").rstrip() if cut else title.rstrip(" .!?:;,")
