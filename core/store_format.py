@@ -165,6 +165,7 @@ _READERS: dict[str, Callable[[str], object]] = {
 }
 _CATEGORIES = {category.value: category for category in Category}
 _ALWAYS_SET = frozenset({"id", "category", "title", "body", "extra", "date"})  # what every entry states
+_AS_WRITTEN = ""  # not a field: marks, in _canonical_meta's answer, a line render writes as it is
 
 
 # A value the token loop keeps exactly as it is, one_line included: no "|" or backslash, single spaces only
@@ -188,7 +189,8 @@ _REAL_DATES: dict[str, str] = {}  # date text -> itself once checked real (so en
 
 
 def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
-    """Fill `values` from a _CANONICAL_META match; None when its date is not real (the loop says so)."""
+    """Fill `values` from a _CANONICAL_META match; the fields stated, with those every entry states (and
+    `_AS_WRITTEN` when render would write this very line); None when its date is not real (the loop says so)."""
     rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, vet, date = meta.groups()
     known = _REAL_DATES.get(date)
     if known is None:
@@ -203,13 +205,21 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
     values["injected"] = int(injected)
     values["src"] = _SOURCES[src]
     values["extra"] = []
-    stated = {"injected", "src"}
+    stated = {"injected", "src", "id", "category", "title", "body", "extra", "date"}  # with _ALWAYS_SET
+    # What render writes differently from what this pattern accepts: a default (state:active, re:0, ok:0),
+    # a number's form (leading zeros, confidence other than two decimals), an escape ("--" in a value: the
+    # line has "--" only in "<!--" and "-->" otherwise).
+    if not (state == "active" or (injected[0] == "0" and injected != "0") or (re_ is not None and re_[0] == "0")
+            or (ok is not None and ok[0] == "0") or meta.string.count("--", *meta.span()) != 2):
+        stated.add(_AS_WRITTEN)
     if rule_id is not None:
         values["id"] = rule_id
         stated.add("id")
     if confidence is not None:
-        values["confidence"] = float(confidence)
+        values["confidence"] = number = float(confidence)
         stated.add("confidence")
+        if f"{number:.2f}" != confidence:
+            stated.discard(_AS_WRITTEN)
     if ch is not None:
         values["ch"] = _CHANNELS[ch]
         stated.add("ch")
@@ -335,7 +345,7 @@ def _parse_entry(text: str, first: int, end: int, start: int, error, last: bool)
         fast = None
         if not (meta := _COMMENT.match(meta_line)):
             raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
-        stated = _parse_meta(meta[1].strip(), values, start + 1, error)
+        stated = _parse_meta(meta[1].strip(), values, start + 1, error) | _ALWAYS_SET
     cursor, notes = 2, []  # line index into the entry; the note lines
     while text.startswith("<!--", at, end):
         stop = text.find("\n", at, end)
@@ -366,28 +376,23 @@ def _parse_entry(text: str, first: int, end: int, start: int, error, last: bool)
     values["category"] = category
     values["title"] = one_line(_inline(heading[2] or ""))
     values["body"] = body_text(body)
-    rule = from_parsed(values, stated | _ALWAYS_SET)
+    as_written = _AS_WRITTEN in stated
+    if as_written:
+        stated.discard(_AS_WRITTEN)
+    rule = from_parsed(values, stated)
     # The text render_entry would write ends here: the blank line after it is render's separator.
     shown, body = (end if last else end - 1), values["body"]
-    return rule, (fast is not None
+    return rule, (as_written
                   and (text.startswith(body, at) and at + len(body) == shown if body else line_end == shown)
-                  and _as_rendered(values, head, meta_line, fast, notes))
+                  and _as_rendered(values, head, notes))
 
 
-def _as_rendered(d: dict, head: str, meta_line: str, meta: re.Match, notes: list[str]) -> bool:
+def _as_rendered(d: dict, head: str, notes: list[str]) -> bool:
     """Whether an entry's lines are exactly `render_entry` of the record read from them, given that its
-    body is the record's (the caller checks that). Only a yes is acted on (render reuses the text), so
-    every doubt is a no: the entry is then rendered as usual. `meta` is the _CANONICAL_META match: it fixes
-    the tokens' order, spacing and value shapes; left to check is what the renderer writes differently (a
-    default it omits, a number it formats, an escape it adds), and the other lines against what the
-    renderer would write from the record."""
-    _, confidence, injected, _, _, _, _, _, _, re_, ok, state, _, _ = meta.groups()
-    # (An entry without an id, or with one already taken, is given one after the snapshot render compares.)
-    if (state == "active" or (injected[0] == "0" and injected != "0")
-            or (re_ is not None and re_[0] == "0") or (ok is not None and ok[0] == "0")
-            or (confidence is not None and f"{d['confidence']:.2f}" != confidence)
-            or meta_line.count("--") != 2):  # "--" only in "<!--" and "-->": the renderer escapes no value
-        return False
+    metadata line is as render writes it (_canonical_meta said so) and its body is the record's (the caller
+    checks that). Only a yes is acted on (render reuses the text), so every doubt is a no: the entry is
+    then rendered as usual. Compared with what the renderer would write from the record. (An entry without
+    an id, or with one already taken, is given one after the snapshot render compares.)"""
     title, category = d["title"], d["category"].value
     if "--" in title or head != (f"### [{category}] {title}" if title else f"### [{category}]"):
         return False
