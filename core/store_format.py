@@ -21,6 +21,7 @@ run that already holds backslashes just gains one more, which makes every escape
 from __future__ import annotations
 
 import datetime
+from array import array
 import gc
 import hashlib
 import math
@@ -186,6 +187,21 @@ _SOURCES = {member.value: member for member in Source}
 _CHANNELS = {member.value: member for member in Channel}
 _STATES = {member.value: member for member in State}
 _REAL_DATES: dict[str, str] = {}  # date text -> itself once checked real (so entries share one string)
+# Value text -> the one object entries share for it: a store holds few distinct instruction hashes,
+# sessions, tools, signatures, vetters and (two-decimal) confidences, and one copy per entry would be a
+# good part of a parsed store's memory. Bounded like _REAL_DATES, for a long-lived process.
+_SHARED: dict[str, str] = {}
+_CONFIDENCES: dict[str, float] = {}
+_SHARED_KEPT = 100_000
+
+
+def _shared(text: str, make=str, table: dict = _SHARED):
+    known = table.get(text)
+    if known is None:
+        known = make(text)
+        if len(table) < _SHARED_KEPT:
+            table[text] = known
+    return known
 
 
 def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
@@ -198,7 +214,7 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
             datetime.date.fromisoformat(date)
         except ValueError:
             return None
-        if len(_REAL_DATES) < 100_000:
+        if len(_REAL_DATES) < _SHARED_KEPT:
             _REAL_DATES[date] = date
         known = date
     values["date"] = known
@@ -216,7 +232,7 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
         values["id"] = rule_id
         stated.add("id")
     if confidence is not None:
-        values["confidence"] = number = float(confidence)
+        values["confidence"] = number = _shared(confidence, float, _CONFIDENCES)
         stated.add("confidence")
         if f"{number:.2f}" != confidence:
             stated.discard(_AS_WRITTEN)
@@ -224,16 +240,16 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
         values["ch"] = _CHANNELS[ch]
         stated.add("ch")
     if ih is not None:
-        values["ih"] = ih
+        values["ih"] = _shared(ih)
         stated.add("ih")
     if sess is not None:
-        values["sess"] = sess
+        values["sess"] = _shared(sess)
         stated.add("sess")
     if tool is not None:
-        values["tool"] = tool
+        values["tool"] = _shared(tool)
         stated.add("tool")
     if sig is not None:
-        values["sig"] = sig
+        values["sig"] = _shared(sig)
         stated.add("sig")
     if re_ is not None:
         values["re"] = int(re_)
@@ -245,7 +261,7 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
         values["state"] = _STATES[state]
         stated.add("state")
     if vet is not None:
-        values["vet"] = vet
+        values["vet"] = _shared(vet)
         stated.add("vet")
     return stated
 
@@ -432,7 +448,7 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     name, agent = _parse_preamble(preamble.split("\n") if first else [], error)
     line = preamble.count("\n") + 1 if first else 0  # file line index of the first heading
     learnings = ParsedRules()
-    learnings.source, spans = text, learnings.spans
+    learnings.source, spans, bounds = text, learnings.spans, learnings.bounds
     while first >= 0:
         following = text.find("\n### ", first, stop)
         end = stop if following < 0 else following
@@ -440,8 +456,8 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
         if include_retired or entry.state is not State.retired:
             learnings.append(entry)
             # Taken before ids are drawn below: an entry given a new id no longer matches its lines.
-            spans.append((entry, tuple(entry.__dict__.values()), first, end - (following >= 0))
-                         if as_rendered else None)
+            spans.append((entry, *entry.__dict__.values()) if as_rendered else None)
+            bounds.extend((first, end - (following >= 0)))
         line += text.count("\n", first, end) + 1
         first = following + 1 if following >= 0 else -1
     taken = {entry.id for entry in learnings if entry.id}
@@ -469,12 +485,13 @@ class ParsedRules(list):
     store after changing a few records renders only those (a recorded injection changes one counter per
     rule sent). Any other list (a doc built or assigned anew) renders every record."""
 
-    __slots__ = ("source", "spans", "drawn")
+    __slots__ = ("source", "spans", "bounds", "drawn")
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
         self.source = ""
-        self.spans: list[tuple[Learning, tuple, int, int] | None] = []
+        self.spans: list[tuple | None] = []  # per entry read: (record, *its values), or None
+        self.bounds = array("q")  # per entry read: where its text starts and ends in `source`
         self.drawn = False  # parse gave some entry a new id
 
 
@@ -590,10 +607,11 @@ def verbatim(doc: StoreDoc, text: str) -> bool:
     at = len(_header(doc)) + 2  # where render puts the first entry
     if not text.startswith(_header(doc)):
         return False
-    for span in rules.spans:
-        if span is None or span[2] != at or text[at - 2:at] != "\n\n":
+    bounds = rules.bounds
+    for index, span in enumerate(rules.spans):
+        if span is None or bounds[2 * index] != at or text[at - 2:at] != "\n\n":
             return False
-        at = span[3] + 2
+        at = bounds[2 * index + 1] + 2
     return len(text) == at - 1 and text.endswith("\n") if rules else text == _header(doc) + "\n"
 
 
@@ -616,8 +634,7 @@ def bump(text: str, ids: set[str], counter: str) -> str:
     return "".join([*pieces, text[at:]])
 
 
-_CONFIDENCE = list(Learning.model_fields).index("confidence")
-_EXTRA = list(Learning.model_fields).index("extra")
+_CONFIDENCE = 1 + list(Learning.model_fields).index("confidence")  # in a span: (record, *values)
 
 
 def _reused(rules: ParsedRules) -> list[str | tuple[int, int]]:
@@ -625,11 +642,12 @@ def _reused(rules: ParsedRules) -> list[str | tuple[int, int]]:
     with (consecutive ones as one (start, end), the blank lines between included), rendered otherwise. Values compare equal (assignment validates, so an equal value is of the same type
     and renders the same), except the confidence, which must be the same object (-0.0 == 0.0 renders
     "-0.00"), and `extra`, a list that may have grown in place, which must still be empty."""
-    source, spans = rules.source, rules.spans
+    source, spans, bounds = rules.source, rules.spans, rules.bounds
     at: dict[int, int] | None = None  # id(record) -> index into spans, built if the list was reordered
     out: list[str | tuple[int, int]] = []
     start = end = -1  # the run of reused entries not yet copied: one slice, the blank lines between included
     for index, rule in enumerate(rules):
+        where = index
         span = spans[index] if index < len(spans) else None
         if span is None or span[0] is not rule:
             if at is None:  # the spans hold their records, so no id here can be a new object's
@@ -637,15 +655,15 @@ def _reused(rules: ParsedRules) -> list[str | tuple[int, int]]:
             where = at.get(id(rule))
             span = None if where is None else spans[where]
         if span is not None:
-            values = span[1]
-            if (values == tuple(rule.__dict__.values()) and rule.__dict__["confidence"] is values[_CONFIDENCE]
-                    and not values[_EXTRA]):
-                if span[2] == end + 2 and source.startswith("\n\n", end):
-                    end = span[3]
+            values = rule.__dict__
+            if (span == (rule, *values.values()) and values["confidence"] is span[_CONFIDENCE]
+                    and not values["extra"]):
+                if bounds[2 * where] == end + 2 and source.startswith("\n\n", end):
+                    end = bounds[2 * where + 1]
                     continue
                 if start >= 0:
                     out.append((start, end))
-                start, end = span[2], span[3]
+                start, end = bounds[2 * where], bounds[2 * where + 1]
                 continue
         if start >= 0:
             out.append((start, end))
