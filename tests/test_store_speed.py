@@ -3,6 +3,7 @@ how fast is for benchmarks/store_scale.py."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 
 from agentuse.core import learning, store, store_format
 from agentuse.core.inject import record_injection
-from agentuse.core.learning import Learning, State, opening_end, opening_end_by_regex, title_said_once
+from agentuse.core.ranking import rank
+from agentuse.core.learning import Learning, Source, State, opening_end, opening_end_by_regex, title_said_once
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 from reliability.test_bad_input import STORE_TEXT
@@ -347,3 +349,26 @@ def test_a_header_render_would_write_otherwise_is_rewritten(header):
     text = f"{header}\n### [tip] T\n{_META}\nbody\n"
     parsed = parse(text)
     assert render(parsed) == render(_fresh(parsed)) != text
+
+
+# ---------------------------------------------------------------- ranking
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(list(Source)), st.sampled_from(["2026-01-02", "2025-12-31", "0001-01-01",
+                                                                          "9999-12-31", "2026-02-30", "x"]),
+                          st.sampled_from([State.active, State.active, State.quarantined])), max_size=30))
+def test_ranking_is_the_order_of_source_date_and_later_position(shapes):
+    rules = [Learning.model_construct(id=f"{i:08x}", src=src, date=day, state=state, title="t")
+             for i, (src, day, state) in enumerate(shapes)]
+
+    def day_of(text):
+        try:
+            return datetime.date.fromisoformat(text).toordinal()
+        except ValueError:
+            return 0  # unreadable ranks as oldest
+
+    rank_of = {Source.manual: 0, Source.approval: 1, Source.auto: 2}
+    expected = sorted((rule for rule in rules if rule.state is State.active),
+                      key=lambda rule: (rank_of[rule.src], -day_of(rule.date), -rules.index(rule)))
+    assert rank(rules) == expected
