@@ -33,7 +33,16 @@ from agentuse.core.file_access import check_regular, read_optional, writing
 from agentuse.core.learning import Learning, State
 # Where a store lives is its own module (no pydantic, no GitPython): `learnings --path` needs only that.
 from agentuse.core.location import STORE_SUFFIX, AgentLocation, data_dir, locate, project_hash, project_root
-from agentuse.core.store_format import StoreDoc, StoreFormatError, bump, parse, render, render_entry, verbatim
+from agentuse.core.store_format import (
+    StoreDoc,
+    StoreFormatError,
+    Verbatim,
+    bump,
+    parse,
+    render,
+    render_entry,
+    verbatim,
+)
 
 if TYPE_CHECKING:  # imported by lock_for: read-only commands never lock, and filelock costs ~7 ms
     import filelock
@@ -163,7 +172,7 @@ def _decode(path: Path, data: bytes) -> str:
 # holding those bytes again is known to parse, and its counters can be bumped in place (`count`). Keyed by
 # the text itself, so a file changed since by anyone is simply not found here. A run reads its store just
 # before counting the injection, so the count finds it.
-_VERBATIM: dict[Path, str] = {}
+_VERBATIM: dict[Path, Verbatim] = {}
 _VERBATIM_KEPT = 16  # stores; a long-lived process (serve) keeps the most recent ones
 
 
@@ -175,14 +184,14 @@ def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retir
         doc.name = location.name
     if doc.agent is None:
         doc.agent = location.breadcrumb
-    if path == location.store_path and verbatim(doc, text):
-        _remember(path, text)
+    if path == location.store_path and (known := verbatim(doc, text)) is not None:
+        _remember(path, known)
     return doc
 
 
-def _remember(path: Path, text: str) -> None:
+def _remember(path: Path, known: Verbatim) -> None:
     _VERBATIM.pop(path, None)
-    _VERBATIM[path] = text
+    _VERBATIM[path] = known
     while len(_VERBATIM) > _VERBATIM_KEPT:
         del _VERBATIM[next(iter(_VERBATIM))]
 
@@ -198,12 +207,13 @@ def count(location: AgentLocation, ids: set[str], counter: str) -> bool:
     settle(location)
     with lock_for(path):
         text = _read(path)
-        if text is None or text != _VERBATIM.get(path):
+        known = _VERBATIM.get(path)
+        if text is None or known is None or text != known.text:
             return False
-        new = bump(text, ids, counter)
-        if new != text:
-            atomic_write(path, new)
-            _remember(path, new)
+        counted = bump(known, ids, counter)
+        if counted.text != text:
+            atomic_write(path, counted.text)
+            _remember(path, counted)
     return True
 
 

@@ -29,6 +29,7 @@ import random
 import re
 import secrets
 from collections.abc import Callable
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -597,45 +598,60 @@ def render(doc: StoreDoc) -> str:
     return "".join(pieces)
 
 
-def verbatim(doc: StoreDoc, text: str) -> bool:
-    """Whether `render(doc) == text`, for a doc `parse(text)` has just made (its records not changed
-    since): told from what parse noted, without rendering, when every entry is its record's rendering
-    and the header and the blank lines between are render's own."""
+class Verbatim(NamedTuple):
+    """A store's text that `render` of its parse gives back as it is, with each record's id and where its
+    entry starts: what `bump` needs to count in place."""
+
+    text: str
+    ids: tuple[str, ...]
+    starts: array
+
+
+def verbatim(doc: StoreDoc, text: str) -> Verbatim | None:
+    """`text` as a Verbatim when `render(doc) == text`, for a doc `parse(text)` has just made (its records
+    not changed since); else None. Told from what parse noted, without rendering: every entry is its
+    record's rendering, and the header and the blank lines between are render's own."""
     rules = doc.learnings
     if not isinstance(rules, ParsedRules) or rules.source is not text or rules.drawn:
-        return render(doc) == text
+        return None
     at = len(_header(doc)) + 2  # where render puts the first entry
     if not text.startswith(_header(doc)):
-        return False
+        return None
     bounds = rules.bounds
     for index, span in enumerate(rules.spans):
         if span is None or bounds[2 * index] != at or text[at - 2:at] != "\n\n":
-            return False
+            return None
         at = bounds[2 * index + 1] + 2
-    return len(text) == at - 1 and text.endswith("\n") if rules else text == _header(doc) + "\n"
+    if not (len(text) == at - 1 and text.endswith("\n") if rules else text == _header(doc) + "\n"):
+        return None
+    return Verbatim(text, tuple(span[1] for span in rules.spans), bounds[::2])  # span[1]: the id as read
 
 
-def bump(text: str, ids: set[str], counter: str) -> str:
-    """`render` of the doc `parse(text)` gives after adding one to `counter` of the records in `ids`,
-    for a text that doc renders as it is (`verbatim`): only those records' metadata lines are rendered
-    again. In such a text every "<!--" outside a metadata line is escaped or opens a why/evidence/agent
-    line, and each id is on one metadata line, so "<!-- id:<id> | " finds a record's line (all of them in
-    one pass over the text: a pattern made for this call, which re scans for by its literal prefix)."""
-    if not ids:
-        return text
-    lines = re.compile(r"\n<!-- id:(?:%s) \| " % "|".join(map(re.escape, sorted(ids))))
-    pieces, at = [], 0
-    for start in (found.start() + 1 for found in lines.finditer(text)):
+def bump(known: Verbatim, ids: set[str], counter: str) -> Verbatim:
+    """`render` of the doc `parse(known.text)` gives after adding one to `counter` of the records in
+    `ids`: only those records' metadata lines (each the line after its heading) are rendered again."""
+    text, starts = known.text, known.starts
+    pieces, at, moved = [], 0, []  # moved: (index, characters the line grew by)
+    for index in [index for index, rule_id in enumerate(known.ids) if rule_id in ids]:
+        start = text.index("\n", starts[index]) + 1
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         meta = _CANONICAL_META.fullmatch(text, start, end)
         values = new_values()
         if meta is None or _canonical_meta(meta, values) is None:
-            raise ValueError(f"bump needs a text render gives back as is; line at {start} is not a metadata line")
+            raise ValueError(f"bump needs a Verbatim text; the line at {start} is not a metadata line")
         values[counter] += 1
-        pieces += [text[at:start], _meta_line(values)]
+        line = _meta_line(values)
+        pieces += [text[at:start], line]
         at = end
-    return "".join([*pieces, text[at:]])
+        if len(line) != end - start:
+            moved.append((index, len(line) - (end - start)))
+    if moved:  # the entries after a line that grew start later
+        starts, shift = array("q", starts), 0
+        for (index, grew), (following, _) in zip(moved, [*moved[1:], (len(starts) - 1, 0)], strict=True):
+            shift += grew
+            starts[index + 1:following + 1] = array("q", [start + shift for start in starts[index + 1:following + 1]])
+    return Verbatim("".join([*pieces, text[at:]]), known.ids, starts)
 
 
 _CONFIDENCE = 1 + list(Learning.model_fields).index("confidence")  # in a span: (record, *values)

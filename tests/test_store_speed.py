@@ -285,7 +285,8 @@ def _plain_docs(draw) -> StoreDoc:
     return StoreDoc(name="write", agent=draw(st.sampled_from(["write.agentuse", "write.agentuse", None])),
                     learnings=[Learning(id=f"{n:08x}", title=draw(st.sampled_from(["", "T", "Keep it"])),
                                         body=draw(st.sampled_from(["", "Do it.", "Keep it short.\nThen go."])),
-                                        date="2026-01-02", injected=draw(st.integers(0, 12)), ok=draw(st.integers(0, 2)),
+                                        date="2026-01-02", injected=draw(st.sampled_from([0, 8, 9, 98, 99, 100])),
+                                        ok=draw(st.integers(0, 2)),
                                         why=draw(st.sampled_from([None, "w"]))) for n in numbers])
 
 
@@ -300,17 +301,19 @@ def test_counting_in_place_writes_what_a_transaction_writes(two, doc, edit, pick
         location.store_path.parent.mkdir(parents=True, exist_ok=True)
         # As written by anyone: the text need not be render's own (then nothing is counted in place).
         location.store_path.write_text(edit(render(doc)), encoding="utf-8")
-    ids = [doc.learnings[i % len(doc.learnings)].id for i in picks] if doc.learnings else []
-    ids += list(unknown)
     store.load(fast)  # what a run does first
-    record_injection(fast, ids)
-    store._VERBATIM.pop(slow.store_path, None)
-    if ids:  # as record_injection did before it could count in place
-        with store.transaction(slow) as counted:
-            for rule in counted.learnings:
-                if rule.id in set(ids):
-                    rule.injected += 1
-    assert fast.store_path.read_bytes() == slow.store_path.read_bytes()
+    # Three counts in a row (a run's rounds): each after the last one's write, lines that grew included.
+    for round_picks in (picks, picks[::-1], picks[1:]):
+        ids = [doc.learnings[i % len(doc.learnings)].id for i in round_picks] if doc.learnings else []
+        ids += list(unknown)
+        record_injection(fast, ids)
+        store._VERBATIM.pop(slow.store_path, None)
+        if ids:  # as record_injection did before it could count in place
+            with store.transaction(slow) as counted:
+                for rule in counted.learnings:
+                    if rule.id in set(ids):
+                        rule.injected += 1
+        assert fast.store_path.read_bytes() == slow.store_path.read_bytes()
 
 
 def test_a_run_counts_in_place_what_it_read_and_only_those_lines_change(two, monkeypatch):
