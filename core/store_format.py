@@ -267,8 +267,9 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
     return stated
 
 
-def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
-    """Fill `values` from the metadata comment; return the field names it stated."""
+def _parse_meta(content: str, values: dict, entry: int, error) -> set[str]:
+    """Fill `values` from the metadata comment (on the line after the heading at offset `entry`);
+    return the field names it stated."""
     stated: set[str] = set()
     extra: list[str] = []
     date_seen = False
@@ -282,11 +283,11 @@ def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
             continue
         if token[0].isdigit() and (date := _DATE.match(token)):  # \d needs a digit first
             if date_seen:
-                raise error(line, "the metadata comment has two dates")
+                raise error(entry, 1, "the metadata comment has two dates")
             try:
                 datetime.date.fromisoformat(date[1])
             except ValueError:
-                raise error(line, f"'{token}' is not a real date") from None
+                raise error(entry, 1, f"'{token}' is not a real date") from None
             values["date"] = date[1]
             date_seen = True
             continue
@@ -296,12 +297,12 @@ def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
             extra.append(token)  # unknown tokens are kept and written back, never rejected
             continue
         if key in stated:
-            raise error(line, f"'{key}:' appears twice in the metadata comment")
+            raise error(entry, 1, f"'{key}:' appears twice in the metadata comment")
         value = value.strip()
         try:
             parsed = reader(value)
         except ValueError as problem:
-            raise error(line, f"bad value for '{key}:' ({value!r}): {problem}") from None
+            raise error(entry, 1, f"bad value for '{key}:' ({value!r}): {problem}") from None
         if key == "applied":
             applied = parsed  # the pre-v0.19.0 name of injected:, which wins when both appear
             stated.add(key)
@@ -309,7 +310,7 @@ def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
             values[key] = parsed
             stated.add(key)
     if not date_seen:
-        raise error(line, "the metadata comment has no date (YYYY-MM-DD); it is the one field every entry needs")
+        raise error(entry, 1, "the metadata comment has no date (YYYY-MM-DD); it is the one field every entry needs")
     values["extra"] = extra
     if applied is not None:
         stated.discard("applied")
@@ -338,22 +339,22 @@ def _inline(text: str) -> str:
     return unescape_inline(text) if "\\" in text else text
 
 
-def _parse_entry(text: str, first: int, end: int, start: int, error, last: bool) -> tuple[Learning, bool]:
-    """The entry that is `text[first:end]` (its heading line first; file line index `start`), and whether
+def _parse_entry(text: str, first: int, end: int, error, last: bool) -> tuple[Learning, bool]:
+    """The entry that is `text[first:end]` (its heading line first), and whether
     `render_entry` writes it back as exactly that text, less the blank line after it unless `last`
     (`_as_rendered`). Lines are found with str.find: only a body holding the retired section is split."""
     cut = text.find("\n", first, end)
     head = text[first:end if cut < 0 else cut]
     heading = _HEADING.match(head.rstrip())
     if not heading:
-        raise error(start, "malformed entry heading; expected '### [category] title'")
+        raise error(first, 0, "malformed entry heading; expected '### [category] title'")
     category = _CATEGORIES.get(heading[1])
     if category is None:
-        raise error(start, f"unknown category '{heading[1]}'; use one of "
+        raise error(first, 0, f"unknown category '{heading[1]}'; use one of "
                     + ", ".join(c.value for c in Category))
     values = new_values()
     if cut < 0:
-        raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
+        raise error(first, 0, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
     line_end = text.find("\n", cut + 1, end)  # where the last line read so far ends
     line_end = end if line_end < 0 else line_end
     meta_line = text[cut + 1:line_end]
@@ -361,8 +362,8 @@ def _parse_entry(text: str, first: int, end: int, start: int, error, last: bool)
     if not ((fast := _CANONICAL_META.fullmatch(meta_line)) and (stated := _canonical_meta(fast, values)) is not None):
         fast = None
         if not (meta := _COMMENT.match(meta_line)):
-            raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
-        stated = _parse_meta(meta[1].strip(), values, start + 1, error) | _ALWAYS_SET
+            raise error(first, 0, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
+        stated = _parse_meta(meta[1].strip(), values, first, error) | _ALWAYS_SET
     cursor, notes = 2, []  # line index into the entry; the note lines
     while text.startswith("<!--", at, end):
         stop = text.find("\n", at, end)
@@ -372,7 +373,7 @@ def _parse_entry(text: str, first: int, end: int, start: int, error, last: bool)
             break
         key = note[1]
         if key in stated:
-            raise error(start + cursor, f"a second '{key}:' comment for this entry")
+            raise error(first, cursor, f"a second '{key}:' comment for this entry")
         values[key] = one_line(_inline(note[2].strip()))
         stated.add(key)
         notes.append(note_line)
@@ -385,7 +386,7 @@ def _parse_entry(text: str, first: int, end: int, start: int, error, last: bool)
         if RETIRED_SECTION in stripped:
             cut = stripped.index(RETIRED_SECTION)
             if any(line.strip() for line in lines[cut + 1:]):
-                raise error(start + cursor + cut + 1, f"unexpected text after '{RETIRED_SECTION}'")
+                raise error(first, cursor + cut + 1, f"unexpected text after '{RETIRED_SECTION}'")
             body = "\n".join(lines[:cut])
     if "\\" in body:
         body = "\n".join(_unescape_body_line(line) for line in body.split("\n"))
@@ -440,6 +441,10 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     def error(index: int, message: str) -> StoreFormatError:
         return StoreFormatError(filename, index + 1, message)
 
+    def error_at(entry: int, lines: int, message: str) -> StoreFormatError:
+        # Counted only when there is an error: `lines` lines after the heading at offset `entry`.
+        return StoreFormatError(filename, text.count("\n", 0, entry) + lines + 1, message)
+
     # The lines are text.split("\n") less the empty one after a final newline; an entry is every run of
     # lines from one that starts with "### " to the next. Found with str.find and cut one entry at a time,
     # so the whole file is never held a second time as a list of lines.
@@ -447,19 +452,17 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     first = 0 if text.startswith("### ", 0, stop) else text.find("\n### ", 0, stop) + 1 or -1
     preamble = text[:stop] if first < 0 else text[:max(first - 1, 0)] if first else ""
     name, agent = _parse_preamble(preamble.split("\n") if first else [], error)
-    line = preamble.count("\n") + 1 if first else 0  # file line index of the first heading
     learnings = ParsedRules()
     learnings.source, spans, bounds = text, learnings.spans, learnings.bounds
     while first >= 0:
         following = text.find("\n### ", first, stop)
         end = stop if following < 0 else following
-        entry, as_rendered = _parse_entry(text, first, end, line, error, following < 0)
+        entry, as_rendered = _parse_entry(text, first, end, error_at, following < 0)
         if include_retired or entry.state is not State.retired:
             learnings.append(entry)
             # Taken before ids are drawn below: an entry given a new id no longer matches its lines.
             spans.append((entry, *entry.__dict__.values()) if as_rendered else None)
             bounds.extend((first, end - (following >= 0)))
-        line += text.count("\n", first, end) + 1
         first = following + 1 if following >= 0 else -1
     taken = {entry.id for entry in learnings if entry.id}
     seen: set[str] = set()
@@ -659,7 +662,8 @@ _CONFIDENCE = 1 + list(Learning.model_fields).index("confidence")  # in a span: 
 
 def _reused(rules: ParsedRules) -> list[str | tuple[int, int]]:
     """Each record's entry: where its text is in the file when the record holds the values it was read
-    with (consecutive ones as one (start, end), the blank lines between included), rendered otherwise. Values compare equal (assignment validates, so an equal value is of the same type
+    with (consecutive ones as one (start, end), the blank lines between included), rendered otherwise.
+    Values compare equal (assignment validates, so an equal value is of the same type
     and renders the same), except the confidence, which must be the same object (-0.0 == 0.0 renders
     "-0.00"), and `extra`, a list that may have grown in place, which must still be empty."""
     source, spans, bounds = rules.source, rules.spans, rules.bounds
