@@ -127,6 +127,10 @@ def opening_end_by_regex(words: list[str], text: str, *, word_end: bool) -> int 
 
 def one_line(value: str) -> str:
     """Runs of whitespace (newlines included) become one space: a one-line field stays one line."""
+    # Already so (the common case, every field of every stored rule): no whitespace but single spaces
+    # between words. Whitespace other than " " is never printable.
+    if value.isprintable() and "  " not in value and value[:1] != " " and value[-1:] != " ":
+        return value
     return " ".join(value.split())
 
 

@@ -43,6 +43,12 @@ def test_an_opening_taken_from_the_body_itself_is_found(title, rest):
     title_said_once(title, text)  # and the whole function accepts it
 
 
+@settings(max_examples=500)
+@given(st.text(alphabet=_TRICKY + "\x00\u200b\u2028\x1c\x85\u3000 ", max_size=20))
+def test_one_line_is_whitespace_runs_made_one_space(text):
+    assert learning.one_line(text) == " ".join(text.split())
+
+
 def _said_once_by_regex(title: str, body: str) -> tuple[str, str]:
     """title_said_once as first written: a pattern per title (the reference the fast one must equal)."""
     text = body.strip()
