@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -174,6 +175,7 @@ def _decode(path: Path, data: bytes) -> str:
 # before counting the injection, so the count finds it.
 _VERBATIM: dict[Path, Verbatim] = {}
 _VERBATIM_KEPT = 16  # stores; a long-lived process (serve) keeps the most recent ones
+_VERBATIM_LOCK = threading.Lock()  # serve reads and counts from several threads
 
 
 def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retired: bool = False) -> StoreDoc:
@@ -190,10 +192,11 @@ def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retir
 
 
 def _remember(path: Path, known: Verbatim) -> None:
-    _VERBATIM.pop(path, None)
-    _VERBATIM[path] = known
-    while len(_VERBATIM) > _VERBATIM_KEPT:
-        del _VERBATIM[next(iter(_VERBATIM))]
+    with _VERBATIM_LOCK:
+        _VERBATIM.pop(path, None)
+        _VERBATIM[path] = known
+        while len(_VERBATIM) > _VERBATIM_KEPT:
+            del _VERBATIM[next(iter(_VERBATIM))]
 
 
 def count(location: AgentLocation, ids: set[str], counter: str) -> bool:

@@ -381,3 +381,16 @@ def test_ranking_is_the_order_of_source_date_and_later_position(shapes):
     expected = sorted((rule for rule in rules if rule.state is State.active),
                       key=lambda rule: (rank_of[rule.src], -day_of(rule.date), -rules.index(rule)))
     assert rank(rules) == expected
+
+
+def test_a_process_keeps_the_bytes_of_its_most_recent_stores_only(tmp_path):
+    store._VERBATIM.clear()
+    locations = [_agent_at(tmp_path / f"p{i}") for i in range(store._VERBATIM_KEPT + 1)]
+    for location in locations:
+        store.save(location, StoreDoc(name="write", agent="write.agentuse",
+                                      learnings=[Learning(id="a1b2c3d4", title="T", date="2026-01-02")]))
+        store.load(location)
+    assert len(store._VERBATIM) == store._VERBATIM_KEPT
+    assert locations[0].store_path not in store._VERBATIM and locations[-1].store_path in store._VERBATIM
+    record_injection(locations[0], ["a1b2c3d4"])  # counted in a transaction, as before
+    assert store.load(locations[0]).learnings[0].injected == 1
