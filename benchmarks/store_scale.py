@@ -9,8 +9,10 @@ store is generated and written once; each implementation then times, on that sam
 - parse: `parse(text)`; render: `render(doc)` of the parsed doc;
 - load_choose_render: what a run does before its first model call (load the agent file and the store,
   choose the rules the run receives, render its section);
-- record_injection: `record_injection` (lock, read, parse, count, render, atomic write), against a bare
-  locked atomic write of the same bytes measured alternately with it;
+- record_injection: `record_injection` (lock, read, count, write) as a run makes it, just after it read
+  the store (load_choose_render above: the count then rewrites only the counted lines), against a bare
+  locked atomic write of the same bytes measured alternately with it; record_injection_cold: the same in
+  a process that has not read those bytes (lock, read, parse, count, render, write);
 - parse peak: tracemalloc's peak during a parse, over the file's size.
 
 Each implementation runs in its own process (a worker of this script), whose `agentuse.core` is the tree
@@ -55,7 +57,7 @@ from _common import machine, print_figures  # noqa: E402
 
 SIZES = (15, 1_000, 10_000, 100_000)
 REPO = Path(__file__).resolve().parent.parent
-OPS = ("parse", "render", "load_choose_render", "record_injection", "bare_write")
+OPS = ("parse", "render", "load_choose_render", "record_injection", "record_injection_cold", "bare_write")
 
 
 def _reps(n: int, runs: int) -> int:
@@ -142,7 +144,7 @@ def _run(workers: list[_Worker], sizes: list[int], runs: int, tmp: Path) -> dict
             assert ready["render_hash"] == text_hash, f"{worker.name}: render(parse(text)) is not the same bytes"
         samples: dict[tuple[str, str], list[float]] = {}
         for rep in range(_reps(n, runs)):
-            for op in ("parse", "render", "load_choose_render", "record_injection"):
+            for op in ("parse", "render", "load_choose_render", "record_injection", "record_injection_cold"):
                 # Take turns, and swap who goes first each round.
                 for worker in workers if rep % 2 == 0 else workers[::-1]:
                     for name, seconds in worker.ask(op=op).items():
@@ -153,8 +155,9 @@ def _run(workers: list[_Worker], sizes: list[int], runs: int, tmp: Path) -> dict
             figures[f"rules_{n}_{worker.name}_parse_peak_over_file"] = peak / path.stat().st_size
             for op in OPS:
                 medians[(worker.name, n, op)] = statistics.median(samples[(worker.name, op)])
-            figures[f"rules_{n}_{worker.name}_record_injection_over_bare_write"] = (
-                medians[(worker.name, n, "record_injection")] / medians[(worker.name, n, "bare_write")])
+            for op in ("record_injection", "record_injection_cold"):
+                figures[f"rules_{n}_{worker.name}_{op}_over_bare_write"] = (
+                    medians[(worker.name, n, op)] / medians[(worker.name, n, "bare_write")])
         for op in OPS[:-1]:
             for worker in workers:
                 figures[f"rules_{n}_{worker.name}_{op}_ms"] = medians[(worker.name, n, op)] * 1000
@@ -239,6 +242,13 @@ class _Bench:
         record = _seconds(lambda: self._record(self.location, self.ids))
         bare = _seconds(bare_write)  # also puts back the text from before the recording
         return {"record_injection": record, "bare_write": bare}
+
+    def record_injection_cold(self) -> dict:
+        getattr(self.store, "_VERBATIM", {}).clear()  # as if this process had not read the store
+        record = _seconds(lambda: self._record(self.location, self.ids))
+        with self.store.lock_for(self.location.store_path):
+            self.store.atomic_write(self.location.store_path, self.text)
+        return {"record_injection_cold": record}
 
     def peak(self) -> dict:
         tracemalloc.start()

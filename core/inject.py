@@ -107,6 +107,8 @@ def _count(location: store.AgentLocation, ids: list[str], counter: str) -> None:
     if not ids:
         return
     wanted = set(ids)
+    if store.count(location, wanted, counter):  # the bytes the run read: only the counted lines change
+        return
     with store.transaction(location) as doc:
         for rule in doc.learnings:
             if rule.id in wanted:

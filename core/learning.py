@@ -76,22 +76,61 @@ def title_said_once(title: str, body: str) -> tuple[str, str]:
     the title becomes the body's opening sentence, the body keeps what follows, and no word is lost. A
     title that summarises the body without opening it is left alone. A title cut short with "…" opens the
     body even when it ends mid-word."""
+    # Most bodies do not open with their title's first letter: told from two characters (ASCII letters
+    # and digits, where case-insensitive is lower()) before any copying.
+    if not body or not title or (title[0].isascii() and body[0].isascii() and title[0].isalnum()
+                                 and body[0].isalnum() and title[0].lower() != body[0].lower()):
+        return title, body
     text = body.strip()
     cut = title.endswith("…")
     head = title.removesuffix("…").rstrip() if cut else title.rstrip(" .!?:;,")
-    opening = re.match(r"\s+".join(map(re.escape, head.split())) + ("" if cut else r"(?!\w)"), text,
-                       flags=re.IGNORECASE) if head and text else None
+    opening = opening_end(head.split(), text, word_end=not cut) if head and text else None
     if opening is None:
         return title, body
-    end = _SENTENCE_END.search(text, opening.end())
+    end = _SENTENCE_END.search(text, opening)
     stop = len(text) if end is None else end.start() if end.group() == "\n" else end.end()
     heading = " ".join(text[:stop].split())
     # A heading written without a closing period keeps none (the line break after it separates).
     return (heading if title.endswith(".") else heading.removesuffix(".")), text[stop:].strip()
 
 
+def opening_end(words: list[str], text: str, *, word_end: bool) -> int | None:
+    """Where `text` stops opening with `words` (case-insensitive, any whitespace between them, and then no
+    word character when `word_end`), or None. What `opening_end_by_regex` matches, without compiling a
+    pattern per title (every record runs this; a store's parse compiled thousands). Where only ASCII is
+    compared, case-insensitive equality is equality of lower(); a non-ASCII character may match an ASCII
+    one under re's rules (K and the Kelvin sign), so that case is left to the regex."""
+    pos, size = 0, len(text)
+    for index, word in enumerate(words):
+        if index:
+            start = pos
+            while pos < size and text[pos].isspace():  # \s is str.isspace
+                pos += 1
+            if pos == start:
+                return None
+        piece = text[pos:pos + len(word)]
+        if not (piece.isascii() and word.isascii()):
+            return opening_end_by_regex(words, text, word_end=word_end)
+        if piece.lower() != word.lower():
+            return None
+        pos += len(word)
+    if word_end and pos < size and (text[pos].isalnum() or text[pos] == "_"):  # \w is isalnum() or "_"
+        return None
+    return pos
+
+
+def opening_end_by_regex(words: list[str], text: str, *, word_end: bool) -> int | None:
+    opening = re.match(r"\s+".join(map(re.escape, words)) + (r"(?!\w)" if word_end else ""), text,
+                       flags=re.IGNORECASE)
+    return None if opening is None else opening.end()
+
+
 def one_line(value: str) -> str:
     """Runs of whitespace (newlines included) become one space: a one-line field stays one line."""
+    # Already so (the common case, every field of every stored rule): no whitespace but single spaces
+    # between words. Whitespace other than " " is never printable.
+    if value.isprintable() and "  " not in value and value[:1] != " " and value[-1:] != " ":
+        return value
     return " ".join(value.split())
 
 

@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,7 +34,16 @@ from agentuse.core.file_access import check_regular, read_optional, writing
 from agentuse.core.learning import Learning, State
 # Where a store lives is its own module (no pydantic, no GitPython): `learnings --path` needs only that.
 from agentuse.core.location import STORE_SUFFIX, AgentLocation, data_dir, locate, project_hash, project_root
-from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render, render_entry
+from agentuse.core.store_format import (
+    StoreDoc,
+    StoreFormatError,
+    Verbatim,
+    bump,
+    parse,
+    render,
+    render_entry,
+    verbatim,
+)
 
 if TYPE_CHECKING:  # imported by lock_for: read-only commands never lock, and filelock costs ~7 ms
     import filelock
@@ -159,6 +169,15 @@ def _decode(path: Path, data: bytes) -> str:
         raise StoreFormatError(str(path), data[: bad.start].count(b"\n") + 1, "not valid UTF-8 text") from None
 
 
+# Store path -> the last text this process read there that writes back as it is (`verbatim`): a store
+# holding those bytes again is known to parse, and its counters can be bumped in place (`count`). Keyed by
+# the text itself, so a file changed since by anyone is simply not found here. A run reads its store just
+# before counting the injection, so the count finds it.
+_VERBATIM: dict[Path, Verbatim] = {}
+_VERBATIM_KEPT = 16  # stores; a long-lived process (serve) keeps the most recent ones
+_VERBATIM_LOCK = threading.Lock()  # serve reads and counts from several threads
+
+
 def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retired: bool = False) -> StoreDoc:
     if text is None:
         return StoreDoc(name=location.name, agent=location.breadcrumb)
@@ -167,7 +186,38 @@ def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retir
         doc.name = location.name
     if doc.agent is None:
         doc.agent = location.breadcrumb
+    if path == location.store_path and (known := verbatim(doc, text)) is not None:
+        _remember(path, known)
     return doc
+
+
+def _remember(path: Path, known: Verbatim) -> None:
+    with _VERBATIM_LOCK:
+        _VERBATIM.pop(path, None)
+        _VERBATIM[path] = known
+        while len(_VERBATIM) > _VERBATIM_KEPT:
+            del _VERBATIM[next(iter(_VERBATIM))]
+
+
+def count(location: AgentLocation, ids: set[str], counter: str) -> bool:
+    """Add one to `counter` of the rules in `ids`, under the lock, when the store holds bytes this process
+    read and found to write back as they are: only those rules' metadata lines are rendered again, and
+    the file is what a transaction adding the same ones would write. False (nothing done) otherwise: the
+    caller counts in a transaction."""
+    path = location.store_path
+    if path not in _VERBATIM:
+        return False
+    settle(location)
+    with lock_for(path):
+        text = _read(path)
+        known = _VERBATIM.get(path)
+        if text is None or known is None or text != known.text:
+            return False
+        counted = bump(known, ids, counter)
+        if counted.text != text:
+            atomic_write(path, counted.text)
+            _remember(path, counted)
+    return True
 
 
 def _render_live(doc: StoreDoc) -> str:

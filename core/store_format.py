@@ -21,6 +21,7 @@ run that already holds backslashes just gains one more, which makes every escape
 from __future__ import annotations
 
 import datetime
+from array import array
 import gc
 import hashlib
 import math
@@ -28,6 +29,7 @@ import random
 import re
 import secrets
 from collections.abc import Callable
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -165,6 +167,7 @@ _READERS: dict[str, Callable[[str], object]] = {
 }
 _CATEGORIES = {category.value: category for category in Category}
 _ALWAYS_SET = frozenset({"id", "category", "title", "body", "extra", "date"})  # what every entry states
+_AS_WRITTEN = ""  # not a field: marks, in _canonical_meta's answer, a line render writes as it is
 
 
 # A value the token loop keeps exactly as it is, one_line included: no "|" or backslash, single spaces only
@@ -185,10 +188,26 @@ _SOURCES = {member.value: member for member in Source}
 _CHANNELS = {member.value: member for member in Channel}
 _STATES = {member.value: member for member in State}
 _REAL_DATES: dict[str, str] = {}  # date text -> itself once checked real (so entries share one string)
+# Value text -> the one object entries share for it: a store holds few distinct instruction hashes,
+# sessions, tools, signatures, vetters and (two-decimal) confidences, and one copy per entry would be a
+# good part of a parsed store's memory. Bounded like _REAL_DATES, for a long-lived process.
+_SHARED: dict[str, str] = {}
+_CONFIDENCES: dict[str, float] = {}
+_SHARED_KEPT = 100_000
+
+
+def _shared(text: str, make=str, table: dict = _SHARED):
+    known = table.get(text)
+    if known is None:
+        known = make(text)
+        if len(table) < _SHARED_KEPT:
+            table[text] = known
+    return known
 
 
 def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
-    """Fill `values` from a _CANONICAL_META match; None when its date is not real (the loop says so)."""
+    """Fill `values` from a _CANONICAL_META match; the fields stated, with those every entry states (and
+    `_AS_WRITTEN` when render would write this very line); None when its date is not real (the loop says so)."""
     rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, vet, date = meta.groups()
     known = _REAL_DATES.get(date)
     if known is None:
@@ -196,34 +215,42 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
             datetime.date.fromisoformat(date)
         except ValueError:
             return None
-        if len(_REAL_DATES) < 100_000:
+        if len(_REAL_DATES) < _SHARED_KEPT:
             _REAL_DATES[date] = date
         known = date
     values["date"] = known
     values["injected"] = int(injected)
     values["src"] = _SOURCES[src]
     values["extra"] = []
-    stated = {"injected", "src"}
+    stated = {"injected", "src", "id", "category", "title", "body", "extra", "date"}  # with _ALWAYS_SET
+    # What render writes differently from what this pattern accepts: a default (state:active, re:0, ok:0),
+    # a number's form (leading zeros, confidence other than two decimals), an escape ("--" in a value: the
+    # line has "--" only in "<!--" and "-->" otherwise).
+    if not (state == "active" or (injected[0] == "0" and injected != "0") or (re_ is not None and re_[0] == "0")
+            or (ok is not None and ok[0] == "0") or meta.string.count("--", *meta.span()) != 2):
+        stated.add(_AS_WRITTEN)
     if rule_id is not None:
         values["id"] = rule_id
         stated.add("id")
     if confidence is not None:
-        values["confidence"] = float(confidence)
+        values["confidence"] = number = _shared(confidence, float, _CONFIDENCES)
         stated.add("confidence")
+        if f"{number:.2f}" != confidence:
+            stated.discard(_AS_WRITTEN)
     if ch is not None:
         values["ch"] = _CHANNELS[ch]
         stated.add("ch")
     if ih is not None:
-        values["ih"] = ih
+        values["ih"] = _shared(ih)
         stated.add("ih")
     if sess is not None:
-        values["sess"] = sess
+        values["sess"] = _shared(sess)
         stated.add("sess")
     if tool is not None:
-        values["tool"] = tool
+        values["tool"] = _shared(tool)
         stated.add("tool")
     if sig is not None:
-        values["sig"] = sig
+        values["sig"] = _shared(sig)
         stated.add("sig")
     if re_ is not None:
         values["re"] = int(re_)
@@ -235,13 +262,14 @@ def _canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
         values["state"] = _STATES[state]
         stated.add("state")
     if vet is not None:
-        values["vet"] = vet
+        values["vet"] = _shared(vet)
         stated.add("vet")
     return stated
 
 
-def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
-    """Fill `values` from the metadata comment; return the field names it stated."""
+def _parse_meta(content: str, values: dict, entry: int, error) -> set[str]:
+    """Fill `values` from the metadata comment (on the line after the heading at offset `entry`);
+    return the field names it stated."""
     stated: set[str] = set()
     extra: list[str] = []
     date_seen = False
@@ -255,11 +283,11 @@ def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
             continue
         if token[0].isdigit() and (date := _DATE.match(token)):  # \d needs a digit first
             if date_seen:
-                raise error(line, "the metadata comment has two dates")
+                raise error(entry, 1, "the metadata comment has two dates")
             try:
                 datetime.date.fromisoformat(date[1])
             except ValueError:
-                raise error(line, f"'{token}' is not a real date") from None
+                raise error(entry, 1, f"'{token}' is not a real date") from None
             values["date"] = date[1]
             date_seen = True
             continue
@@ -269,12 +297,12 @@ def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
             extra.append(token)  # unknown tokens are kept and written back, never rejected
             continue
         if key in stated:
-            raise error(line, f"'{key}:' appears twice in the metadata comment")
+            raise error(entry, 1, f"'{key}:' appears twice in the metadata comment")
         value = value.strip()
         try:
             parsed = reader(value)
         except ValueError as problem:
-            raise error(line, f"bad value for '{key}:' ({value!r}): {problem}") from None
+            raise error(entry, 1, f"bad value for '{key}:' ({value!r}): {problem}") from None
         if key == "applied":
             applied = parsed  # the pre-v0.19.0 name of injected:, which wins when both appear
             stated.add(key)
@@ -282,7 +310,7 @@ def _parse_meta(content: str, values: dict, line: int, error) -> set[str]:
             values[key] = parsed
             stated.add(key)
     if not date_seen:
-        raise error(line, "the metadata comment has no date (YYYY-MM-DD); it is the one field every entry needs")
+        raise error(entry, 1, "the metadata comment has no date (YYYY-MM-DD); it is the one field every entry needs")
     values["extra"] = extra
     if applied is not None:
         stated.discard("applied")
@@ -311,46 +339,85 @@ def _inline(text: str) -> str:
     return unescape_inline(text) if "\\" in text else text
 
 
-def _parse_entry(lines: list[str], start: int, error) -> Learning:
-    """The entry whose heading is `lines[0]`, file line index `start`."""
-    heading = _HEADING.match(lines[0].rstrip())
+def _parse_entry(text: str, first: int, end: int, error, last: bool) -> tuple[Learning, bool]:
+    """The entry that is `text[first:end]` (its heading line first), and whether
+    `render_entry` writes it back as exactly that text, less the blank line after it unless `last`
+    (`_as_rendered`). Lines are found with str.find: only a body holding the retired section is split."""
+    cut = text.find("\n", first, end)
+    head = text[first:end if cut < 0 else cut]
+    heading = _HEADING.match(head.rstrip())
     if not heading:
-        raise error(start, "malformed entry heading; expected '### [category] title'")
+        raise error(first, 0, "malformed entry heading; expected '### [category] title'")
     category = _CATEGORIES.get(heading[1])
     if category is None:
-        raise error(start, f"unknown category '{heading[1]}'; use one of "
+        raise error(first, 0, f"unknown category '{heading[1]}'; use one of "
                     + ", ".join(c.value for c in Category))
     values = new_values()
-    if len(lines) < 2:
-        raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
-    if not ((fast := _CANONICAL_META.fullmatch(lines[1])) and (stated := _canonical_meta(fast, values)) is not None):
-        if not (meta := _COMMENT.match(lines[1])):
-            raise error(start, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
-        stated = _parse_meta(meta[1].strip(), values, start + 1, error)
-    cursor, end = 2, len(lines)
-    while cursor < end and lines[cursor].startswith("<!--") and (note := _NOTE.match(lines[cursor])):
+    if cut < 0:
+        raise error(first, 0, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
+    line_end = text.find("\n", cut + 1, end)  # where the last line read so far ends
+    line_end = end if line_end < 0 else line_end
+    meta_line = text[cut + 1:line_end]
+    at = min(line_end + 1, end)  # where the next line starts
+    if not ((fast := _CANONICAL_META.fullmatch(meta_line)) and (stated := _canonical_meta(fast, values)) is not None):
+        fast = None
+        if not (meta := _COMMENT.match(meta_line)):
+            raise error(first, 0, "entry has no metadata comment; it needs at least a date: <!-- 2026-01-27 -->")
+        stated = _parse_meta(meta[1].strip(), values, first, error) | _ALWAYS_SET
+    cursor, notes = 2, []  # line index into the entry; the note lines
+    while text.startswith("<!--", at, end):
+        stop = text.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        note_line = text[at:stop]
+        if not (note := _NOTE.match(note_line)):
+            break
         key = note[1]
         if key in stated:
-            raise error(start + cursor, f"a second '{key}:' comment for this entry")
+            raise error(first, cursor, f"a second '{key}:' comment for this entry")
         values[key] = one_line(_inline(note[2].strip()))
         stated.add(key)
+        notes.append(note_line)
         cursor += 1
-    body = lines[cursor:]
-    text = "\n".join(body)
-    if RETIRED_SECTION in text:  # cheap test first: the section line must contain the heading text
-        stripped = [line.rstrip() for line in body]
+        line_end, at = stop, min(stop + 1, end)
+    body = text[at:end]
+    if RETIRED_SECTION in body:  # cheap test first: the section line must contain the heading text
+        lines = body.split("\n")
+        stripped = [line.rstrip() for line in lines]
         if RETIRED_SECTION in stripped:
             cut = stripped.index(RETIRED_SECTION)
-            if any(line.strip() for line in body[cut + 1:]):
-                raise error(start + cursor + cut + 1, f"unexpected text after '{RETIRED_SECTION}'")
-            text = "\n".join(body[:cut])
-    if "\\" in text:
-        text = "\n".join(_unescape_body_line(line) for line in text.split("\n"))
+            if any(line.strip() for line in lines[cut + 1:]):
+                raise error(first, cursor + cut + 1, f"unexpected text after '{RETIRED_SECTION}'")
+            body = "\n".join(lines[:cut])
+    if "\\" in body:
+        body = "\n".join(_unescape_body_line(line) for line in body.split("\n"))
     values["id"] = values["id"] or ""
     values["category"] = category
     values["title"] = one_line(_inline(heading[2] or ""))
-    values["body"] = body_text(text)
-    return from_parsed(values, stated | _ALWAYS_SET)
+    values["body"] = body_text(body)
+    as_written = _AS_WRITTEN in stated
+    if as_written:
+        stated.discard(_AS_WRITTEN)
+    rule = from_parsed(values, stated)
+    # The text render_entry would write ends here: the blank line after it is render's separator.
+    shown, body = (end if last else end - 1), values["body"]
+    return rule, (as_written
+                  and (text.startswith(body, at) and at + len(body) == shown if body else line_end == shown)
+                  and _as_rendered(values, head, notes))
+
+
+def _as_rendered(d: dict, head: str, notes: list[str]) -> bool:
+    """Whether an entry's lines are exactly `render_entry` of the record read from them, given that its
+    metadata line is as render writes it (_canonical_meta said so) and its body is the record's (the caller
+    checks that). Only a yes is acted on (render reuses the text), so every doubt is a no: the entry is
+    then rendered as usual. Compared with what the renderer would write from the record. (An entry without
+    an id, or with one already taken, is given one after the snapshot render compares.)"""
+    title, category = d["title"], d["category"].value
+    if "--" in title or head != (f"### [{category}] {title}" if title else f"### [{category}]"):
+        return False
+    if notes and (any("--" in d[key] for key in ("why", "evidence") if d[key] is not None)
+                  or notes != [f"<!-- {key}: {d[key]} -->" for key in ("why", "evidence") if d[key] is not None]):
+        return False
+    return "#" not in d["body"] and "--" not in d["body"]  # else escaped line by line
 
 
 def parse(text: str, *, filename: str = "<learnings>", include_retired: bool = False, rng=None) -> StoreDoc:
@@ -374,6 +441,10 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     def error(index: int, message: str) -> StoreFormatError:
         return StoreFormatError(filename, index + 1, message)
 
+    def error_at(entry: int, lines: int, message: str) -> StoreFormatError:
+        # Counted only when there is an error: `lines` lines after the heading at offset `entry`.
+        return StoreFormatError(filename, text.count("\n", 0, entry) + lines + 1, message)
+
     # The lines are text.split("\n") less the empty one after a final newline; an entry is every run of
     # lines from one that starts with "### " to the next. Found with str.find and cut one entry at a time,
     # so the whole file is never held a second time as a list of lines.
@@ -381,15 +452,17 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     first = 0 if text.startswith("### ", 0, stop) else text.find("\n### ", 0, stop) + 1 or -1
     preamble = text[:stop] if first < 0 else text[:max(first - 1, 0)] if first else ""
     name, agent = _parse_preamble(preamble.split("\n") if first else [], error)
-    line = preamble.count("\n") + 1 if first else 0  # file line index of the first heading
-    learnings = []
+    learnings = ParsedRules()
+    learnings.source, spans, bounds = text, learnings.spans, learnings.bounds
     while first >= 0:
         following = text.find("\n### ", first, stop)
-        lines = text[first:stop if following < 0 else following].split("\n")
-        entry = _parse_entry(lines, line, error)
+        end = stop if following < 0 else following
+        entry, as_rendered = _parse_entry(text, first, end, error_at, following < 0)
         if include_retired or entry.state is not State.retired:
             learnings.append(entry)
-        line += len(lines)
+            # Taken before ids are drawn below: an entry given a new id no longer matches its lines.
+            spans.append((entry, *entry.__dict__.values()) if as_rendered else None)
+            bounds.extend((first, end - (following >= 0)))
         first = following + 1 if following >= 0 else -1
     taken = {entry.id for entry in learnings if entry.id}
     seen: set[str] = set()
@@ -402,9 +475,28 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
                 rng = random.Random(hashlib.sha256(text.encode("utf-8")).digest())
             entry.id = new_id(taken, rng)
             taken.add(entry.id)
+            learnings.drawn = True
         seen.add(entry.id)
     return StoreDoc.model_construct(name=one_line(name), agent=None if agent is None else one_line(agent),
                                     learnings=learnings)
+
+
+class ParsedRules(list):
+    """The learnings list `parse` returns: a plain list of the records, which also remembers where in the
+    file's text each record's entry is, when that text is exactly what `render_entry` writes for the record
+    as read (`_as_rendered`), with a snapshot of the record's values. `render` copies such an entry's text
+    instead of rendering it again while the record still holds the very same values, so writing back a
+    store after changing a few records renders only those (a recorded injection changes one counter per
+    rule sent). Any other list (a doc built or assigned anew) renders every record."""
+
+    __slots__ = ("source", "spans", "bounds", "drawn")
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.source = ""
+        self.spans: list[tuple | None] = []  # per entry read: (record, *its values), or None
+        self.bounds = array("q")  # per entry read: where its text starts and ends in `source`
+        self.drawn = False  # parse gave some entry a new id
 
 
 # ---------------------------------------------------------------- writing
@@ -487,9 +579,120 @@ def render_entry(rule: Learning) -> str:
     return "\n".join(lines)
 
 
+def _header(doc: StoreDoc) -> str:
+    header = f"# Learnings for {escape_inline(doc.name)}" if doc.name else "# Learnings for"
+    return header if doc.agent is None else f"{header}\n<!-- agent: {escape_inline(doc.agent)} -->"
+
+
 def render(doc: StoreDoc) -> str:
     """The file text for a doc; `parse(render(doc)) == doc` and `render(parse(text)) == text`."""
-    header = [f"# Learnings for {escape_inline(doc.name)}" if doc.name else "# Learnings for"]
-    if doc.agent is not None:
-        header.append(f"<!-- agent: {escape_inline(doc.agent)} -->")
-    return "\n\n".join(["\n".join(header), *map(render_entry, doc.learnings)]) + "\n"
+    rules, header = doc.learnings, _header(doc)
+    if not isinstance(rules, ParsedRules):
+        return "\n\n".join([header, *map(render_entry, rules)]) + "\n"
+    source, parts = rules.source, _reused(rules)
+    # Every entry as read, up to the final newline (one run that ends there), with render's header and blank line.
+    if (len(parts) == 1 and parts[0] == (len(header) + 2, len(source) - 1)
+            and source.startswith("\n\n", len(header)) and source.startswith(header)):
+        return source
+    pieces = [header]
+    for part in parts:
+        pieces += ("\n\n", part if isinstance(part, str) else source[part[0]:part[1]])
+    pieces.append("\n")
+    return "".join(pieces)
+
+
+class Verbatim(NamedTuple):
+    """A store's text that `render` of its parse gives back as it is, with each record's id and where its
+    entry starts: what `bump` needs to count in place."""
+
+    text: str
+    ids: tuple[str, ...]
+    starts: array
+
+
+def verbatim(doc: StoreDoc, text: str) -> Verbatim | None:
+    """`text` as a Verbatim when `render(doc) == text`, for a doc `parse(text)` has just made (its records
+    not changed since); else None. Told from what parse noted, without rendering: every entry is its
+    record's rendering, and the header and the blank lines between are render's own."""
+    rules = doc.learnings
+    if not isinstance(rules, ParsedRules) or rules.source is not text or rules.drawn:
+        return None
+    at = len(_header(doc)) + 2  # where render puts the first entry
+    if not text.startswith(_header(doc)):
+        return None
+    bounds = rules.bounds
+    for index, span in enumerate(rules.spans):
+        if span is None or bounds[2 * index] != at or text[at - 2:at] != "\n\n":
+            return None
+        at = bounds[2 * index + 1] + 2
+    if not (len(text) == at - 1 and text.endswith("\n") if rules else text == _header(doc) + "\n"):
+        return None
+    return Verbatim(text, tuple(span[1] for span in rules.spans), bounds[::2])  # span[1]: the id as read
+
+
+def bump(known: Verbatim, ids: set[str], counter: str) -> Verbatim:
+    """`render` of the doc `parse(known.text)` gives after adding one to `counter` of the records in
+    `ids`: only those records' metadata lines (each the line after its heading) are rendered again."""
+    text, starts = known.text, known.starts
+    pieces, at, moved = [], 0, []  # moved: (index, characters the line grew by)
+    for index in [index for index, rule_id in enumerate(known.ids) if rule_id in ids]:
+        start = text.index("\n", starts[index]) + 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        meta = _CANONICAL_META.fullmatch(text, start, end)
+        values = new_values()
+        if meta is None or _canonical_meta(meta, values) is None:
+            raise ValueError(f"bump needs a Verbatim text; the line at {start} is not a metadata line")
+        values[counter] += 1
+        line = _meta_line(values)
+        pieces += [text[at:start], line]
+        at = end
+        if len(line) != end - start:
+            moved.append((index, len(line) - (end - start)))
+    if moved:  # the entries after a line that grew start later
+        starts, shift = array("q", starts), 0
+        for (index, grew), (following, _) in zip(moved, [*moved[1:], (len(starts) - 1, 0)], strict=True):
+            shift += grew
+            starts[index + 1:following + 1] = array("q", [start + shift for start in starts[index + 1:following + 1]])
+    return Verbatim("".join([*pieces, text[at:]]), known.ids, starts)
+
+
+_CONFIDENCE = 1 + list(Learning.model_fields).index("confidence")  # in a span: (record, *values)
+
+
+def _reused(rules: ParsedRules) -> list[str | tuple[int, int]]:
+    """Each record's entry: where its text is in the file when the record holds the values it was read
+    with (consecutive ones as one (start, end), the blank lines between included), rendered otherwise.
+    Values compare equal (assignment validates, so an equal value is of the same type
+    and renders the same), except the confidence, which must be the same object (-0.0 == 0.0 renders
+    "-0.00"), and `extra`, a list that may have grown in place, which must still be empty."""
+    source, spans, bounds = rules.source, rules.spans, rules.bounds
+    at: dict[int, int] | None = None  # id(record) -> index into spans, built if the list was reordered
+    out: list[str | tuple[int, int]] = []
+    start = end = -1  # the run of reused entries not yet copied: one slice, the blank lines between included
+    for index, rule in enumerate(rules):
+        where = index
+        span = spans[index] if index < len(spans) else None
+        if span is None or span[0] is not rule:
+            if at is None:  # the spans hold their records, so no id here can be a new object's
+                at = {id(span[0]): where for where, span in enumerate(spans) if span is not None}
+            where = at.get(id(rule))
+            span = None if where is None else spans[where]
+        if span is not None:
+            values = rule.__dict__
+            if (span == (rule, *values.values()) and values["confidence"] is span[_CONFIDENCE]
+                    and not values["extra"]):
+                if bounds[2 * where] == end + 2 and source.startswith("\n\n", end):
+                    end = bounds[2 * where + 1]
+                    continue
+                if start >= 0:
+                    out.append((start, end))
+                start, end = bounds[2 * where], bounds[2 * where + 1]
+                continue
+        if start >= 0:
+            out.append((start, end))
+            start = end = -1
+        out.append(render_entry(rule))
+    if start >= 0:
+        out.append((start, end))
+    return out
