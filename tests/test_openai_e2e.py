@@ -94,6 +94,40 @@ def test_only_an_openai_key_runs_reviews_and_remembers(tmp_path, fake_openai, mo
     [rule] = store.load(store.locate(agent)).learnings
     assert (rule.title, rule.state) == ("Link every source before publishing", State.active)
 
+    # Tidy with the same key: the planner, the writer, the vet and the audit are OpenAI calls too.
+    invoke("learnings", "add", agent, "Link every source a post cites.")
+    fake_openai.reset()
+    fake_openai.script(default=learning_model)
+    tidy = invoke("learnings", "tidy", agent)
+    assert [r.forced_tool for r in fake_openai.requests] == [
+        "submit_plan_groups", "submit_rewrite_group", "submit_vet", "submit_audit"]
+    assert "1 merged, 0 rewritten, 0 retired, 0 quarantined, 0 now permanent — 2 → 1 in force" in tidy.stdout
+    assert "offline evaluator" not in tidy.stdout + tidy.stderr
+
+
+def test_only_a_local_ollama_runs_an_agent_with_tools_and_reviews_it(tmp_path, fake_openai, monkeypatch, invoke):
+    for key, value in fake_openai.env("OLLAMA", api_key=None).items():
+        monkeypatch.setenv(key, value)
+    agent = agent_file(tmp_path, "ollama:qwen3.5:0.8b")
+    fake_openai.script(
+        tool_use("write_file", {"path": "posts/focus.md", "content": "# Focus\n"}),
+        text("Saved the post to posts/focus.md"),
+    )
+    result = invoke("run", agent, "Write about focus")
+    sid = re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", result.stdout).group(1)
+    assert (agent.parent / "posts" / "focus.md").read_text() == "# Focus\n"
+    first, _ = fake_openai.requests
+    assert first.path == "/v1/chat/completions" and first.body["model"] == "qwen3.5:0.8b"
+    assert "content-type" in first.headers and "authorization" not in first.headers  # a local endpoint needs no key
+
+    fake_openai.reset()
+    fake_openai.script(default=learning_model)
+    invoke("sessions", "resume", sid, "--approve", "--remember", "Always include source links before publishing.")
+    assert [r.schema_name for r in fake_openai.requests] == [
+        "submit_ground", "submit_audit", "submit_reconcile", "submit_vet"]
+    [rule] = store.load(store.locate(agent)).learnings
+    assert (rule.title, rule.state) == ("Link every source before publishing", State.active)
+
 
 def test_a_local_ollama_judges_learnings_add_and_tidy(tmp_path, fake_openai, monkeypatch, invoke):
     # The agent runs on Anthropic (no key here: the run is not part of this test); the helper is local.
