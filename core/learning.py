@@ -125,6 +125,13 @@ def opening_end_by_regex(words: list[str], text: str, *, word_end: bool) -> int 
     return None if opening is None else opening.end()
 
 
+def rule_text(title: str, body: str) -> str:
+    """The rule as one string: the title, then the body when it adds anything. The one definition: a
+    stored rule, a model's draft and every wording the gate checks say it the same way."""
+    title, body = title.strip(), body.strip()
+    return title if not body or body == title else f"{title}\n{body}"
+
+
 def one_line(value: str) -> str:
     """Runs of whitespace (newlines included) become one space: a one-line field stays one line."""
     # Already so (the common case, every field of every stored rule): no whitespace but single spaces
@@ -203,8 +210,7 @@ class Learning(BaseModel):
 
     @property
     def text(self) -> str:
-        """The rule as one string: title, then body (which never repeats the title)."""
-        return f"{self.title}\n{self.body}" if self.body else self.title
+        return rule_text(self.title, self.body)
 
 
 # The fields' defaults in declaration order; the store parser fills a copy per entry (`new_values`).

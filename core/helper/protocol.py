@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
-from agentuse.core.learning import Category, Learning, Verdict
+from agentuse.core.learning import Category, Learning, Verdict, rule_text
 from agentuse.core.redact import Redacted
 
 
@@ -58,9 +58,7 @@ class Draft(BaseModel):
 
     @property
     def text(self) -> str:
-        """The rule as one string: the title, then the body when it adds anything (the one definition)."""
-        title, body = self.title.strip(), self.body.strip()
-        return title if not body or body == title else f"{title}\n{body}"
+        return rule_text(self.title, self.body)
 
 
 # --- extract (custom channel and capture agents) ---------------------------------------------------
