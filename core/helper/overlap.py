@@ -28,6 +28,7 @@ def _char_grams(word: str, n: int = 3) -> frozenset[str]:
 _AGENT_SUFFIXES = frozenset({"er", "or", "ant", "ent", "ist", "ian", "ee"})
 
 
+@lru_cache(maxsize=1 << 16)  # a tidy-up compares the same words across every pair of rules
 def similar_words(a: str, b: str) -> bool:
     """Same term, or near spellings of one long word ("partitioned"/"partition", "annotate"/"annotation"
     after stemming): character trigrams, so short words never match by accident."""

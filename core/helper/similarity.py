@@ -99,16 +99,32 @@ def unique_terms(terms) -> list[Term]:
     return list(seen.values())
 
 
+# A number after an acronym or a naming word names a thing ("HTTP 429", "ISO 8601", "PEP 8"): one term.
+_NAMED_NUMBER = re.compile(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200 words": one number, not a clause break
+_PHRASES = [(re.compile(pattern), repl) for pattern, repl in PHRASES]
+# Rule texts are normalized again and again (every pair a tidy-up or a vet compares); traces are long and
+# read once, so only texts up to this size are remembered.
+_REMEMBERED_CHARS = 2_000
+
+
 def normalize(text: str) -> str:
+    return _remembered(text) if len(text) <= _REMEMBERED_CHARS else _normalize(text)
+
+
+@lru_cache(maxsize=4096)
+def _remembered(text: str) -> str:
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
-    # A number after an acronym or a naming word names a thing ("HTTP 429", "ISO 8601", "PEP 8"): one term.
-    text = re.sub(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b",
-                  r"\1_\2", text)
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # "1,200 words": one number, not a clause break
+    text = _NAMED_NUMBER.sub(r"\1_\2", text)
+    text = _THOUSANDS.sub("", text)
     text = text.lower()
     text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
-    for pattern, repl in PHRASES:
-        text = re.sub(pattern, repl, text)
+    for pattern, repl in _PHRASES:
+        text = pattern.sub(repl, text)
     return text
 
 
