@@ -80,7 +80,10 @@ def _key_note(model: str | None, *, judges: bool = True) -> str:
         url = request_url(where, bedrock.region(env))
         parts.append(f"calls {url}" if url else "no AWS region is set (AWS_REGION)")
         source = bedrock.credential_source(env)
-        parts.append(f"AWS credentials from {source}" if source else f"no AWS credentials found{fallback}")
+        role = ("an instance or container role is asked when a call is made"
+                + (", else helper calls run on the embedded offline evaluator" if judges else ""))
+        parts.append(f"AWS credentials from {source}" if source else f"no AWS credentials found in the "
+                     f"environment or ~/.aws: {role}")
         return f" ({', '.join(parts)})"
     moved = bool(spec.base_url_variable and (env.get(spec.base_url_variable) or "").strip())
     if spec.local or custom or moved:

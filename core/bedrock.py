@@ -53,8 +53,8 @@ def installed() -> bool:
 
 def credential_source(env: Mapping[str, str]) -> str | None:
     """Where the AWS chain will look first, judged without network (doctor, and whether helper calls
-    can run on Bedrock); None when no variable and no ~/.aws file is there. An instance role with neither
-    is found by agent runs (botocore asks the metadata service) but not here."""
+    can run on Bedrock); None when no variable and no ~/.aws file is there. An instance or container role
+    is only known by asking the metadata service: `role_credentials`, which helper calls ask and doctor does not."""
     for variable in _CREDENTIAL_VARIABLES:
         if (env.get(variable) or "").strip():
             return variable
@@ -63,6 +63,29 @@ def credential_source(env: Mapping[str, str]) -> str | None:
         if path.is_file():
             return str(path)
     return None
+
+
+# How long a helper call waits for the instance metadata service, once, when nothing else names
+# credentials: on a machine that is not an EC2 instance (or container with a role) nothing answers.
+METADATA_TIMEOUT_SECONDS = 1
+
+
+def role_credentials() -> bool:
+    """Whether the rest of the chain (botocore's own: the container and instance roles, which only the
+    metadata service knows) gives credentials. Asked once, with a short timeout, and only by a command about
+    to make helper calls when `credential_source` found nothing; it reads the process environment."""
+    try:
+        import botocore.session
+        from botocore.exceptions import BotoCoreError
+    except ImportError:
+        return False
+    session = botocore.session.Session()
+    session.set_config_variable("metadata_service_timeout", METADATA_TIMEOUT_SECONDS)
+    session.set_config_variable("metadata_service_num_attempts", 1)
+    try:
+        return session.get_credentials() is not None
+    except BotoCoreError:  # a profile that does not exist, an expired SSO login: no usable credentials
+        return False
 
 
 def region(env: Mapping[str, str]) -> str | None:

@@ -307,6 +307,30 @@ def test_helper_calls_without_credentials_run_offline_and_say_why(aws, monkeypat
     assert offline_reason(f"bedrock:{CLAUDE}", os.environ) is None
 
 
+def test_helper_calls_find_an_instance_role_when_nothing_else_names_credentials(aws, monkeypatch):
+    """The standard chain ends at the instance (or container) role, which only the metadata service knows:
+    a helper call asks it, once, when no variable and no ~/.aws file names credentials. doctor does not."""
+    from fakes.imds_server import ACCESS_KEY as ROLE_KEY, FakeIMDSServer
+
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    imds = FakeIMDSServer().start()
+    try:
+        for key, value in imds.env().items():
+            monkeypatch.setenv(key, value)
+        model = f"bedrock:{CLAUDE}"
+        assert offline_reason(model, os.environ) is not None  # judged without the network (doctor)
+        assert offline_reason(model, os.environ, probe=True) is None  # a helper call asks the role
+        helper = helper_for(model)
+        aws.script(default=answer_for)
+        helper.vet(p.VetRequest(contract="c", candidates=[p.VetCandidate(id="c1", text="Cite sources")]))
+        assert aws.requests[-1].headers["authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={ROLE_KEY}/")
+        imds.role = False  # a metadata service with no role attached: offline, saying why
+        assert offline_reason(model, os.environ, probe=True).startswith(f"no AWS credentials found for {model}")
+    finally:
+        imds.stop()
+
+
 @pytest.mark.parametrize("fault", [server_error(), Reply(status=503, error_type="ServiceUnavailableException"),
                                    silent(10)], ids=["500", "503", "timeout"])
 def test_the_run_provider_retries_server_faults_and_timeouts(aws, monkeypatch, fault):

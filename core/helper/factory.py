@@ -24,8 +24,10 @@ HelperSource = Union["Helper", Callable[[Union[str, None]], "Helper"]]
 _override: HelperSource | None = None
 
 
-def offline_reason(model: str | None, env: Mapping[str, str]) -> str | None:
-    """Why helper calls for `model` would run offline, or None when a provider implementation serves."""
+def offline_reason(model: str | None, env: Mapping[str, str], *, probe: bool = False) -> str | None:
+    """Why helper calls for `model` would run offline, or None when a provider implementation serves.
+    Judged from the environment alone, except with `probe` (a command about to make the calls): then a
+    Bedrock model with no credentials named anywhere asks the metadata service for a role's."""
     if model is None or not model.strip():
         return "no model is configured for helper calls"
     try:
@@ -38,20 +40,24 @@ def offline_reason(model: str | None, env: Mapping[str, str]) -> str | None:
     if spec.family is Family.offline:
         return None  # chosen on purpose: not a fallback
     if spec.family is Family.bedrock:
-        return _bedrock_reason(model, env)
+        return _bedrock_reason(model, env, probe=probe)
     if spec.family not in (Family.anthropic, Family.openai_chat):
         return f'the "{ref.provider}" provider has no helper implementation here'
     variable = missing_key(ref, spec, env)
     return None if variable is None else f"{variable} is not set for {model}"
 
 
-def _bedrock_reason(model: str, env: Mapping[str, str]) -> str | None:
-    """Known without importing botocore or asking the network (core/bedrock.credential_source)."""
+def _bedrock_reason(model: str, env: Mapping[str, str], *, probe: bool) -> str | None:
+    """Known without importing botocore or asking the network (core/bedrock.credential_source), unless
+    `probe`: an instance or container role is known only to the metadata service (asked through botocore,
+    which reads the process environment, as the Converse client it would build does)."""
     from agentuse.core import bedrock
 
     if not bedrock.installed():
         return f"botocore is not installed for {model} ({bedrock.EXTRA})"
-    return None if bedrock.credential_source(env) else bedrock.missing_credentials(model)
+    if bedrock.credential_source(env) or (probe and bedrock.role_credentials()):
+        return None
+    return bedrock.missing_credentials(model)
 
 
 def runs_offline(model: str | None, env: Mapping[str, str] | None = None) -> bool | None:
@@ -76,7 +82,7 @@ def resolve_helper(model: str | None, *, env: Mapping[str, str] | None = None,
     env = os.environ if env is None else env
     if _override is not None:
         return _override(model) if callable(_override) and not isinstance(_override, Helper) else _override
-    reason = offline_reason(model, env)
+    reason = offline_reason(model, env, probe=True)  # the calls are about to be made
     ref = ModelRef.parse(model) if reason is None and model else None
     if ref is None or ref.provider == OFFLINE:
         from agentuse.core.helper.offline import OfflineHelper
