@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import date
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -13,7 +14,7 @@ from agentuse.core.agent_file import AgentFile, load_agent, read_block
 from agentuse.core.contract import agent_hash
 from agentuse.core.inject import render_section, selection_for
 from agentuse.core.learning import Learning, State
-from agentuse.core.ranking import graduation_eligible
+from agentuse.core.ranking import graduation_eligible, tradeable
 from agentuse.core.store_format import StoreDoc
 
 
@@ -24,6 +25,8 @@ class EntryView(BaseModel):
     injected: bool  # reaches the next run
     stale: bool
     ready_to_graduate: bool
+    # An auto rule nobody repeated, past its 14-day grace: what a capture's drain or a tidy-up may retire.
+    retirable: bool = False
     # What happened on the runs it was in force for (core/effectiveness.py); the same fields everywhere.
     figures: effectiveness.RuleFigures = Field(default_factory=effectiveness.RuleFigures)
 
@@ -76,8 +79,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc,
-                 index: effectiveness.Index | None = None) -> Report:
+                 index: effectiveness.Index | None = None, *, today: date | None = None) -> Report:
     index = index if index is not None else effectiveness.Index(agent=location.key)
+    today = today or date.today()
     found = effectiveness.figures(doc.learnings, index)
     selection = selection_for(agent, doc, agent_hash(agent))
     groups: list[tuple[str, list[Learning]]] = [
@@ -88,7 +92,7 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc,
         ("quarantined", selection.quarantined),
         ("graduated", selection.graduated),
     ]
-    entries = [_entry(rule, group, found[rule.id]) for group, rules in groups for rule in rules]
+    entries = [_entry(rule, group, found[rule.id], today) for group, rules in groups for rule in rules]
     channels = Counter(rule.ch.value if rule.ch else "legacy" for rule in doc.learnings)
     block = read_block(agent.text, filename=str(agent.path)) or []
     return Report(
@@ -119,7 +123,7 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc,
     )
 
 
-def _entry(rule: Learning, group: str, figures: effectiveness.RuleFigures) -> EntryView:
+def _entry(rule: Learning, group: str, figures: effectiveness.RuleFigures, today: date) -> EntryView:
     state = {"applied": "applied", "quarantined": "quarantined", "graduated": "graduated"}.get(group, "dormant")
     return EntryView(
         record=rule.model_dump(mode="json"),
@@ -129,6 +133,7 @@ def _entry(rule: Learning, group: str, figures: effectiveness.RuleFigures) -> En
         stale=group == "stale",
         # A stale rule awaits re-vet: it is proven against instructions that no longer exist, not ready.
         ready_to_graduate=group in {"applied", "held", "outside_cap"} and graduation_eligible(rule),
+        retirable=tradeable(rule, today),
         figures=figures,
     )
 

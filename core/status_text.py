@@ -6,7 +6,7 @@ from __future__ import annotations
 from agentuse.core.describe import EntryView, Report
 from agentuse.core.effectiveness import MIN_RUNS_TO_COMPARE, RuleFigures, approval_rates
 from agentuse.core.terminal_text import display_path
-from agentuse.core.learning import VET_OFFLINE
+from agentuse.core.learning import NEW_RULE_GRACE_DAYS, VET_OFFLINE
 
 GROUP_TITLES = {
     "stale": "Stale — instructions changed, awaiting re-vet",
@@ -142,10 +142,18 @@ AUTO_OUTSIDE_CAP = "{n} auto-extracted rule(s) sit outside the {cap}-rule limit 
 
 
 def auto_outside_cap_lines(report: Report) -> list[str]:
-    _, autos = outside_cap_counts(report)
-    if not autos:
-        return []
-    return [AUTO_OUTSIDE_CAP.format(n=autos, cap=report.cap) + "; the next capture or tidy retires them."]
+    """Only the rules a drain or a tidy-up can retire are promised it; the others say why they stay."""
+    autos = [e for e in report.entries if e.group == "outside_cap" and e.record["src"] == "auto"]
+    retirable = sum(1 for e in autos if e.retirable)
+    kept = len(autos) - retirable
+    lines = []
+    if retirable:
+        lines.append(AUTO_OUTSIDE_CAP.format(n=retirable, cap=report.cap) + "; the next capture or tidy retires them.")
+    if kept:
+        lines.append(AUTO_OUTSIDE_CAP.format(n=kept, cap=report.cap) + ", and nothing retires them yet: a new "
+                     f"learning gets {NEW_RULE_GRACE_DAYS} days to prove itself, and a repeated one is rewritten, "
+                     "never retired.")
+    return lines
 
 
 def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:

@@ -110,6 +110,31 @@ def test_corrections_outside_the_cap_are_reported_with_the_fold_advice(project):
     assert "Outside the cap" in listing and "Correction 0" in listing
 
 
+def test_auto_rules_outside_the_cap_are_promised_retirement_only_when_they_can_be_retired(project):
+    """A drain or a tidy-up retires an auto rule past its 14-day grace that nobody repeated; a newer one, or
+    a repeated one, stays outside the cap, and doctor says so instead of promising what will not happen."""
+    from datetime import date, timedelta
+
+    agent = project / "blog-writer.agentuse"
+    text = agent.read_text().replace("max: 15", "max: 1")
+    agent.write_text(text)
+    ih = instruction_hash(text)
+    new = (date.today() - timedelta(days=3)).isoformat()
+    rules = [Learning(id="m0000001", title="Keep it", date="2026-01-01", src="manual", ch="corrections", ih=ih),
+             Learning(id="a0000001", title="Old auto", date="2026-01-02", src="auto", ch="custom", ih=ih),
+             Learning(id="a0000002", title="New auto", date=new, src="auto", ch="custom", ih=ih),
+             Learning(id="a0000003", title="Repeated auto", date="2026-01-03", src="auto", ch="custom", ih=ih, re=1)]
+    store.save(store.locate(agent), StoreDoc(name="blog-writer", agent="blog-writer.agentuse", learnings=rules))
+    out = invoke("doctor", agent).stdout
+    assert ("1 auto-extracted rule(s) sit outside the 1-rule limit and are never injected; "
+            "the next capture or tidy retires them.") in out
+    assert ("2 auto-extracted rule(s) sit outside the 1-rule limit and are never injected, and nothing retires "
+            "them yet: a new learning gets 14 days to prove itself, and a repeated one is rewritten, "
+            "never retired.") in out
+    entries = {e["record"]["id"]: e for e in json.loads(invoke("learnings", agent, "--json").stdout)["entries"]}
+    assert [entries[i]["retirable"] for i in ("a0000001", "a0000002", "a0000003")] == [True, False, False]
+
+
 def test_stranded_learnings_are_noticed_by_existence_only(seeded):
     legacy = seeded.with_name("blog-writer.agentuse.learnings.md")
     legacy.write_text("this is not even a learnings file")
