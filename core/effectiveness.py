@@ -65,8 +65,8 @@ class SessionDigest(BaseModel):
         return {failure_key(*f) for r in self.rounds if rule_id in r.injected for f in r.failures}
 
 
-class RuleTally(BaseModel):
-    """One rule's running totals over the counted sessions it was in force for."""
+class RunOutcomes(BaseModel):
+    """Runs a rule was in force for, and how each ended (one count per Outcome)."""
 
     runs: int = 0
     approved: int = 0
@@ -75,6 +75,11 @@ class RuleTally(BaseModel):
     no_gate: int = 0
     pending: int = 0
     failed: int = 0
+
+
+class RuleTally(RunOutcomes):
+    """One rule's running totals over the counted sessions it was in force for."""
+
     about: int = 0  # runs whose reviewer commented on what the rule says
     failures: dict[str, int] = Field(default_factory=dict)  # failure_key -> runs it hit under the rule
     latest: str = ""  # the newest session it was in force for (session ids are ULIDs: they sort by time)
@@ -130,14 +135,7 @@ def settled(index: Index) -> Index:
     return view
 
 
-class RuleFigures(BaseModel):
-    runs: int = 0  # runs in force
-    approved: int = 0
-    commented: int = 0
-    rejected: int = 0
-    no_gate: int = 0
-    pending: int = 0
-    failed: int = 0
+class RuleFigures(RunOutcomes):
     recurred: int | None = None  # tool-errors rules only: runs in force that hit the same failure again
     commented_about: int = 0  # runs in force whose reviewer commented on what the rule says
 
@@ -241,9 +239,8 @@ def figures(rules: list[Learning], index: Index) -> dict[str, RuleFigures]:
     for rule in rules:
         tally = view.rules.get(rule.id, RuleTally())
         recurred = tally.failures.get(failure_key(rule.tool or "", rule.sig or ""), 0) if _tool_error(rule) else None
-        found[rule.id] = RuleFigures(runs=tally.runs, approved=tally.approved, commented=tally.commented,
-                                     rejected=tally.rejected, no_gate=tally.no_gate, pending=tally.pending,
-                                     failed=tally.failed, recurred=recurred, commented_about=tally.about)
+        outcomes = {name: getattr(tally, name) for name in RunOutcomes.model_fields}
+        found[rule.id] = RuleFigures(**outcomes, recurred=recurred, commented_about=tally.about)
     return found
 
 
