@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import read_optional, read_regular
+from agentuse.core.file_access import read_optional
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 
