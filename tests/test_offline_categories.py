@@ -108,3 +108,70 @@ def test_a_derived_form_is_the_same_term_but_a_person_named_after_it_is_not(a, b
     from agentuse.core.helper.overlap import similar_words
 
     assert similar_words(stem(a), stem(b)) is same
+
+
+# Issue 16, item 1, a second round: more kinds of paraphrase, each shown on pairs written for this test.
+VERB_CLASS_DUPLICATES = [
+    # Two verbs of one act on the same object: routing, presenting, publishing, calling, ordering, noting,
+    # ending, inspecting.
+    ("Escalate billing disputes to the finance lead.", "Forward billing disputes to the finance lead."),
+    ("Report uptime figures as percentages.", "Show uptime figures as percentages."),
+    ("Publish the release notes with every version.", "Post the release notes with every version."),
+    ("Phone the landlord within two days.", "Call the landlord within 48 hours."),
+    ("Sort search hits by relevance.", "Order search hits by relevance."),
+    ("Note the version of every dependency.", "Record the version of every dependency."),
+    ("Finish each lesson with a recap.", "Close each lesson with a recap."),
+    ("Test every signup form on a tablet.", "Check every signup form on a tablet."),
+]
+
+IMPLIED_PARTY_DUPLICATES = [
+    # The person an act is done to or for, named on one side only: the agent's domain implies it.
+    ("Reply to refund requests within a day.", "Reply to customers' refund requests within a day."),
+    ("Never give a prognosis in writing.", "Do not give patients a prognosis in writing."),
+    ("Send a reminder of the checkout time on the last evening.",
+     "Remind guests of the checkout time on the last evening."),
+]
+
+IDIOM_DUPLICATES = [
+    # "the first time X appears" is "on first use"; "on the day it happens" is "the same day"; "that lack"
+    # is "without"; "over chat" is "in chat".
+    ("Define every abbreviation on first use.", "The first time an abbreviation appears, define it."),
+    ("Log each refund the same day.", "Log each refund on the day it happens."),
+    ("Flag orders that lack a tracking number.", "Flag orders without a tracking number."),
+    ("Never share passwords over chat.", "Never share passwords in chat."),
+]
+
+SECOND_ROUND_CONTRADICTIONS = [
+    # A frequency said as "every other day"; one means against another of two words.
+    ("Water the ferns daily.", "Water the ferns every other day."),
+    ("Sort the leaderboard by points.", "Sort the leaderboard by win rate."),
+]
+
+SECOND_ROUND_NOT_DUPLICATES = [
+    # Two parties, each named on one side: different people, never implied.
+    ("Email students the timetable.", "Email parents the timetable."),
+    ("Email customers the invoice.", "Email partners the invoice."),
+    # Verbs of different acts, or of one act by different channels.
+    ("Email the agenda to the team.", "Post the agenda to the team."),
+    ("Archive old invoices.", "Send old invoices."),
+    # "the day it is approved" names an event of its own: not "the same day".
+    ("Publish each post the same day.", "Publish each post on the day it is approved."),
+]
+
+
+@pytest.mark.parametrize("a,b", VERB_CLASS_DUPLICATES + IMPLIED_PARTY_DUPLICATES + IDIOM_DUPLICATES)
+def test_one_act_in_other_verbs_with_an_implied_party_or_an_idiom_is_a_duplicate(a, b):
+    assert compare(a, b).label is Label.duplicate
+    assert compare(b, a).label is Label.duplicate
+
+
+@pytest.mark.parametrize("a,b", SECOND_ROUND_CONTRADICTIONS)
+def test_every_other_day_and_a_two_word_means_are_values_of_one_setting(a, b):
+    assert compare(a, b).label is Label.contradiction
+    assert compare(b, a).label is Label.contradiction
+
+
+@pytest.mark.parametrize("a,b", SECOND_ROUND_NOT_DUPLICATES)
+def test_two_parties_two_acts_or_a_named_event_are_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate
+    assert compare(b, a).label is not Label.duplicate
