@@ -49,10 +49,13 @@ from agentuse.core.helper.offline_judge import Label, compare
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "rule_pairs.jsonl"
 FROZEN = DATA.with_name("rule_pairs_frozen.jsonl")
 FROZEN2 = DATA.with_name("rule_pairs_frozen2.jsonl")
+FROZEN3 = DATA.with_name("rule_pairs_frozen3.jsonl")
 TUNING2 = DATA.with_name("rule_pairs_tuning2.jsonl")
 # Each frozen set as committed alone (commits 4b75d95 and 65a3e01). A changed file is a different set.
 FROZEN_SHA256 = "f97ffb8de52db14ffe2b3b9f37e11ae726b631f2ba85603557477323795a6ae0"
 FROZEN2_SHA256 = "ebad6f4509a7f0cef81fe908771662800bf25cedc9386f0ce803ec88759e1007"
+# Frozen set 3 as committed alone (commit 26a617f), before the generalisation round of issue 16.
+FROZEN3_SHA256 = "2d5a5d9a2b8f74c80246210ad0e190d03a25e02b29a7e14a06de8472c0e1f93e"
 LABELS = [label.value for label in Label]
 
 

@@ -20,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -128,4 +129,11 @@ def main() -> None:
 
 if __name__ == "__main__":
     os.environ.pop("PREFECT_API_URL", None)
-    main()
+    # Bytecode cached, as a user runs the commands after `pip install` (which writes .pyc files): with
+    # PYTHONDONTWRITEBYTECODE set (as in this project's sandboxes) an editable install would recompile every
+    # module of ours on every run and the figures would measure the compiler. The cache goes to a temporary
+    # folder, so the warm-up run fills it and the repository stays clean.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory(prefix="agentuse-pyc-") as pycache:
+        os.environ["PYTHONPYCACHEPREFIX"] = pycache
+        main()
