@@ -51,6 +51,7 @@ FROZEN = DATA.with_name("rule_pairs_frozen.jsonl")
 FROZEN2 = DATA.with_name("rule_pairs_frozen2.jsonl")
 FROZEN3 = DATA.with_name("rule_pairs_frozen3.jsonl")
 TUNING2 = DATA.with_name("rule_pairs_tuning2.jsonl")
+TUNING3 = DATA.with_name("rule_pairs_tuning3.jsonl")
 # Each frozen set as committed alone (commits 4b75d95 and 65a3e01). A changed file is a different set.
 FROZEN_SHA256 = "f97ffb8de52db14ffe2b3b9f37e11ae726b631f2ba85603557477323795a6ae0"
 FROZEN2_SHA256 = "ebad6f4509a7f0cef81fe908771662800bf25cedc9386f0ce803ec88759e1007"
@@ -81,6 +82,10 @@ def load_frozen(path: Path = FROZEN) -> list[dict]:
 
 def load_frozen2(path: Path = FROZEN2) -> list[dict]:
     return _load_pinned(path, FROZEN2_SHA256)
+
+
+def load_frozen3(path: Path = FROZEN3) -> list[dict]:
+    return _load_pinned(path, FROZEN3_SHA256)
 
 
 def split(pairs: list[dict], which: str) -> list[dict]:
@@ -150,23 +155,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tuning-only", action="store_true",
                         help="print the tuning columns alone: what to run while tuning, so no frozen figure is seen")
     args = parser.parse_args(argv)
-    pairs, pairs2 = load(), load(TUNING2)
+    pairs, pairs2, pairs3 = load(), load(TUNING2), load(TUNING3)
     try:
-        frozen, frozen2 = load_frozen(), load_frozen2()
+        frozen, frozen2, frozen3 = load_frozen(), load_frozen2(), load_frozen3()
     except FrozenSetChanged as exc:
         print(f"offline_eval: refusing to report: {exc}", file=sys.stderr)
         return 2
-    sets = {"tuning": pairs, "tuning held-out": split(pairs, "holdout"), "tuning 2": pairs2}
+    sets = {"tuning": pairs, "tuning held-out": split(pairs, "holdout"), "tuning 2": pairs2, "tuning 3": pairs3}
     if not args.tuning_only:
-        sets.update({"frozen 1": frozen, "frozen 2": frozen2})
+        sets.update({"frozen 1": frozen, "frozen 2": frozen2, "frozen 3": frozen3})
     figures = {name: evaluate(chosen) for name, chosen in sets.items()}
     print(side_by_side(figures))
-    for name in ("tuning", "tuning 2", "frozen 1", "frozen 2"):
+    for name in ("tuning", "tuning 2", "tuning 3", "frozen 1", "frozen 2", "frozen 3"):
         if name in sets:
             print(f"\n{name}\n{confusion(sets[name])}")
     if args.errors:
         print()
-        for p in split(pairs, args.split) + pairs2:
+        for p in split(pairs, args.split) + pairs2 + pairs3:
             rel = compare(p["a"], p["b"])
             if rel.label.value != p["label"]:
                 print(f"[{p['label']} -> {rel.label.value} {rel.similarity:.2f}] {p['a']} | {p['b']}\n    {rel.reason}")
@@ -176,9 +181,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key}: {whole[key]:.3f}")
     for key in ("duplicate_f1", "contradiction_f1", "near_miss_called_duplicate"):
         print(f"holdout_{key}: {held[key]:.3f}")
-    for key in ("duplicate_f1", "contradiction_f1", "near_miss_called_duplicate"):
-        print(f"tuning2_{key}: {figures['tuning 2'][key]:.3f}")
-    for prefix, name in (("frozen", "frozen 1"), ("frozen2", "frozen 2")):
+    for prefix, name in (("tuning2", "tuning 2"), ("tuning3", "tuning 3")):
+        for key in ("duplicate_f1", "contradiction_f1", "near_miss_called_duplicate"):
+            print(f"{prefix}_{key}: {figures[name][key]:.3f}")
+        print(f"{prefix}_distinct_called_duplicate: {int(figures[name]['distinct_called_duplicate'])}")
+    for prefix, name in (("frozen", "frozen 1"), ("frozen2", "frozen 2"), ("frozen3", "frozen 3")):
         if name not in figures:
             continue
         for key in ("duplicate_precision", "duplicate_recall", "duplicate_f1", "contradiction_precision",
