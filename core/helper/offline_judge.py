@@ -23,8 +23,9 @@ from enum import Enum
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import (FREQUENCIES, Analysis, Term, alternative_group, analyze, canon,
-                                             is_scale, normalize)
+from agentuse.core.helper.similarity import Analysis, Term, analyze
+from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, is_scale
+from agentuse.core.helper.wording import normalize
 
 
 class Label(str, Enum):
