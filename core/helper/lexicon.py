@@ -18,6 +18,7 @@ nor so than too also just should must may might can could would will shall have 
 doing need needs needed always every each all any some both either sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between about during throughout
+over across
 other another anyone anybody everyone everybody
 """.split())
 
@@ -29,6 +30,50 @@ follow follows handle handles take takes taking apply applies applied want wants
 appear appears appeared require requires required mandate mandates stay stays remain remains
 happen happens occur occurs
 """.split())
+
+# Nouns that stand for whatever the rule is about, not a thing of their own: "stay away from political topics"
+# is "never post about politics", "finish every piece with a question" is "end with a question".
+PLACEHOLDERS = frozenset("""
+topic topics thing things item items piece pieces stuff matter matters
+""".split())
+
+# The people an act is done to or for, in the words instructions use for them. Named on one side of a pair
+# only, one is implied by the agent's work ("reply in the customer's language" / "answer customers in their
+# language", "do not diagnose patients" / "never give a diagnosis"); named on both sides, two of them are two
+# cases ("email students the timetable" / "email guests the timetable").
+PARTIES = frozenset("""
+customer client user reader student patient guest player person people visitor caller recipient audience
+learner viewer listener buyer shopper subscriber human
+""".split())
+
+# Verbs that, as the instruction's verb, ask for one act in other words ("escalate" / "forward" a dispute,
+# "sort" / "order" results, "phone" / "call" someone). Looser than SYNONYMS, so matched only between two
+# words left over once synonyms are read, one of them leading its clause: "order" the noun ("order
+# number") or "note" ("show notes") stays itself. A word may be in several classes, and two verbs are one
+# act when one class holds both ("publish" is both sending and posting; "send" and "post" are not one act).
+VERB_CLASSES: list[str] = [
+    "include show display mention state specify name list report quote cite present accompany",
+    "record log note document track",
+    "send share forward deliver dispatch distribute circulate publish",
+    "publish post release announce",
+    "escalate forward route refer transfer send",
+    "call phone ring telephone",
+    "check verify validate confirm inspect test review examine audit read",
+    "tag label mark flag highlight",
+    "sort order rank arrange",
+    "end finish conclude close",
+    "start begin open lead",
+    "suggest propose recommend advise offer",
+    "give offer grant provide supply issue",
+    "store save keep persist retain",
+    "create generate produce compose draft write",
+    "fix repair resolve correct",
+    "ask request inquire question",
+    "book reserve schedule",
+    "notify alert inform tell warn remind",
+    "copy cc",
+    "ignore disregard overlook",
+]
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
 # author" / "sort by title", "pay by card" / "pay by transfer"), where "for"/"on"/"to" name a case.
@@ -227,6 +272,33 @@ SYNONYMS: list[str] = [
     "link url hyperlink",
     "long lengthy",
     "small tiny",
+    # Domain-general words instructions use interchangeably (adjectives and nouns of everyday English).
+    "full complete",
+    "error mistake",
+    "negative bad",
+    "polite courteous",
+    "wrong incorrect inaccurate",
+    "hard difficult",
+    "child kid children kids",
+    "doctor physician clinician",
+    "car vehicle",
+    "price cost",
+    "refund reimburse reimbursement",
+    "option choice",
+    "purpose goal aim objective",
+    "student pupil",
+    "teacher instructor tutor",
+    "colleague coworker teammate",
+    "manager boss",
+    "admin administrator",
+    "login signin logon",
+    "ad advert advertisement",
+    "segment chunk",
+    "split divide",
+    "illness disease",
+    "identical same",
+    "official legal",
+    "phone mobile smartphone cellphone",
 
     "immediately promptly asap",
     "praise compliment commend",

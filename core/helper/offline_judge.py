@@ -24,7 +24,7 @@ from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze
-from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, is_scale
+from agentuse.core.helper.vocabulary import FREQUENCIES, PARTIES, alternative_group, canon, is_scale
 from agentuse.core.helper.wording import normalize
 
 
@@ -254,8 +254,30 @@ def _one_sided_order(a: Analysis, b: Analysis) -> bool:
     return bool(a.order) and not b.order and not any(t.role in ("condition", "exception") for t in b.terms)
 
 
+# Scope words after which a party narrows the case ("calls with clients", "a discount for students").
+_NARROWING = frozenset({"with", "for", "among", "between"})
+# An owner named on the other side: "my time zone" / "the client's time zone" are two owners.
+_OWNERS = frozenset({"my", "our", "your", "mine", "ours", "own"})
+
+
+def _set_aside_implied(a: Analysis, b: Analysis, o: Overlap) -> Overlap:
+    """The party named on one side only ("answer customers in their language" / "reply in the customer's
+    language") is implied by the agent's work: left out of the comparison. A party on each side ("email
+    students" / "email guests"), one that narrows a scope ("calls with clients"), a means ("group the
+    report by person") or one against an owner on the other side ("my time zone") names a case, and stays."""
+    party_a = [t for t in o.left_a if t.word in PARTIES]
+    party_b = [t for t in o.left_b if t.word in PARTIES]
+    if party_a and party_b:
+        return o
+    for party, other in ((party_a, b), (party_b, a)):
+        if any(t.scope in _NARROWING or t.means for t in party) or (party and _OWNERS & _words(other.text)):
+            return o
+    return Overlap(shared=o.shared, left_a=[t for t in o.left_a if t not in party_a],
+                   left_b=[t for t in o.left_b if t not in party_b])
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
-    o = overlap(a, b)
+    o = _set_aside_implied(a, b, overlap(a, b))
     sim = o.dice
     # Checked before relatedness: "Skip the call-to-action" shares one word with "End every post with a
     # clear call-to-action", and still forbids what it asks for.

@@ -40,6 +40,19 @@ def canon(word: str) -> str:
     return _CANON.get(s, s)
 
 
+_PLACEHOLDERS = frozenset(canon(w) for w in lx.PLACEHOLDERS)
+PARTIES = frozenset(canon(w) for w in lx.PARTIES)
+_ACTS: dict[str, set[int]] = {}
+for _i, _group in enumerate(lx.VERB_CLASSES):
+    for _word in _group.split():
+        _ACTS.setdefault(canon(_word), set()).add(_i)
+
+
+def one_act(a: str, b: str) -> bool:
+    """Two canonical verbs one class of lexicon.VERB_CLASSES holds: the same act in other words."""
+    return a != b and bool(_ACTS.get(a, set()) & _ACTS.get(b, set()))
+
+
 def alternative_group(term: str) -> int | None:
     """The closed set of values a canonical word is one of (lexicon.ALTERNATIVES), or None."""
     return _ALT.get(term)
@@ -71,7 +84,7 @@ def fmt(value: float) -> str:
 
 def weight_of(word: str) -> float:
     """How much a canonical word weighs in a comparison: a generic verb little, an identifier more."""
-    if word in GENERIC:
+    if word in GENERIC or word in _PLACEHOLDERS:
         return 0.3
     if any(ch in word for ch in "_./#") or any(ch.isdigit() for ch in word):
         return 1.5  # identifiers (store_get, robots.txt, customer_id) name exactly one thing
