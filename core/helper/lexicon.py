@@ -323,7 +323,7 @@ ALTERNATIVES: list[str] = [
     "january february march april may june july august september october november december",
     "english german french spanish italian portuguese dutch japanese chinese",
     # Closed sets of one setting, domain-general: units, frequencies, times of day, modes, classes.
-    "celsius fahrenheit kelvin", "metric imperial", "hourly daily weekly fortnightly monthly quarterly yearly",
+    "celsius fahrenheit kelvin", "metric imperial", "hourly daily alternateday weekly fortnightly monthly quarterly yearly",
     "morning afternoon evening night overnight", "hot cold warm", "inperson remote onsite",
 "euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
@@ -342,7 +342,7 @@ ALTERNATIVES += SCALES
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "seventy": 70, "eighty": 80, "ninety": 90,
     "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "twice": 2, "thrice": 3,
 }
 

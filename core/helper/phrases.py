@@ -19,8 +19,33 @@ def _clock(hour: int, part: str) -> int:
     return hour % 12 + (12 if later else 0)
 
 
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+# Verbs saying only that the event came about: "on the day it arrives" is "the same day".
+_OCCURS = (r"(?:arrives?|arrived|happens?|happened|occurs?|occurred|comes? in|came in|(?:is|are|was|were) "
+           r"(?:received|submitted|made|filed|reported|raised|logged|opened))")
+
 # Phrases read as one word before tokenising (multiword terms, comparators, idioms).
 PHRASES: list[tuple[str, str]] = [
+    # "twenty-five" is 25.
+    (r"\b(" + "|".join(_TENS) + r")[- ](" + "|".join(_UNITS) + r")\b",
+     lambda m: str(_TENS[m.group(1)] + _UNITS.index(m.group(2)) + 1)),
+    # "the first time an acronym appears, spell it out" is "spell out acronyms on first use".
+    (r"\b(?:on |at )?(?:the )?first (?:use|mention|reference|appearance|occurrence)\b", " firstuse "),
+    (r"\b(?:on |at )?the first time (?:(?:a|an|the|it|they|that|this) )?(\w+ )?(?:appears?|is used|are used|is mentioned"
+     r"|are mentioned|comes? up|occurs?|shows? up)\b", lambda m: f" firstuse {m.group(1) or ''}"),
+    (r"\b(?:on )?the (?:same )?day (?:it|they|he|she|that|when it|when they) " + _OCCURS, " sameday "),
+    # "orders that lack a tracking number" are "orders without one".
+    (r"\b(?:that|which|who) (?:lack|lacks|lacked)\b|\blacking\b", " without "),
+    # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
+    (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
+    (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
+    (r"\bsign[- ]?ins?\b", " signin "), (r"\blog[- ]ins?\b|\blogins\b", " login "),
+    (r"\bturn(?:s|ed|ing)? down\b", " decline "), (r"\bturn(?:s|ed|ing)? on\b", " enable "),
+    (r"\bfollow(?:s|ed|ing)? up with\b", " contact "),
+    # "past 10 pm", "past its end date" are after it; "past five sentences" is more than five.
+    (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
+    (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
     (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
