@@ -192,14 +192,17 @@ def _means_conflict(o: Overlap) -> tuple[str, str] | None:
     title". Only when the action is shared and nothing else is left over, so a scope stays a near-miss."""
     left_a = [t for t in o.left_a if t.weight >= 1]
     left_b = [t for t in o.left_b if t.weight >= 1]
-    if len(left_a) != 1 or len(left_b) != 1:
+    # One word against one or two ("by points" / "by win rate"): one means named in other words.
+    if not left_a or not left_b or len(left_a) + len(left_b) > 3:
         return None
     x, y = left_a[0], left_b[0]
-    if not x.means or x.means != y.means or x.role != "main" or y.role != "main" or x.negative != y.negative:
+    if len({t.means for t in left_a + left_b}) != 1 or not x.means or len({t.negative for t in left_a + left_b}) != 1:
+        return None
+    if any(t.role != "main" for t in left_a + left_b):
         return None
     if not any(s.lead and t.lead and s.role == "main" for s, t in o.shared):
         return None
-    return x.word, y.word
+    return " ".join(t.word for t in left_a), " ".join(t.word for t in left_b)
 
 
 def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
