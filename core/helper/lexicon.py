@@ -18,7 +18,7 @@ nor so than too also just should must may might can could would will shall have 
 doing need needs needed always every each all any some both either sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between about during throughout
-over across
+over across whatever whichever
 other another anyone anybody everyone everybody
 """.split())
 
@@ -34,7 +34,7 @@ happen happens occur occurs
 # Nouns that stand for whatever the rule is about, not a thing of their own: "stay away from political topics"
 # is "never post about politics", "finish every piece with a question" is "end with a question".
 PLACEHOLDERS = frozenset("""
-topic topics thing things item items piece pieces stuff matter matters
+topic topics thing things item items piece pieces stuff matter matters anything everything something
 """.split())
 
 # The people an act is done to or for, in the words instructions use for them. Named on one side of a pair
@@ -73,6 +73,7 @@ VERB_CLASSES: list[str] = [
     "notify alert inform tell warn remind",
     "copy cc",
     "ignore disregard overlook",
+    "split divide break separate",
 ]
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
@@ -270,7 +271,7 @@ SYNONYMS: list[str] = [
     "amount quantity",
     "title headline",
     "link url hyperlink",
-    "long lengthy",
+    "long lengthy extended",
     "small tiny",
     # Domain-general words instructions use interchangeably (adjectives and nouns of everyday English).
     "full complete",
@@ -298,7 +299,7 @@ SYNONYMS: list[str] = [
     "illness disease",
     "identical same",
     "official legal",
-    "phone mobile smartphone cellphone",
+    "phone smartphone cellphone telephone",
 
     "immediately promptly asap",
     "praise compliment commend",
@@ -318,7 +319,7 @@ ALTERNATIVES: list[str] = [
     "british american", "formal casual informal", "inline footnote", "start end",
     "local utc gmt", "headless headed", "sync async synchronous asynchronous",
     "merge rebase squash", "new same existing", "upper lower uppercase lowercase", "light dark",
-    "json csv xml yaml", "public private", "production staging", "firstperson thirdperson",
+    "json csv xml yaml parquet tsv xlsx toml", "public private", "production staging", "firstperson thirdperson",
     "monday tuesday wednesday thursday friday saturday sunday",
     "january february march april may june july august september october november december",
     "english german french spanish italian portuguese dutch japanese chinese",
@@ -333,6 +334,7 @@ ALTERNATIVES: list[str] = [
     "debulevel infolevel warnlevel errolevel critlevel",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
+    "snakecase camelcase pascalcase kebabcase", "desktop mobile tablet",
 ]
 
 # Adjectives of one scale, also alternatives: a rule asks for one end of it ("use short titles" / "long
@@ -344,6 +346,8 @@ NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "seventy": 70, "eighty": 80, "ninety": 90,
     "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "twice": 2, "thrice": 3,
+    # Ordinals ("first" orders two steps and "second" is a unit of time, so neither is here).
+    "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
 }
 
 # Time units in seconds, so "24 hours" and "1 day" are the same value.

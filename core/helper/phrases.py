@@ -40,6 +40,7 @@ PHRASES: list[tuple[str, str]] = [
     # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
     (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
     (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
+    (r"\b(snake|camel|pascal|kebab)[_ -]?case\b", r" \1case "),
     (r"\bsign[- ]?ins?\b", " signin "), (r"\blog[- ]ins?\b|\blogins\b", " login "),
     (r"\bturn(?:s|ed|ing)? down\b", " decline "), (r"\bturn(?:s|ed|ing)? on\b", " enable "),
     (r"\bfollow(?:s|ed|ing)? up with\b", " contact "),
