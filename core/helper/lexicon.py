@@ -298,7 +298,6 @@ SYNONYMS: list[str] = [
     "split divide",
     "illness disease",
     "identical same",
-    "official legal",
     "phone smartphone cellphone telephone",
 
     "immediately promptly asap",
