@@ -273,7 +273,8 @@ def _set_aside_implied(a: Analysis, b: Analysis, o: Overlap) -> Overlap:
     if party_a and party_b:
         return o
     for party, other in ((party_a, b), (party_b, a)):
-        if any(t.scope in _NARROWING or t.means for t in party) or (party and _OWNERS & _words(other.text)):
+        if any(t.opened_by in _NARROWING or t.opened_by in lx.MEANS for t in party) \
+                or (party and _OWNERS & _words(other.text)):
             return o
     return Overlap(shared=o.shared, left_a=[t for t in o.left_a if t not in party_a],
                    left_b=[t for t in o.left_b if t not in party_b])

@@ -44,7 +44,9 @@ class Term:
     subordinate: bool = False
     means: str = ""  # the preposition of means it follows ("by", "via", "using", "as"): "sort | by title"
     scoped: bool = False  # after a scope word ("on short posts"): it names a case, not what is asked
-    scope: str = ""  # the last scope word before it ("with" in "calls with clients")
+    # The scope or means word it is the first content word after: "with" in "calls with clients", but not
+    # in "a hook the reader relates to" ("reader" is not what "with" opens).
+    opened_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -192,16 +194,16 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
     object_read = False  # a word of the omitted object already read
     non = False  # "non-refundable": the next word is negated
     subordinate = False
-    means, scoped, scope = "", False, ""
+    means, scoped, opener = "", False, ""
     subject_end = None  # where the subject's own words end: "comments | containing slurs must be hidden"
     for i, tok in enumerate(toks):
         if subject_end is None and out and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES or tok in lx.MODALS
                                             or (len(tok) > 4 and tok.endswith(("ing", "ed")))):
             subject_end = len(out)
         if tok in lx.MEANS:
-            means = tok
+            means = opener = tok
         elif tok in lx.SCOPE_OPENERS:
-            means, scoped, scope = "", True, tok
+            means, scoped, opener = "", True, tok
         if tok in lx.MODALS and i > 0:
             lead = True  # "listings should name the school": the verb after the modal leads, as in an order
         if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
@@ -277,8 +279,8 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
-                         means=means, scoped=scoped, scope=scope), None))
-        lead = False
+                         means=means, scoped=scoped, opened_by=opener), None))
+        lead, opener = False, ""
     return out
 
 
