@@ -146,7 +146,10 @@ def _negates_a_manner(o: Overlap, conflict: list[tuple]) -> bool:
     are not manners: a rule against the action in some case still contradicts one that asks for it always."""
     a_negative = sum(x.negative for x, _ in conflict) >= sum(y.negative for _, y in conflict)
     leftover = o.left_a if a_negative else o.left_b
-    return any(t.negative and t.role == "main" and _is_manner(t.word) for t in leftover)
+    # A period in a scope ("in their first month") is when, not how: "never give admin rights in the first
+    # month" still contradicts "give them on day one".
+    return any(t.negative and t.role == "main" and _is_manner(t.word) and not (t.scoped and t.word in FREQUENCIES)
+               for t in leftover)
 
 
 def _opposed(o: Overlap) -> bool:

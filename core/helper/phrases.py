@@ -172,5 +172,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(\d{1,2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
      lambda m: f" {_clock(int(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
+    # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
+    (r"(?<![\w'])['\"]([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(f"lit_{w}" for w in m.group(1).split()) + " "),
+    (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
 ]
