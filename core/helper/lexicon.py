@@ -73,12 +73,14 @@ VERB_CLASSES: list[str] = [
     "notify alert inform tell warn remind",
     "copy cc",
     "ignore disregard overlook",
+    "hold conduct host",
     "split divide break separate",
 ]
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
-# author" / "sort by title", "pay by card" / "pay by transfer"), where "for"/"on"/"to" name a case.
-MEANS = frozenset({"by", "via", "using", "as"})
+# author" / "sort by title", "pay by card" / "pay by transfer"), where "for"/"on"/"to" name a case. All but
+# "as" (a form: "export as CSV") name a way, and are read as one ("interviews by phone" / "over video").
+MEANS = frozenset({"by", "via", "using", "as", "over", "through"})
 
 # Modal verbs: in "each listing must state the price" the verb after one is the instruction's verb, as the
 # first word is in "state the price in each listing".

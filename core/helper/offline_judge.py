@@ -229,7 +229,8 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
     if lead_a is None or lead_b is None or lead_a.word != lead_b.word or lead_a.negative != lead_b.negative:
         return None  # the same action, asked for on both sides
-    case = [t.word for t in o.left_a if t.weight >= 1]
+    # The case may be a value alone: "only studies published after 2015" / "all studies".
+    case = [t.word for t in o.left_a if t.weight >= 1] or list(a.values)
     return ", ".join(case) if case else None
 
 

@@ -201,7 +201,7 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
                                             or (len(tok) > 4 and tok.endswith(("ing", "ed")))):
             subject_end = len(out)
         if tok in lx.MEANS:
-            means = opener = tok
+            means = opener = "as" if tok == "as" else "by"
         elif tok in lx.SCOPE_OPENERS:
             means, scoped, opener = "", True, tok
         if tok in lx.MODALS and i > 0:
