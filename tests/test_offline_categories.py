@@ -145,11 +145,20 @@ SECOND_ROUND_CONTRADICTIONS = [
     # A frequency said as "every other day"; one means against another of two words.
     ("Water the ferns daily.", "Water the ferns every other day."),
     ("Sort the leaderboard by points.", "Sort the leaderboard by win rate."),
+    # Two ways of one act, in other prepositions and verbs; "only" a case against "all", the case a value;
+    # a period in a scope is when the act is forbidden, not how.
+    ("Hold parent meetings by phone.", "Conduct parent meetings over video."),
+    ("Only cite papers published after 2018.", "Cite all relevant papers."),
+    ("Give contractors repo access on day one.", "Never give contractors repo access in their first week."),
 ]
 
 SECOND_ROUND_NOT_DUPLICATES = [
     # Two parties, each named on one side: different people, never implied.
-    ("Email students the timetable.", "Email parents the timetable."),
+    ("Email students the timetable.", "Email guests the timetable."),
+    ("Leave 15 minutes between calls.", "Leave 15 minutes between calls with customers."),
+    ("Schedule reviews in my time zone.", "Schedule reviews in the customer's time zone."),
+    # A quoted word is the word itself, even one read as filler elsewhere.
+    ("Avoid 'very' in headlines.", "Avoid 'really' in headlines."),
     ("Email customers the invoice.", "Email partners the invoice."),
     # Verbs of different acts, or of one act by different channels.
     ("Email the agenda to the team.", "Post the agenda to the team."),
