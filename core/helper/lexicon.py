@@ -18,7 +18,7 @@ nor so than too also just should must may might can could would will shall have 
 doing need needs needed always every each all any some both either sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between about during throughout
-over across whatever whichever like
+over across whatever whichever like otherwise
 other another anyone anybody everyone everybody
 """.split())
 

@@ -52,6 +52,8 @@ def stem(word: str) -> str:
         w = w[:-3]
     if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":  # "committ" -> "commit"
         w = w[:-1]
+    elif len(w) >= 6 and w.endswith("ell") and len(w) < len(word):  # British "labelled", "cancelling"
+        w = w[:-1]
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
     # British spellings read as American: "organise"/"organize", "analyse"/"analyze", "colour"/"color".

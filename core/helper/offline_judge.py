@@ -170,6 +170,10 @@ def _alternative_conflict(o: Overlap) -> tuple[str, str] | None:
     return None
 
 
+# Manners that say an act is done with no check first.
+_UNGATED = frozenset(canon(w) for w in ("automatically", "automatic", "unconditionally", "unchecked", "unreviewed"))
+
+
 def _without_against_never_without(o: Overlap) -> str | None:
     """"Approve small PRs without running them" against "never approve a PR without running it": the same
     action asked for on both sides, one leaving out what the other makes its condition."""
@@ -180,6 +184,12 @@ def _without_against_never_without(o: Overlap) -> str | None:
         roles = {x.role, y.role}
         if roles == {"contrast", "exception"} and (x if x.role == "contrast" else y).negative:
             return x.word
+    # "Approve refunds automatically" against "never approve refunds without a manager": done with no gate
+    # at all, against a gate the other makes its condition.
+    for gated, free in ((o.left_a, o.left_b), (o.left_b, o.left_a)):
+        gate = [t.word for t in gated if t.role == "exception" and t.weight >= 1]
+        if gate and any(t.word in _UNGATED and t.role == "main" and not t.negative for t in free):
+            return " ".join(gate)
     return None
 
 

@@ -30,6 +30,9 @@ PHRASES: list[tuple[str, str]] = [
     # "twenty-five" is 25.
     (r"\b(" + "|".join(_TENS) + r")[- ](" + "|".join(_UNITS) + r")\b",
      lambda m: str(_TENS[m.group(1)] + _UNITS.index(m.group(2)) + 1)),
+    # "newest first" is descending, read before "first" is taken for a place ("put the summary first").
+    (r"\b(?:highest|largest|biggest|newest|latest|most recent) first\b", " descending "),
+    (r"\b(?:lowest|smallest|oldest|earliest) first\b", " ascending "),
     # "the first time an acronym appears, spell it out" is "spell out acronyms on first use".
     (r"\b(?:on |at )?(?:the )?first (?:use|mention|reference|appearance|occurrence)\b", " firstuse "),
     (r"\b(?:on |at )?the first time (?:(?:a|an|the|it|they|that|this) )?(\w+ )?(?:appears?|is used|are used|is mentioned"
@@ -44,6 +47,15 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bsign[- ]?ins?\b", " signin "), (r"\blog[- ]ins?\b|\blogins\b", " login "),
     (r"\bturn(?:s|ed|ing)? down\b", " decline "), (r"\bturn(?:s|ed|ing)? on\b", " enable "),
     (r"\bfollow(?:s|ed|ing)? up with\b", " contact "),
+    (r"\b(?:hand|hands|handed|handing|pass|passes|passed|passing) (?:(\w+ \w+|\w+) )?(?:over|on) to\b",
+     lambda m: f" transfer {m.group(1) or ''} to "),
+    (r"\blook(?:s|ed|ing)? (?:at|over|through)\b", " check "),
+    # "strip tracking parameters out of URLs" is "remove them from URLs"; "strip out X" is "strip X".
+    (r"\b(strip|strips|stripped|stripping|take|takes|took|taking|cut|cuts|cutting|remove|removes|removed|removing)"
+     r"((?: [\w'-]+){1,4}?) out of\b", r"\1\2 from"),
+    (r"\b(strip|strips|stripped|stripping|cut|cuts|cutting|cross|crosses|crossed|crossing) out\b", r"\1"),
+    (r"\b(?:take|takes|taking|took) out\b", " remove "),
+    (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
     # "past 10 pm", "past its end date" are after it; "past five sentences" is more than five.
     (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
     (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
@@ -151,7 +163,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:every|each) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r" weekly \1 "),
     (r"\bkeep(?:s|ing)? ((?:the |your |our |their |any |all )?\w+(?: \w+)?) out of\b", r" leaveout \1 in "),
     (r"\blead(?:s|ing)? with\b", " start with "), (r"\bword (?:documents?|files?|format)\b", " docx "),
-    (r"\b(?:highest|largest|biggest) first\b", " descending "), (r"\b(?:lowest|smallest) first\b", " ascending "),
+    # "keep tickets open" is "do not close them"; "as soon as" opens a condition like "when".
+    (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) open\b",
+     r" do not close \1 "), (r"\bas soon as\b", " when "),
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
     # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
     (r"\bthe (?:full|whole|entire)\b", " all "),
