@@ -139,6 +139,12 @@ IDIOM_DUPLICATES = [
     ("Log each refund the same day.", "Log each refund on the day it happens."),
     ("Flag orders that lack a tracking number.", "Flag orders without a tracking number."),
     ("Never share passwords over chat.", "Never share passwords in chat."),
+    # British doubling, verb particles, "otherwise" after "unless".
+    ("Tag every issue with a priority.", "Each issue should be labelled with a priority."),
+    ("Escalate angry customers to a supervisor.", "Hand angry customers over to a manager."),
+    ("Remove tracking parameters from links.", "Strip tracking parameters out of URLs."),
+    ("Translate product names only if the client asks.",
+     "Leave product names untranslated unless the client requests otherwise."),
 ]
 
 SECOND_ROUND_CONTRADICTIONS = [
@@ -150,6 +156,10 @@ SECOND_ROUND_CONTRADICTIONS = [
     ("Hold parent meetings by phone.", "Conduct parent meetings over video."),
     ("Only cite papers published after 2018.", "Cite all relevant papers."),
     ("Give contractors repo access on day one.", "Never give contractors repo access in their first week."),
+    # Done with no gate against never without one; an order in other words; "keep open" against "close".
+    ("Approve refunds under $50 automatically.", "Never approve refunds without a manager."),
+    ("Sort comments newest first.", "Sort comments oldest first."),
+    ("Keep tickets open until the customer confirms.", "Close tickets as soon as you reply."),
 ]
 
 SECOND_ROUND_NOT_DUPLICATES = [
@@ -157,6 +167,10 @@ SECOND_ROUND_NOT_DUPLICATES = [
     ("Email students the timetable.", "Email guests the timetable."),
     ("Leave 15 minutes between calls.", "Leave 15 minutes between calls with customers."),
     ("Schedule reviews in my time zone.", "Schedule reviews in the customer's time zone."),
+    # A narrower case named by a scope or a qualifier.
+    ("Log every failed login.", "Log every failed login from abroad."),
+    ("Summarize each meeting for the attendees.", "Summarize each meeting for the manager."),
+    ("Offer a refund to unhappy customers.", "Offer a refund to unhappy premium customers."),
     # A quoted word is the word itself, even one read as filler elsewhere.
     ("Avoid 'very' in headlines.", "Avoid 'really' in headlines."),
     ("Email customers the invoice.", "Email partners the invoice."),
