@@ -74,6 +74,7 @@ VERB_CLASSES: list[str] = [
     "copy cc",
     "ignore disregard overlook",
     "hold conduct host",
+    "discuss talk",
     "split divide break separate",
 ]
 

@@ -35,8 +35,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:lowest|smallest|oldest|earliest) first\b", " ascending "),
     # "the first time an acronym appears, spell it out" is "spell out acronyms on first use".
     (r"\b(?:on |at )?(?:the )?first (?:use|mention|reference|appearance|occurrence)\b", " firstuse "),
-    (r"\b(?:on |at )?the first time (?:(?:a|an|the|it|they|that|this) )?(\w+ )?(?:appears?|is used|are used|is mentioned"
-     r"|are mentioned|comes? up|occurs?|shows? up)\b", lambda m: f" firstuse {m.group(1) or ''}"),
+    (r"\b(?:on |at )?the first time (?:(?:a|an|the|it|they|that|this|you|we) )?(\w+ )?(?:appears?|is used|are used"
+     r"|is mentioned|are mentioned|comes? up|occurs?|shows? up|(?:use|mention|write) (?:it|them|one))\b",
+     lambda m: f" firstuse {m.group(1) or ''}"),
     (r"\b(?:on )?the (?:same )?day (?:it|they|he|she|that|when it|when they) " + _OCCURS, " sameday "),
     # "orders that lack a tracking number" are "orders without one".
     (r"\b(?:that|which|who) (?:lack|lacks|lacked)\b|\blacking\b", " without "),
@@ -56,6 +57,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(strip|strips|stripped|stripping|cut|cuts|cutting|cross|crosses|crossed|crossing) out\b", r"\1"),
     (r"\b(?:take|takes|taking|took) out\b", " remove "),
     (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
+    (r"\bbreak(?:s|ing)? up\b|\bbroke up\b", " split "),
     # "past 10 pm", "past its end date" are after it; "past five sentences" is more than five.
     (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
     (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
