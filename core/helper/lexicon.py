@@ -52,7 +52,8 @@ learner viewer listener buyer shopper subscriber human
 # number") or "note" ("show notes") stays itself. A word may be in several classes, and two verbs are one
 # act when one class holds both ("publish" is both sending and posting; "send" and "post" are not one act).
 VERB_CLASSES: list[str] = [
-    "include show display mention state specify name list report quote cite present accompany",
+    "include show display mention state specify name list report quote present accompany",
+    "include mention cite reference",  # citing is not quoting
     "record log note document track",
     "send share forward deliver dispatch distribute circulate publish",
     "publish post release announce",
@@ -64,9 +65,9 @@ VERB_CLASSES: list[str] = [
     "end finish conclude close",
     "start begin open lead",
     "suggest propose recommend advise offer",
-    "give offer grant provide supply issue",
+    "give grant provide supply",  # offering is not giving
     "store save keep persist retain",
-    "create generate produce compose draft write",
+    "create generate produce compose write",  # a draft is not the finished piece
     "fix repair resolve correct",
     "ask request inquire question",
     "book reserve schedule",
