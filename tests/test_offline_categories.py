@@ -145,6 +145,11 @@ IDIOM_DUPLICATES = [
     ("Remove tracking parameters from links.", "Strip tracking parameters out of URLs."),
     ("Translate product names only if the client asks.",
      "Leave product names untranslated unless the client requests otherwise."),
+    # "Nothing should be X" is "never X"; "they're" is "they are"; "-ship" nouns; calendar words.
+    ("Nothing should be scheduled before 10 am.", "Never schedule anything before 10 am."),
+    ("Answer questions within a day after they're asked.", "Answer questions within a day after they are asked."),
+    ("Disclose every sponsorship in the caption.", "Disclose every sponsor in the caption."),
+    ("Decline meeting requests without an agenda.", "Decline invites without an agenda."),
 ]
 
 SECOND_ROUND_CONTRADICTIONS = [

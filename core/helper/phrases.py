@@ -58,11 +58,14 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:take|takes|taking|took) out\b", " remove "),
     (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
     (r"\bbreak(?:s|ing)? up\b|\bbroke up\b", " split "),
+    (r"\b(?:meeting|calendar) (?:requests?|invites?|invitations?)\b", " invite "),
     # "past 10 pm", "past its end date" are after it; "past five sentences" is more than five.
     (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
     (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
     (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
+    (r"\b(you|we|they)['’]re\b", r"\1 are"), (r"\b(i|you|we|they)['’]ve\b", r"\1 have"),
+    (r"\b(i|you|we|they|it|he|she)['’]ll\b", r"\1 will"), (r"\bi['’]m\b", "i am"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
@@ -134,7 +137,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
-    (r"\b(?:never|do not|does not|must not|should not|can not)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+    (r"\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
