@@ -150,6 +150,8 @@ IDIOM_DUPLICATES = [
     ("Answer questions within a day after they're asked.", "Answer questions within a day after they are asked."),
     ("Disclose every sponsorship in the caption.", "Disclose every sponsor in the caption."),
     ("Decline meeting requests without an agenda.", "Decline invites without an agenda."),
+    # One date in two notations: a date, not an example of a format.
+    ("Publish the report on 12 March 2027.", "Publish the report on March 12, 2027."),
 ]
 
 SECOND_ROUND_CONTRADICTIONS = [
@@ -165,6 +167,10 @@ SECOND_ROUND_CONTRADICTIONS = [
     ("Approve refunds under $50 automatically.", "Never approve refunds without a manager."),
     ("Sort comments newest first.", "Sort comments oldest first."),
     ("Keep tickets open until the customer confirms.", "Close tickets as soon as you reply."),
+    # Two quoted texts for one place; two written-out date formats; "anonymous" against naming.
+    ("Greet users with 'Hi'.", "Greet users with 'Hello there'."),
+    ("Write dates as 12 March 2024.", "Format dates as March 12, 2024."),
+    ("Keep the reporter anonymous in every article.", "Name the reporter in every article."),
 ]
 
 SECOND_ROUND_NOT_DUPLICATES = [

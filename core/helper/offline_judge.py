@@ -24,6 +24,7 @@ from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze
+from agentuse.core.helper.phrases import LITERAL
 from agentuse.core.helper.vocabulary import FREQUENCIES, PARTIES, alternative_group, canon, is_scale
 from agentuse.core.helper.wording import normalize
 
@@ -218,6 +219,23 @@ def _means_conflict(o: Overlap) -> tuple[str, str] | None:
     return " ".join(t.word for t in left_a), " ".join(t.word for t in left_b)
 
 
+def _literal_conflict(o: Overlap) -> tuple[str, str] | None:
+    """Two different quoted texts asked for in one place: "sign off with 'Cheers'" / "use 'Best regards' as
+    the sign-off". Only when nothing but the quotes (and the verb) differs and neither is forbidden:
+    "avoid 'very'" and "avoid 'really'" both hold."""
+    lit_a = [t for t in o.left_a if t.word.startswith(LITERAL)]
+    lit_b = [t for t in o.left_b if t.word.startswith(LITERAL)]
+    if not lit_a or not lit_b or any(x.word.startswith(LITERAL) for x, _ in o.shared):
+        return None
+    if any(t.negative or t.role != "main" for t in lit_a + lit_b):
+        return None
+    rest = [t for t in o.left_a + o.left_b if t.weight >= 1 and not t.word.startswith(LITERAL) and not t.lead]
+    if rest:
+        return None
+    quote = lambda ts: " ".join(t.word[len(LITERAL):] for t in ts)  # noqa: E731
+    return quote(lit_a), quote(lit_b)
+
+
 def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
     for x, y in sorted(a.order):
         if (y, x) in b.order and (x, y) not in b.order:
@@ -307,6 +325,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     values = _values_relation(a, b)
+    literal = _literal_conflict(o)
 
     conflict = [] if stance.apart else _polarity_conflict(o)
     if conflict and any(x.role == "exception" or y.role == "exception" for x, y in o.shared):
@@ -331,6 +350,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         if residue <= CONTRADICTION_RESIDUE and not exception_only:
             return Relation(Label.contradiction, sim, f"they choose different values: {alt[0]} / {alt[1]}")
         return Relation(Label.near_miss, sim, f"different choices ({alt[0]} / {alt[1]}) in different cases")
+    if literal and not exception_only:
+        return Relation(Label.contradiction, sim, f"they quote different words for one place: {literal[0]} / {literal[1]}")
     if values == "mismatch":
         if max(left_a, left_b) <= CONTRADICTION_RESIDUE and not exception_only:
             return Relation(Label.contradiction, sim, "same rule, different values: "

@@ -19,6 +19,9 @@ def _clock(hour: int, part: str) -> int:
     return hour % 12 + (12 if later else 0)
 
 
+# The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
+LITERAL = "lit_"
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 # Verbs saying only that the event came about: "on the day it arrives" is "the same day".
@@ -59,6 +62,13 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
     (r"\bbreak(?:s|ing)? up\b|\bbroke up\b", " split "),
     (r"\b(?:meeting|calendar) (?:requests?|invites?|invitations?)\b", " invite "),
+    # "keep the hiring manager anonymous" is "do not reveal their name"; a callback is a call.
+    (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) anonymous\b",
+     r" do not reveal \1 name "),
+    (r"\bcall(?:s|ed|ing)? (?:(?:\w+ ){1,2})?back\b|\bcall-?backs?\b", " call "),
+    # A date written out after "as" or "like" is an example of its format: "as 12 March 2024" is day first.
+    (r"\b(as|like) (\d{1,2}) (?:" + _MONTHS + r"),? \d{4}\b", r" \1 dd-month-yyyy "),
+    (r"\b(as|like) (?:" + _MONTHS + r") \d{1,2},? \d{4}\b", r" \1 month-dd-yyyy "),
     # "past 10 pm", "past its end date" are after it; "past five sentences" is more than five.
     (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
     (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
@@ -192,7 +202,7 @@ PHRASES: list[tuple[str, str]] = [
      lambda m: f" {_clock(int(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
-    (r"(?<![\w'])['\"]([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(f"lit_{w}" for w in m.group(1).split()) + " "),
+    (r"(?<![\w'])['\"]([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
     (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
 ]

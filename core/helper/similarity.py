@@ -90,7 +90,7 @@ def analyze(text: str) -> Analysis:
         return " "
 
     # "DD/MM/YYYY" and "YYYY-MM-DD" are values of one setting (a date format), not words.
-    norm = re.sub(r"\b(?:dd|mm|yyyy|yy|hh)(?:[-/.:](?:dd|mm|yyyy|yy|hh|ss))+\b", take_format, norm)
+    norm = re.sub(r"\b(?:dd|mm|yyyy|yy|hh|month)(?:[-/.:](?:dd|mm|yyyy|yy|hh|ss|month))+\b", take_format, norm)
     norm = _DATE.sub(take_date, norm)
     norm = re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r" \1 dollar ", norm)
     terms: list[Term] = []
