@@ -16,16 +16,16 @@ benchmarks/offline_eval.py prints those beside a second tuning set and two froze
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 
 from agentuse.core.helper import lexicon as lx
+from agentuse.core.helper.offline_choices import (alternative_conflict, counted, literal_conflict, means_conflict,
+                                                  values_relation)
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze
-from agentuse.core.helper.phrases import LITERAL
-from agentuse.core.helper.vocabulary import FREQUENCIES, PARTIES, alternative_group, canon, is_scale
+from agentuse.core.helper.vocabulary import FREQUENCIES, PARTIES, alternative_group, canon
 from agentuse.core.helper.wording import normalize
 
 
@@ -92,38 +92,6 @@ def _leftover_weight(terms) -> float:
     return sum(t.weight * (LEAD_DISCOUNT if t.lead and t.role == "main" else 1.0) for t in terms if t.weight >= 1)
 
 
-def _values_relation(a: Analysis, b: Analysis) -> str:
-    a_values, b_values = _counted(a, b), _counted(b, a)
-    if not a_values and not b_values:
-        return "none"
-    if not a_values or not b_values:
-        return "one-sided"
-    key = lambda v: v.lstrip("<>=")  # noqa: E731 - "under 50" and "50" name the same number
-    if sorted(map(key, a_values)) != sorted(map(key, b_values)):
-        ka, kb = Counter(map(key, a_values)), Counter(map(key, b_values))
-        # Every value of one side set the same way on the other, plus a number of its own: that number
-        # names a case ("pages from posts longer than 800 words", "one owner and one reviewer"), not a
-        # second value for the setting.
-        return "extra" if ka < kb or kb < ka else "mismatch"
-    bounds_a = {key(v): v[:2] for v in a_values if v[:2] in ("<=", ">=")}
-    bounds_b = {key(v): v[:2] for v in b_values if v[:2] in ("<=", ">=")}
-    if any(bounds_b.get(k, bound) != bound for k, bound in bounds_a.items()):
-        return "mismatch"  # "at most 3" against "at least 3"
-    return "same"
-
-
-def _counted(a: Analysis, b: Analysis) -> tuple[str, ...]:
-    """`a`'s values, with "once" made explicit where `b` counts times per period and `a` names the same
-    period alone: "post daily" is "post once daily", against "post three times daily"."""
-    if any(v.endswith("x") for v in a.values) or not any(v.endswith("x") for v in b.values):
-        return a.values
-    if not a.words & b.words & FREQUENCIES:
-        return a.values
-    # "publish two posts every week": a bare number beside the period is the count per period.
-    counts = tuple(f"{v}x" if v.isdigit() else v for v in a.values)
-    return counts if counts != a.values else (*a.values, "1x")
-
-
 _MANNER = frozenset(canon(w) for w in lx.MANNER | lx.PLACES)
 
 
@@ -158,19 +126,6 @@ def _opposed(o: Overlap) -> bool:
     return any(x.negative != y.negative and x.role == y.role and max(x.weight, y.weight) >= 1 for x, y in o.shared)
 
 
-def _alternative_conflict(o: Overlap) -> tuple[str, str] | None:
-    for x in o.left_a:
-        gx = alternative_group(x.word)
-        if gx is None or x.role in ("condition", "exception") or (is_scale(gx) and x.scoped):
-            continue
-        for y in o.left_b:
-            if y.word != x.word and alternative_group(y.word) == gx and y.role not in ("condition", "exception") \
-                    and not (is_scale(gx) and y.scoped):
-                if x.negative == y.negative:
-                    return x.word, y.word
-    return None
-
-
 # Manners that say an act is done with no check first.
 _UNGATED = frozenset(canon(w) for w in ("automatically", "automatic", "unconditionally", "unchecked", "unreviewed"))
 
@@ -199,41 +154,6 @@ def _verbs_apart(o: Overlap) -> str | None:
     lead_a = [t.word for t in o.left_a if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
     lead_b = [t.word for t in o.left_b if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
     return f"{lead_a[0]} / {lead_b[0]}" if lead_a and lead_b else None
-
-
-def _means_conflict(o: Overlap) -> tuple[str, str] | None:
-    """The same action done by two different means, one word each: "sort new arrivals by author" / "by
-    title". Only when the action is shared and nothing else is left over, so a scope stays a near-miss."""
-    left_a = [t for t in o.left_a if t.weight >= 1]
-    left_b = [t for t in o.left_b if t.weight >= 1]
-    # One word against one or two ("by points" / "by win rate"): one means named in other words.
-    if not left_a or not left_b or len(left_a) + len(left_b) > 3:
-        return None
-    x, y = left_a[0], left_b[0]
-    if len({t.means for t in left_a + left_b}) != 1 or not x.means or len({t.negative for t in left_a + left_b}) != 1:
-        return None
-    if any(t.role != "main" for t in left_a + left_b):
-        return None
-    if not any(s.lead and t.lead and s.role == "main" for s, t in o.shared):
-        return None
-    return " ".join(t.word for t in left_a), " ".join(t.word for t in left_b)
-
-
-def _literal_conflict(o: Overlap) -> tuple[str, str] | None:
-    """Two different quoted texts asked for in one place: "sign off with 'Cheers'" / "use 'Best regards' as
-    the sign-off". Only when nothing but the quotes (and the verb) differs and neither is forbidden:
-    "avoid 'very'" and "avoid 'really'" both hold."""
-    lit_a = [t for t in o.left_a if t.word.startswith(LITERAL)]
-    lit_b = [t for t in o.left_b if t.word.startswith(LITERAL)]
-    if not lit_a or not lit_b or any(x.word.startswith(LITERAL) for x, _ in o.shared):
-        return None
-    if any(t.negative or t.role != "main" for t in lit_a + lit_b):
-        return None
-    rest = [t for t in o.left_a + o.left_b if t.weight >= 1 and not t.word.startswith(LITERAL) and not t.lead]
-    if rest:
-        return None
-    quote = lambda ts: " ".join(t.word[len(LITERAL):] for t in ts)  # noqa: E731
-    return quote(lit_a), quote(lit_b)
 
 
 def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
@@ -324,8 +244,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
-    values = _values_relation(a, b)
-    literal = _literal_conflict(o)
+    values = values_relation(a, b)
+    literal = literal_conflict(o)
 
     conflict = [] if stance.apart else _polarity_conflict(o)
     if conflict and any(x.role == "exception" or y.role == "exception" for x, y in o.shared):
@@ -344,7 +264,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     order = _order_conflict(a, b)
     if order and not exception_only:
         return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
-    alt = _alternative_conflict(o) or _means_conflict(o)
+    alt = alternative_conflict(o) or means_conflict(o)
     if alt:
         residue = max(left_a, left_b) - 1
         if residue <= CONTRADICTION_RESIDUE and not exception_only:
@@ -355,7 +275,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if values == "mismatch":
         if max(left_a, left_b) <= CONTRADICTION_RESIDUE and not exception_only:
             return Relation(Label.contradiction, sim, "same rule, different values: "
-                            f"{', '.join(_counted(a, b))} / {', '.join(_counted(b, a))}")
+                            f"{', '.join(counted(a, b))} / {', '.join(counted(b, a))}")
         return Relation(Label.near_miss, sim, "different values for different cases")
     only = _only_against_always(a, b, o) or _only_against_always(b, a, o)
     if only and not exception_only:
