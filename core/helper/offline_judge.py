@@ -2,15 +2,19 @@
 
 The known failure of memory systems is calling two rules duplicates because most of their words match,
 when they differ in exactly the part that matters: a number, a date, a qualifier, an exception. So a
-duplicate here needs more than similar wording: the same action (two verbs the lexicon does not know to
-be one make a "cannot tell"), the same values, the same polarity, the same order of events, no exception
-on one side only, and nothing specific left over on either side. What fails those checks is a
-contradiction (same subject, the two cannot both be followed: opposed actions, two values or means for
-one setting, one part of a compound rule against the other) or a near-miss (same words, different case).
-What one rule puts into the work and the other keeps out ("skip the call-to-action" / "end with a
-call-to-action") is read first, by `presence.py`, since such pairs may share only one word. The
-thresholds were set on two thirds of tests/data/rule_pairs.jsonl and checked on the held-out third;
-benchmarks/offline_eval.py prints those beside a second tuning set and two frozen sets never tuned on.
+duplicate here needs more than similar wording: the same action (two verbs of one class in
+`synonyms.VERB_CLASSES` are one act; two verbs the lexicon does not know to be one make a "cannot
+tell"), the same values, the same polarity, the same order of events, no exception on one side only,
+and nothing specific left over on either side. A party named on one side only ("answer customers" /
+"reply") is implied by the agent's work and set aside, unless it narrows a scope, is a means or faces
+an owner. What fails those checks is a contradiction (same subject, the two cannot both be followed:
+opposed actions, two values, means or quoted texts for one setting (`offline_choices.py`), doing it
+automatically against never without a gate, one part of a compound rule against the other) or a
+near-miss (same words, different case). What one rule puts into the work and the other keeps out ("skip
+the call-to-action" / "end with a call-to-action") is read first, by `presence.py`, since such pairs may
+share only one word. The thresholds were set on two thirds of tests/data/rule_pairs.jsonl and checked on
+the held-out third; benchmarks/offline_eval.py prints those beside two more tuning sets and three frozen
+sets never tuned on.
 """
 
 from __future__ import annotations
