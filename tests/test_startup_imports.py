@@ -89,6 +89,27 @@ def test_a_command_imports_its_own_module_and_no_pipeline(args, own, tmp_path):
     assert layers <= {"cli", "core"}, sorted(layers)  # no flows, tasks or runtime
 
 
+def test_resume_with_a_note_inline_imports_no_prefect_nor_a_model_sdk(tmp_path):
+    """The Learn checkbox from a terminal: approving a gated run with a note saves it and captures the run."""
+    agent = tmp_path / "blog-writer.agentuse"
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ANTHROPIC_API_KEY")}
+    recording = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"
+    ran = subprocess.run([sys.executable, "-c", PROBE, "run", str(agent), "--model", f"replay:{recording}", "--json"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert ran.returncode == 0, (ran.stdout, ran.stderr)
+    session = json.loads(ran.stdout)["session"]
+    result = subprocess.run([sys.executable, "-c", PROBE, "sessions", "resume", session, "--approve",
+                             "--remember", "Always include source links before publishing."],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    assert "Saved" in result.stdout and "Extracted 1 learning(s)" in result.stdout, result.stdout
+    assert "***" not in result.stdout  # the learnings file's path is printed whole, never taken for a secret
+    roots = {name.split(".")[0] for name in _imported(result.stderr)}
+    assert not roots & set(HEAVY), sorted(roots & set(HEAVY))
+
+
 @pytest.mark.parametrize(
     "args",
     [["learnings", "add", "{agent}", "Keep intros factual for informational posts"],
