@@ -135,6 +135,7 @@ def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path)
     assert result.returncode == 0, (result.stdout, result.stderr)
     roots = {name.split(".")[0] for name in _imported(result.stderr)}
     assert not roots & set(HEAVY), (sorted(roots & set(HEAVY)), result.stdout, result.stderr)
+    assert "filelock" not in roots  # every write locks, with one flock of core/file_lock.py
 
 
 @pytest.mark.parametrize(
@@ -142,7 +143,7 @@ def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path)
     [["learnings", "{agent}", "--path"], ["learnings", "{agent}", "--json"], ["doctor", "{agent}"]],
     ids=["path", "json", "doctor"],
 )
-def test_read_only_commands_in_a_repository_import_neither_gitpython_nor_filelock(args, tmp_path):
+def test_read_only_commands_in_a_repository_import_neither_gitpython_nor_a_lock(args, tmp_path):
     """The git root comes from reading .git (core/git_root.py), and a read-only command takes no lock
     (issue 17: GitPython alone was ~60 ms of `learnings --path`)."""
     agent = tmp_path / "agents" / "blog-writer.agentuse"
@@ -152,8 +153,10 @@ def test_read_only_commands_in_a_repository_import_neither_gitpython_nor_fileloc
     result = subprocess.run([sys.executable, "-c", PROBE, *[a.format(agent=agent) for a in args]],
                             capture_output=True, text=True, env=os.environ.copy(), cwd=tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr
-    roots = {name.split(".")[0] for name in _imported(result.stderr)}
+    imported = _imported(result.stderr)
+    roots = {name.split(".")[0] for name in imported}
     assert not roots & {"git", "gitdb", "filelock"}, sorted(roots & {"git", "gitdb", "filelock"})
+    assert "agentuse.core.file_lock" not in imported
 
 
 def test_learnings_path_imports_only_where_stores_live(tmp_path):
