@@ -37,11 +37,13 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
+from agentuse.core.lazy_regex import lazy
+
 REDACTED = "***"
 
 # ---------------------------------------------------------------- names
 
-_NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_NAME_WORDS = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SECRET_WORDS = frozenset({
     "password", "passwords", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "token", "apikey",
     "credential", "credentials", "cookie", "auth", "authorization", "privatekey", "accesskey", "secretkey",
@@ -76,7 +78,7 @@ def is_secret_name(name: str) -> bool:
 
 # A value after a flag, `=` or `:`: JSON-escaped quotes (a transcript holds JSON), quotes, or a bare word.
 _VALUE = r"""(?:\\"(?:[^"\\]|\\[^"])*\\"|"[^"]*"|'[^']*'|\$\{[^}\s]*\}|[^\s"'`;&|,)}\]\\]+)"""
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"""^(?:\*+|\$\w+|\$\{[^}]*\}|\$\([^)]*\)|%\w+%|<[^<>]*>|\{\{.*\}\}|x{3,}|\.{3}|…|\[?redacted\]?|null|none)$""",
     re.I)
 
@@ -100,7 +102,7 @@ def _looks_like_a_credential(value: str) -> bool:
             or any(not c.isalnum() for c in v) or len(v) >= 16)
 
 
-_TOKENS = re.compile("|".join([
+_TOKENS = lazy("|".join([
     r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b",
     r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b",
@@ -123,18 +125,18 @@ _TOKEN_PREFIXES = ("-----BEGIN", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github
                    "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "xox", "AIza", "glpat-", "npm_", "hf_", "SG.",
                    "eyJ")
 _NAME_STEMS = ("pass", "pwd", "secret", "token", "key", "credential", "cookie", "auth", "session")
-_URL_USERINFO = re.compile(r"""(?i)\b([a-z][a-z0-9+.-]{0,30}://[^\s/@:'"]*:)([^\s/@'"]+)@""")
-_USER_FLAG = re.compile(r"""(?<![\w-])((?:-u|--user|--proxy-user)(?:[ \t]+|=)[^\s:'"]+:)([^\s'"\\]+)""")
-_AUTH_HEADER = re.compile(
+_URL_USERINFO = lazy(r"""(?i)\b([a-z][a-z0-9+.-]{0,30}://[^\s/@:'"]*:)([^\s/@'"]+)@""")
+_USER_FLAG = lazy(r"""(?<![\w-])((?:-u|--user|--proxy-user)(?:[ \t]+|=)[^\s:'"]+:)([^\s'"\\]+)""")
+_AUTH_HEADER = lazy(
     rf"(?i)(\b(?:proxy-)?authorization\\?\"?\s*[:=]\s*(?:(?:bearer|basic|token|digest|negotiate|bot)\s+)?)({_VALUE})")
-_BEARER = re.compile(r"(?i)(?<![\w-])(bearer\s+)((?=[\w.~+/=-]*[\d.~+/=-])[\w.~+/=-]{8,})")
-_FLAG = re.compile(rf"(?<![\w-])(--[A-Za-z][\w-]{{0,63}})(=|[ \t]+)({_VALUE})")
-_QUOTED_KEY = re.compile(r"""(\\?["'])([A-Za-z_][\w.-]{0,63})\1(\s*:\s*)(\\?["'])((?:(?!\4).)*)\4""")
-_ASSIGN = re.compile(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(\s*=\s*)(?!=)({_VALUE})")
-_COLON = re.compile(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(:[ \t]*)({_VALUE})")
-_LONG = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{32,}(?![\w+/=-])")
-_HEX = re.compile(r"[0-9a-fA-F-]+")
-_CONSONANTS = re.compile(r"[^aeiouy]{4}")
+_BEARER = lazy(r"(?i)(?<![\w-])(bearer\s+)((?=[\w.~+/=-]*[\d.~+/=-])[\w.~+/=-]{8,})")
+_FLAG = lazy(rf"(?<![\w-])(--[A-Za-z][\w-]{{0,63}})(=|[ \t]+)({_VALUE})")
+_QUOTED_KEY = lazy(r"""(\\?["'])([A-Za-z_][\w.-]{0,63})\1(\s*:\s*)(\\?["'])((?:(?!\4).)*)\4""")
+_ASSIGN = lazy(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(\s*=\s*)(?!=)({_VALUE})")
+_COLON = lazy(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(:[ \t]*)({_VALUE})")
+_LONG = lazy(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{32,}(?![\w+/=-])")
+_HEX = lazy(r"[0-9a-fA-F-]+")
+_CONSONANTS = lazy(r"[^aeiouy]{4}")
 _WORDY = 0.55  # share of a token in word-like runs above which it is a name, not a secret
 
 
