@@ -109,6 +109,21 @@ class FileLock:
             os.close(fd)
             raise
 
+    @classmethod
+    def _forget_after_fork(cls) -> None:
+        """A forked child holds none of its parent's locks: it must take them again, and wait for the parent
+        like any other process. Its copies of the parent's descriptors are closed, never unlocked (`flock`
+        belongs to the open file, so unlocking here would release the parent's lock)."""
+        cls._instances_lock = threading.Lock()
+        for found in list(cls._instances.values()):
+            fd = getattr(found._held, "fd", None)
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            found._held = threading.local()
+
     def _acquire_fallback(self, wait: float) -> None:
         import filelock
 
@@ -118,3 +133,7 @@ class FileLock:
             self._fallback.acquire(timeout=wait)
         except filelock.Timeout:
             raise timed_out(self.lock_file, wait) from None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=FileLock._forget_after_fork)
