@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentuse.core import store
-from agentuse.core.file_lock import FileLock, LockTimeout
+from agentuse.core.file_lock import LockTimeout
 from agentuse.core.inject import credit_approval
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.events import (
@@ -69,7 +69,7 @@ def resume(
 ) -> RunResult:
     path = find_log(ref, sessions_roots(store.data_dir(env)))
     # One resumer at a time: two reviewers answering the same gate must not both append to the log.
-    lock = FileLock(f"{path}.lock", timeout=0)
+    lock = store.lock_for(path)
     try:
         lock.acquire(timeout=0)
     except LockTimeout:
