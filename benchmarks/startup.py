@@ -6,7 +6,9 @@ Also the dependency floor: a process that imports typer, pydantic and yaml and v
 model, the least any command that reads a record pays.
 
 For `agentuse --version`, `agentuse --help`, `agentuse learnings <file> --path`, `--json`, `agentuse doctor <file>`, and the write commands that
-run a pipeline inline (`learnings add`, `learnings tidy --dry-run`): the median whole-process wall time
+run a pipeline inline (`learnings add`, `learnings tidy --dry-run`, a `run` of the bundled recording through
+to its capture, and `sessions resume --approve --remember` on a run stopped at its gate, which saves the
+note and captures the run): the median whole-process wall time
 over N runs (the commands are interleaved round-robin with the baseline, so noise from the shared machine
 falls on all of them alike), and how many modules the process imported, with whether prefect or anthropic
 were among them (with no Prefect API configured, none of them imports either).
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from _common import machine, make_rules, print_figures, project
@@ -47,7 +50,22 @@ def _entry_point() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-c", "from agentuse.cli.app import main; main()"]
 
 
-def _commands(agent: Path) -> dict[str, list[str]]:
+_RECORDING = Path(__file__).resolve().parent.parent / "examples" / "sessions" / "blog-writer-tool-error.jsonl"
+_REPLAY = ["--model", f"replay:{_RECORDING}"]  # the recorded run's model replies: no key, no network
+
+
+def _gated_sessions(entry: list[str], agent: Path, count: int) -> Iterator[str]:
+    """Sessions stopped at the agent's approval gate, one per `sessions resume` to come (each resumes one)."""
+    for _ in range(count):
+        done = subprocess.run([*entry, "run", str(agent), *_REPLAY, "--json"], check=True, capture_output=True,
+                              text=True, cwd=agent.parent)
+        yield json.loads(done.stdout)["session"]
+
+
+def _commands(agent: Path, sessions: Iterator[str]) -> dict[str, list[str] | Callable[[], list[str]]]:
+    # The same agent without its gate, so the run completes and its tool-errors capture runs at the end.
+    ungated = agent.with_name("ungated.agentuse")
+    ungated.write_text(agent.read_text(encoding="utf-8").replace("approval: true", "approval: false"), encoding="utf-8")
     return {
         "version": ["--version"],
         "help": ["--help"],
@@ -57,6 +75,10 @@ def _commands(agent: Path) -> dict[str, list[str]]:
         # Each run saves the same note again: a repeat of the rule the first run saved, counted on it.
         "learnings_add": ["learnings", "add", str(agent), "Keep intros factual for informational posts"],
         "tidy_dry_run": ["learnings", "tidy", str(agent), "--dry-run"],
+        "run_and_capture": ["run", str(ungated), *_REPLAY, "-q"],
+        # The Learn checkbox: approve a gated run with a note, which saves it and captures the run.
+        "resume_remember": lambda: ["sessions", "resume", next(sessions), "--approve",
+                                    "--remember", "Always include source links before publishing."],
     }
 
 
@@ -71,14 +93,19 @@ _DEPENDENCY_FLOOR = (
 )
 
 
-def _wall(argv: list[str]) -> float:
+def _wall(argv: list[str], cwd: Path | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     return time.perf_counter() - start
 
 
-def _modules(args: list[str]) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", _COUNTING, *args], check=True, capture_output=True, text=True)
+def _args(command: list[str] | Callable[[], list[str]]) -> list[str]:
+    return command() if callable(command) else command
+
+
+def _modules(args: list[str], cwd: Path) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", _COUNTING, *args], check=True, capture_output=True, text=True,
+                          cwd=cwd)
     line = [row for row in done.stderr.splitlines() if row.startswith("MODULES ")][-1]
     return json.loads(line.removeprefix("MODULES "))
 
@@ -98,21 +125,23 @@ def main() -> None:
         ih = agent_hash(load_agent(agent))
         location = store.locate(agent)
         store.save(location, StoreDoc(name=location.name, agent=location.key, learnings=make_rules(15, ih=ih)))
-        commands = _commands(agent)
         entry = _entry_point()
+        # One gated session per resume: the warm-up, each measured run, and the module count.
+        commands = _commands(agent, _gated_sessions(entry, agent, runs + 2))
+        here = agent.parent  # runs write the agent's files (posts/...) beside it
         baseline = [sys.executable, "-c", "pass"]
         floor = [sys.executable, "-c", _DEPENDENCY_FLOOR]
         samples: dict[str, list[float]] = {"python_pass": [], "dependency_floor": [],
                                            **{name: [] for name in commands}}
-        for name, args in commands.items():  # warm the page cache and .pyc files once
-            _wall([*entry, *args])
+        for name, command in commands.items():  # warm the page cache and .pyc files once
+            _wall([*entry, *_args(command)], here)
         for _ in range(runs):
             samples["python_pass"].append(_wall(baseline))
             samples["dependency_floor"].append(_wall(floor))
-            for name, args in commands.items():
-                samples[name].append(_wall([*entry, *args]))
+            for name, command in commands.items():
+                samples[name].append(_wall([*entry, *_args(command)], here))
         medians = {name: statistics.median(values) for name, values in samples.items()}
-        imported = {name: _modules(args) for name, args in commands.items()}
+        imported = {name: _modules(_args(command), here) for name, command in commands.items()}
     figures: dict[str, object] = {**machine(), "runs": runs,
                                   "python_pass_ms": medians["python_pass"] * 1000,
                                   "python_pass_modules": _baseline_modules(),

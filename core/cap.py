@@ -25,13 +25,12 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core import snapshots, store, tool_errors
+from agentuse.core import snapshots, store
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
 from agentuse.core.learning import NEW_RULE_GRACE_DAYS, Channel, Learning, State
 from agentuse.core.ranking import evictable, rank, tradeable, worth
 from agentuse.core.screen import quarantined_twin
 from agentuse.core.store_format import new_id
-from agentuse.core.tidy_state import merged_record
 
 
 class Placement(str, Enum):
@@ -131,6 +130,8 @@ def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: Reconc
     if targets and fold is not None and fold.action is ReconcileAction.repeat:
         return _repeat(targets[0], record)
     if targets and fold is not None and fold.merged is not None:
+        from agentuse.core.tidy_state import merged_record  # a fold that merges: tidy's merge, and its models
+
         product = merged_record([*targets, record], fold.merged, new_id=record.id, current_ih=record.ih,
                                 vet=record.vet)  # the merged wording passed the gate of the record's vet
         product = product.model_copy(update={"sess": record.sess, "evidence": record.evidence,
@@ -178,6 +179,8 @@ def _repeat_quarantined(existing: Learning, record: Learning) -> Placed:
 
 def _structural(learnings: list[Learning], record: Learning) -> Placed | None:
     """tool-errors dedupe by (tool, sig): one record per failure mode. None: a new failure mode."""
+    from agentuse.core import tool_errors  # only a run's tool-errors records need the channel's code
+
     structural = tool_errors.StructuralRecord(title=record.title, body=record.body, tool=record.tool or "",
                                               sig=record.sig or "", evidence=record.evidence or "")
     fold = tool_errors.fold_into(learnings, structural)

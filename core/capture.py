@@ -19,16 +19,19 @@ from __future__ import annotations
 from datetime import date
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from agentuse.core import tool_errors
+from agentuse.core.clip import clip
 from agentuse.core.failure import Failure
 from agentuse.core.helper.protocol import Draft, VetAnswer, VetCandidate, VetRequest, VetVerdict, ref
 from agentuse.core.learning import VET_OFFLINE, Channel, Learning, Source, State, Verdict
 from agentuse.core.redact import redact_text
 from agentuse.core.terminal_text import display_path
-from agentuse.core.trace import ToolTrace, clip
+
+if TYPE_CHECKING:
+    from agentuse.core.trace import ToolTrace
 
 EVIDENCE_CHARS = 160
 DETAIL_CHARS = 300
@@ -68,6 +71,8 @@ class ChannelResult(BaseModel):
 
 def structural_candidates(trace: ToolTrace) -> ChannelResult:
     """The tool-errors channel: every verified recovery in the trace, one candidate each (no model)."""
+    from agentuse.core import tool_errors  # a note saved by hand never reads a trace
+
     out = []
     for i, recovery in enumerate(tool_errors.recoveries(trace), start=1):
         rec = tool_errors.record_for(recovery)

@@ -34,7 +34,7 @@ from agentuse.core.helper.protocol import (
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, RULE_CHAR_LIMIT, Channel, Verdict
 from agentuse.core.capture import Candidate, ChannelResult, first_verdicts
 from agentuse.core.failure import Failure
-from agentuse.core.trace import clip
+from agentuse.core.clip import clip
 
 
 _AUDIT = "the audit failed"

@@ -23,7 +23,7 @@ from agentuse.core.screen import text_key
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
 from agentuse.core.learning import Category, Channel, Learning, State, Verdict
-from agentuse.core.trace import clip
+from agentuse.core.clip import clip
 
 TITLE_CHARS = 80
 NOTE_KEY = "note"  # the vet's id for the one candidate of this path

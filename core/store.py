@@ -45,8 +45,8 @@ from agentuse.core.store_format import (
     verbatim,
 )
 
-if TYPE_CHECKING:  # imported by lock_for: read-only commands never lock, and filelock costs ~7 ms
-    import filelock
+if TYPE_CHECKING:  # imported by lock_for: read-only commands never lock
+    from agentuse.core.file_lock import FileLock
 
 T = TypeVar("T")
 # Writers hold the lock for milliseconds; a minute of waiting means something is wedged, so say so.
@@ -69,17 +69,17 @@ def refuse_link(path: Path) -> None:
             "state directory. Remove the link (or replace it with the real file) and run the command again.")
 
 
-def lock_for(path: Path) -> filelock.FileLock:
+def lock_for(path: Path) -> FileLock:
     """The lock guarding `path`: side file `<path>.lock`. Re-entrant within a thread, exclusive across
     threads and processes (one instance per path, so a save() inside a transaction() cannot deadlock).
-    Opening the lock file truncates it, so a planted link there is refused like one at the file itself."""
+    A planted link at the lock file is refused like one at the file itself."""
     path = Path(os.path.abspath(path))
     with writing(path.parent, kept="nothing was written"):
         path.parent.mkdir(parents=True, exist_ok=True)
     refuse_link(Path(f"{path}.lock"))
-    import filelock
+    from agentuse.core.file_lock import FileLock
 
-    return filelock.FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_SECONDS, is_singleton=True)
+    return FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_SECONDS)
 
 
 def _temp_pattern(path: Path) -> re.Pattern[str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from agentuse.core.clip import clip
 from agentuse.core.redact import mask_known_value, redact_value
 
 # Per-field clip when the evidence is rendered from calls: a tool that returned a whole file must not
@@ -71,9 +72,9 @@ class ToolTrace(BaseModel):
         for call in self.calls:
             parts.append(f"TOOL CALL {call.tool} {canonical_json(call.input)}")
             if call.failed:
-                parts.append(f"TOOL ERROR {call.tool}: {clip(call.error or '')}")
+                parts.append(f"TOOL ERROR {call.tool}: {clip(call.error or '', _FIELD_CHARS)}")
             elif call.succeeded:
-                parts.append(f"TOOL RESULT {call.tool}: {clip(call.output or '')}")
+                parts.append(f"TOOL RESULT {call.tool}: {clip(call.output or '', _FIELD_CHARS)}")
         if self.output:
             parts.append(f"OUTPUT:\n{self.output}")
         return "\n".join(parts)
@@ -84,5 +85,3 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def clip(text: str, limit: int = _FIELD_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more characters]"

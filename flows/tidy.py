@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from agentuse.core import graduate, revet, snapshots, tidy, tidy_commit
+from agentuse.core import effectiveness, graduate, revet, snapshots, store, tidy, tidy_commit
 from agentuse.core.contract import contract_text, instructions
 from agentuse.core.helper.protocol import ref
 from agentuse.core.learned_block import BlockRule
@@ -29,7 +29,6 @@ from agentuse.flows.artifacts import tidy_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.names import tidy_run_name
 from agentuse.flows.runner import fan_out, pipeline, progress, run
-from agentuse.runtime.effectiveness import recount
 from agentuse.tasks import helpers
 from agentuse.tasks import tidy as steps
 
@@ -37,11 +36,18 @@ ProgressFn = Callable[[Progress], None]
 emit = progress  # the runner hands each Progress to whoever started the tidy-up (the CLI, the web page)
 
 
+def _recount(location: store.AgentLocation, problem: str) -> tuple[effectiveness.Index, str]:
+    """Session logs are read only for an index that cannot be used: most tidy-ups never import the reader."""
+    from agentuse.runtime.effectiveness import recount
+
+    return recount(location, problem)
+
+
 @pipeline("tidy", tidy_run_name, agent="agent_path", on_completion=[tidy_completed])
 def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None, seed: int | None = None) -> TidyResult:
     """Model steps use the agent's helper (the offline evaluator without a key), resolved only when
     something qualifies; `today` and `seed` make a run repeatable (the 14-day grace and new ids)."""
-    prepared = tidy_commit.prepare(Path(agent_path), recount=recount)
+    prepared = tidy_commit.prepare(Path(agent_path), recount=_recount)
     state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
                            current_ih=prepared.current_ih, today=today or date.today(),
                            rng=random.Random(seed) if seed is not None else None,

@@ -17,10 +17,10 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import filelock
 from pydantic import BaseModel
 
 from agentuse.core import store
+from agentuse.core.file_lock import LockTimeout
 from agentuse.core.inject import credit_approval
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.events import (
@@ -68,12 +68,16 @@ def resume(
     clock: Callable[[], str] = utc_now,
 ) -> RunResult:
     path = find_log(ref, sessions_roots(store.data_dir(env)))
+    # One resumer at a time: two reviewers answering the same gate must not both append to the log.
+    lock = store.lock_for(path)
     try:
-        # One resumer at a time: two reviewers answering the same gate must not both append to the log.
-        with filelock.FileLock(f"{path}.lock", timeout=0):
-            return _resume_locked(path, decision, comment, remember, model, env, clock)
-    except filelock.Timeout:
+        lock.acquire(timeout=0)
+    except LockTimeout:
         raise SessionError(f"session {path.stem} is being resumed by another process") from None
+    try:
+        return _resume_locked(path, decision, comment, remember, model, env, clock)
+    finally:
+        lock.release()
 
 
 class Answered(BaseModel):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentuse.core.file_access import check_regular
-from agentuse.core.trace import ToolTrace, TraceCall, canonical_json, clip
+from agentuse.core.clip import clip
+from agentuse.core.trace import ToolTrace, TraceCall, canonical_json
 from agentuse.runtime.events import (
     ApprovalDecision,
     ApprovalRequest,

@@ -89,6 +89,27 @@ def test_a_command_imports_its_own_module_and_no_pipeline(args, own, tmp_path):
     assert layers <= {"cli", "core"}, sorted(layers)  # no flows, tasks or runtime
 
 
+def test_resume_with_a_note_inline_imports_no_prefect_nor_a_model_sdk(tmp_path):
+    """The Learn checkbox from a terminal: approving a gated run with a note saves it and captures the run."""
+    agent = tmp_path / "blog-writer.agentuse"
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ANTHROPIC_API_KEY")}
+    recording = EXAMPLES / "sessions" / "blog-writer-tool-error.jsonl"
+    ran = subprocess.run([sys.executable, "-c", PROBE, "run", str(agent), "--model", f"replay:{recording}", "--json"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert ran.returncode == 0, (ran.stdout, ran.stderr)
+    session = json.loads(ran.stdout)["session"]
+    result = subprocess.run([sys.executable, "-c", PROBE, "sessions", "resume", session, "--approve",
+                             "--remember", "Always include source links before publishing."],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    assert "Saved" in result.stdout and "Extracted 1 learning(s)" in result.stdout, result.stdout
+    assert "***" not in result.stdout  # the learnings file's path is printed whole, never taken for a secret
+    roots = {name.split(".")[0] for name in _imported(result.stderr)}
+    assert not roots & set(HEAVY), sorted(roots & set(HEAVY))
+
+
 @pytest.mark.parametrize(
     "args",
     [["learnings", "add", "{agent}", "Keep intros factual for informational posts"],
@@ -114,6 +135,7 @@ def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path)
     assert result.returncode == 0, (result.stdout, result.stderr)
     roots = {name.split(".")[0] for name in _imported(result.stderr)}
     assert not roots & set(HEAVY), (sorted(roots & set(HEAVY)), result.stdout, result.stderr)
+    assert "filelock" not in roots  # every write locks, with one flock of core/file_lock.py
 
 
 @pytest.mark.parametrize(
@@ -121,7 +143,7 @@ def test_write_commands_inline_import_no_prefect_nor_a_model_sdk(args, tmp_path)
     [["learnings", "{agent}", "--path"], ["learnings", "{agent}", "--json"], ["doctor", "{agent}"]],
     ids=["path", "json", "doctor"],
 )
-def test_read_only_commands_in_a_repository_import_neither_gitpython_nor_filelock(args, tmp_path):
+def test_read_only_commands_in_a_repository_import_neither_gitpython_nor_a_lock(args, tmp_path):
     """The git root comes from reading .git (core/git_root.py), and a read-only command takes no lock
     (issue 17: GitPython alone was ~60 ms of `learnings --path`)."""
     agent = tmp_path / "agents" / "blog-writer.agentuse"
@@ -131,8 +153,10 @@ def test_read_only_commands_in_a_repository_import_neither_gitpython_nor_fileloc
     result = subprocess.run([sys.executable, "-c", PROBE, *[a.format(agent=agent) for a in args]],
                             capture_output=True, text=True, env=os.environ.copy(), cwd=tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr
-    roots = {name.split(".")[0] for name in _imported(result.stderr)}
+    imported = _imported(result.stderr)
+    roots = {name.split(".")[0] for name in imported}
     assert not roots & {"git", "gitdb", "filelock"}, sorted(roots & {"git", "gitdb", "filelock"})
+    assert "agentuse.core.file_lock" not in imported
 
 
 def test_learnings_path_imports_only_where_stores_live(tmp_path):

@@ -15,6 +15,7 @@ import pytest
 
 from agentuse.core import store
 from agentuse.core.file_access import FileAccessError
+from agentuse.core.file_lock import LockTimeout
 from agentuse.core.learning import Learning, State
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
@@ -317,6 +318,31 @@ def test_atomic_write_sweeps_only_stale_temp_files(tmp_path):
     assert not stale.exists() and fresh.exists() and other.exists()
 
 
+def test_lock_for_excludes_and_is_excluded_by_filelock(tmp_path):
+    """The same flock filelock takes: an older agentuse (or any filelock user) and this one exclude each other."""
+    target = tmp_path / "x.learnings.md"
+    with filelock.FileLock(f"{target}.lock"):
+        with pytest.raises(LockTimeout):
+            store.lock_for(target).acquire(timeout=0.02)
+    with store.lock_for(target):
+        with pytest.raises(filelock.Timeout):
+            filelock.FileLock(f"{target}.lock", thread_local=False).acquire(timeout=0.02)
+    with filelock.FileLock(f"{target}.lock", timeout=0.02):  # released: free for anyone
+        pass
+
+
+def test_a_lock_held_too_long_is_one_line_naming_the_file(tmp_path, cli, monkeypatch):
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-sonnet-5\nlearning: true\n---\n# A\n\nWrite.\n")
+    location = store.locate(agent)
+    monkeypatch.setattr(store, "LOCK_TIMEOUT_SECONDS", 0.05)
+    location.store_path.parent.mkdir(parents=True)
+    with filelock.FileLock(f"{location.store_path}.lock"):
+        busy = cli("learnings", "add", str(agent), "Keep intros factual", code=1)
+    assert f"{location.store_path}.lock has been held by another agentuse process" in busy.stderr
+    assert "Traceback" not in busy.stderr and len(busy.stderr.strip().splitlines()) == 1
+
+
 def test_lock_for_is_a_side_file_reentrant_and_exclusive_across_threads(tmp_path):
     target = tmp_path / "deep" / "x.learnings.md"
     lock = store.lock_for(target)
@@ -333,7 +359,7 @@ def test_lock_for_is_a_side_file_reentrant_and_exclusive_across_threads(tmp_path
     thread.start()
     try:
         assert held.wait(10)
-        with pytest.raises(filelock.Timeout):
+        with pytest.raises(LockTimeout, match="held by another agentuse process"):
             store.lock_for(target).acquire(timeout=0.05)
     finally:
         release.set()

@@ -191,6 +191,9 @@ def test_a_reviewer_note_with_a_credential_is_stored_and_grounded_without_it(tmp
     ('{\\"api_key\\":\\"lemonTree42\\"}', '{\\"api_key\\":\\"***\\"}'),  # JSON inside JSON (a transcript)
     ("https://api.example.com/v1?access_token=lemonTree42&page=2", "https://api.example.com/v1?access_token=***&page=2"),
     ("password: hunter2", "password: ***"),
+    # A path is judged segment by segment: a random-looking segment of 32+ characters is still a secret.
+    (f"GET /api/v1/keys/{ENTROPY} failed", "GET /api/v1/keys/*** failed"),
+    ("secret a8Kz/Qw3xR7m/Lp2Nv9t/Yb4Hc6Jd1Fg5 end", "secret *** end"),  # base64 with slashes, not a path
 ])
 def test_each_secret_pattern_is_redacted(raw, kept):
     assert redact_text(raw) == kept
@@ -223,6 +226,12 @@ def test_each_secret_pattern_is_redacted(raw, kept):
     "http://localhost:8765/agents?page=2 and ssh://git@host:22/x",
     "author: Jane Doe, passage: 3",
     "files.length remained 0",
+    # Paths, which join into one long token: state folders (a project hash), temporary and CI folders.
+    "Extracted 1 learning(s), 0 quarantined → /tmp/su/data3/project/b5c6e124d9ea/learnings/blog-writer.learnings.md",
+    "/tmp/pytest-of-root/pytest-3/test_capture_writes0/state/project/9f8e7d6c5b4a/learnings/a.learnings.md",
+    "/Users/me/Library/Caches/agentuse/project/0a1b2c3d4e5f/session/01K8ZABCDEFGHJKMNPQRSTVWXY.jsonl",
+    "/tmp/tmpk2j3h4g5/state/project/5e4d3c2b1a09/learnings/x.learnings.md",
+    "src/agentuse/core/helper/v2/offline_judge3.py",
     "Bearer authentication failed",
     "",
 ])
@@ -323,3 +332,19 @@ def test_a_store_written_before_redaction_hands_a_run_no_credential(tmp_path):
     location = seed(agent, [rule("aaaa0001", f"Push with --token {GHP}", ih=agent_hash(load_agent(agent)))])
     injection = select_for_run(load_agent(agent), store.load(location), agent_hash(load_agent(agent)))
     assert injection.ids == ["aaaa0001"] and leaked(injection.text) == [] and "--token ***" in injection.text
+
+
+def test_random_base64_with_slashes_is_not_read_as_a_path():
+    """A credential of the base64 alphabet often holds `/`: reading one as a path would leave it whole."""
+    import random
+    import string
+
+    from agentuse.core.redact import high_entropy, is_path
+
+    rng = random.Random(17)
+    alphabet = string.ascii_letters + string.digits + "+/"
+    tokens = ["".join(rng.choice(alphabet) for _ in range(rng.randint(32, 64))) for _ in range(3000)]
+    secrets = [t for t in tokens if "/" in t and high_entropy(t)]
+    assert len(secrets) > 1000
+    assert [t for t in secrets if is_path(t)] == []
+    assert all(redact_text(f"x {t} y") == "x *** y" for t in secrets)
