@@ -5,12 +5,15 @@ included, excludes this one and the other way round), in one small module: impor
 7 ms, paid by every command that writes. Other systems use filelock itself, behind the same class.
 
 One instance per path in a process, re-entrant within a thread and exclusive across threads (each thread
-holds its own descriptor, and `flock` excludes descriptors, not processes) and across processes. Waiting
-longer than the timeout is an error with the file named, never a traceback.
+holds its own descriptor, and `flock` excludes descriptors, not processes) and across processes. An
+instance is kept alive while any thread holds it, and a forked child closes every descriptor it inherited
+(never unlocking them: the lock belongs to the open file, shared with the parent), so a lock dies with the
+process that took it. Waiting longer than the timeout is an error naming the file, never a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import time
@@ -25,63 +28,87 @@ except ImportError:  # not a POSIX system: filelock does the locking
     fcntl = None
 
 _FIRST_POLL_SECONDS, _LAST_POLL_SECONDS = 0.001, 0.05  # a writer holds the lock for milliseconds
+_BUSY = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES}  # some filesystems say EACCES for "held"
+_UNSUPPORTED = {errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
 class LockTimeout(AgentuseError):
-    """Another process held a file's lock for longer than the wait allows."""
+    """Another process (or another task of this one) held a file's lock for longer than the wait allows."""
+
+
+class LocksUnsupported(AgentuseError):
+    """The filesystem holding the state directory cannot lock files."""
 
 
 def timed_out(lock_file: str, waited: float) -> LockTimeout:
     return LockTimeout(
-        f"{lock_file} has been held by another agentuse process for {waited:g} s. Wait for it to finish; "
-        "if no agentuse process is running, run the command again (a lock dies with its process).")
+        f"{lock_file} has been held by another agentuse process (or another task of this one) for {waited:g} s. "
+        "Wait for it to finish; if no agentuse process is running, run the command again (a lock dies with "
+        "its process).")
 
 
 class FileLock:
     _instances: weakref.WeakValueDictionary[str, FileLock] = weakref.WeakValueDictionary()
-    _instances_lock = threading.Lock()
+    _held_now: set[FileLock] = set()  # strong references: an instance held by any thread is never collected
+    _registry_lock = threading.Lock()
 
     def __new__(cls, lock_file: str, timeout: float) -> FileLock:
-        with cls._instances_lock:
-            found = cls._instances.get(lock_file)
+        """The one instance for `lock_file` (its folder resolved, so two spellings are one lock); `timeout`,
+        the seconds `acquire()` waits by default, is the latest caller's (every caller passes the same)."""
+        key = os.path.join(os.path.realpath(os.path.dirname(lock_file) or "."), os.path.basename(lock_file))
+        with cls._registry_lock:
+            found = cls._instances.get(key)
             if found is None:
                 found = super().__new__(cls)
-                found.lock_file, found.timeout = lock_file, timeout
-                found._held = threading.local()  # this thread's descriptor and depth
+                found.lock_file = lock_file
+                found._depth = threading.local()  # this thread's re-entrance depth
+                found._fds = {}  # thread ident -> its descriptor, so a forked child can close them all
                 found._fallback = None
-                cls._instances[lock_file] = found
+                cls._instances[key] = found
+            found.timeout = timeout
             return found
 
     @property
     def is_locked(self) -> bool:
-        return getattr(self._held, "depth", 0) > 0
+        return getattr(self._depth, "value", 0) > 0
 
     def acquire(self, timeout: float | None = None) -> FileLock:
+        """Wait at most `timeout` seconds (the instance's by default; negative: as long as it takes)."""
         wait = self.timeout if timeout is None else timeout
         if self.is_locked:
-            self._held.depth += 1
+            self._depth.value += 1
             return self
         if fcntl is None:
             self._acquire_fallback(wait)
         else:
-            self._held.fd = self._flock(wait)
-        self._held.depth = 1
+            fd = self._flock(wait)
+            with self._registry_lock:
+                self._fds[threading.get_ident()] = fd
+        with self._registry_lock:
+            FileLock._held_now.add(self)
+        self._depth.value = 1
         return self
 
     def release(self) -> None:
         if not self.is_locked:
             return
-        self._held.depth -= 1
-        if self._held.depth:
+        self._depth.value -= 1
+        if self._depth.value:
             return
-        if fcntl is None:
-            self._fallback.release()
-            return
-        fd, self._held.fd = self._held.fd, None
         try:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            if fcntl is None:
+                self._fallback.release()
+            else:
+                with self._registry_lock:
+                    fd = self._fds.pop(threading.get_ident())
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                finally:
+                    os.close(fd)
         finally:
-            os.close(fd)
+            with self._registry_lock:
+                if not self._fds and not (self._fallback is not None and self._fallback.is_locked):
+                    FileLock._held_now.discard(self)
 
     def __enter__(self) -> FileLock:
         return self.acquire()
@@ -99,12 +126,19 @@ class FileLock:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     return fd
-                except BlockingIOError:
-                    waited = time.monotonic() - start
-                    if waited >= wait:
-                        raise timed_out(self.lock_file, wait) from None
-                    time.sleep(min(poll, wait - waited))
-                    poll = min(poll * 2, _LAST_POLL_SECONDS)
+                except OSError as problem:
+                    if problem.errno in _UNSUPPORTED:
+                        raise LocksUnsupported(
+                            f"{self.lock_file}: this filesystem cannot lock files ({problem.strerror}), and "
+                            "agentuse locks every write. Put the state directory on a local disk "
+                            "(AGENTUSE_DATA_DIR).") from None
+                    if problem.errno not in _BUSY:
+                        raise
+                waited = time.monotonic() - start
+                if 0 <= wait <= waited:
+                    raise timed_out(self.lock_file, wait) from None
+                time.sleep(poll if wait < 0 else min(poll, wait - waited))
+                poll = min(poll * 2, _LAST_POLL_SECONDS)
         except BaseException:
             os.close(fd)
             raise
@@ -112,17 +146,16 @@ class FileLock:
     @classmethod
     def _forget_after_fork(cls) -> None:
         """A forked child holds none of its parent's locks: it must take them again, and wait for the parent
-        like any other process. Its copies of the parent's descriptors are closed, never unlocked (`flock`
-        belongs to the open file, so unlocking here would release the parent's lock)."""
-        cls._instances_lock = threading.Lock()
+        like any other process. Its copies of every thread's descriptors are closed, never unlocked."""
+        cls._registry_lock = threading.Lock()
         for found in list(cls._instances.values()):
-            fd = getattr(found._held, "fd", None)
-            if fd is not None:
+            for fd in found._fds.values():
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-            found._held = threading.local()
+            found._fds, found._depth = {}, threading.local()
+        cls._held_now = set()
 
     def _acquire_fallback(self, wait: float) -> None:
         import filelock

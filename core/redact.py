@@ -136,6 +136,9 @@ _ASSIGN = lazy(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(\s*=\s*)(?!=)({_VALUE})"
 _COLON = lazy(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(:[ \t]*)({_VALUE})")
 _LONG = lazy(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{32,}(?![\w+/=-])")
 _HEX = lazy(r"[0-9a-fA-F-]+")
+_ULID = lazy(r"[0-9A-HJKMNP-TV-Z]{26}")  # a session id: Crockford base32
+_RANDOM_SEGMENT_CHARS = 12
+_ROOTS = frozenset({"tmp", "usr", "var", "opt", "srv", "mnt", "nix", "etc", "run", "proc"})  # not words, still roots
 _CONSONANTS = lazy(r"[^aeiouy]{4}")
 _WORDY = 0.55  # share of a token in word-like runs above which it is a name, not a secret
 
@@ -163,10 +166,10 @@ def high_entropy(token: str) -> bool:
 
 
 def _name_like(segment: str) -> bool | None:
-    """One segment of a path: a name (words, a number, a hex digest), not one, or too short to tell."""
+    """One segment of a path: a name (words, a number, a hex digest, a ULID), not one, or too short to tell."""
     if len(segment) < 3:
         return None
-    if segment.isdigit() or (len(segment) >= 6 and _HEX.fullmatch(segment)):
+    if segment.isdigit() or (len(segment) >= 6 and _HEX.fullmatch(segment)) or _ULID.fullmatch(segment):
         return True
     words = sum(len(w) for w in _NAME_WORDS.findall(segment) if _wordlike(w))
     return words >= _WORDY * len(segment)
@@ -175,14 +178,29 @@ def _name_like(segment: str) -> bool | None:
 def is_path(token: str) -> bool:
     """A long token that is a path of names (`/home/me/.local/share/agentuse/project/9f8e7d6c5b4a/...`),
     not a base64 secret that holds slashes: at least two segments are names, and every judged one is (a
-    relative path) or half of them are (an absolute one, where `/tmp/q1w2...` segments are common).
-    Measured on 100,000 random base64 tokens with a slash: 0.006% read as paths."""
+    relative path, a URL's `//host/...`) or, in an absolute path that starts with a name, half of them are
+    (`/var/folders/q1w2.../T`); the others are judged one by one (`_random_segment`). Measured on 100,000
+    random base64 tokens with a slash: 0.006% read as paths."""
     segments = [part for part in token.split("/") if part]
     if len(segments) < 3:
         return False
-    judged = [verdict for verdict in map(_name_like, segments) if verdict is not None]
+    verdicts = [_name_like(part) for part in segments]
+    judged = [verdict for verdict in verdicts if verdict is not None]
     named = sum(judged)
-    return named >= 2 and (2 * named >= len(judged) if token.startswith("/") else named == len(judged))
+    if named < 2:
+        return False
+    if token.startswith("/") and not token.startswith("//") and (verdicts[0] or segments[0] in _ROOTS):
+        return 2 * named >= len(judged)
+    return named == len(judged)
+
+
+def _random_segment(segment: str) -> bool:
+    """A path segment that is no name and reads as random: an invite code or a token in a URL's path
+    (`/api/v1/invites/Xk3dP9qLm2Vt8sYw4ZbN/accept`), hidden though shorter than a free-standing secret."""
+    if len(segment) < _RANDOM_SEGMENT_CHARS or _name_like(segment) is not False or _entropy(segment) < 3.0:
+        return False
+    digits, upper, lower = (any(test(c) for c in segment) for test in (str.isdigit, str.isupper, str.islower))
+    return (digits and (upper or lower)) or (upper and lower and len(segment) >= 2 * _RANDOM_SEGMENT_CHARS - 8)
 
 
 class _Redaction:
@@ -222,7 +240,8 @@ class _Redaction:
     def _long(self, m: re.Match) -> str:
         token = m.group(0)
         if "/" in token and is_path(token):  # each segment judged alone: a token in a URL path is still one
-            return "/".join(self.hide(part) if high_entropy(part) else part for part in token.split("/"))
+            return "/".join(self.hide(part) if high_entropy(part) or _random_segment(part) else part
+                            for part in token.split("/"))
         return self.hide(token) if high_entropy(token) else token
 
     def _flag(self, m: re.Match) -> str:

@@ -6,8 +6,11 @@ one, `get_run_logger()` raises, so plain `logging` takes over and the CLI stays 
 
 from __future__ import annotations
 
-import logging
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import logging
 
 PLAIN_LOGGER = "agentuse"
 
@@ -18,4 +21,6 @@ def logger() -> logging.Logger | logging.LoggerAdapter:
         from prefect.logging import get_run_logger
 
         return get_run_logger()
+    import logging  # asked only when there is a line to log
+
     return logging.getLogger(PLAIN_LOGGER)

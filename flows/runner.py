@@ -24,7 +24,6 @@ import sys
 import threading
 import typing
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -241,6 +240,8 @@ def fan_out(task: Any, items: Sequence[Any], *, limit: int | None = None, on_err
     if orchestrated():
         outcomes = _submitted(task, items, bound, settle, kwargs)
     else:
+        from concurrent.futures import ThreadPoolExecutor  # ~2.5 ms, paid only by a pipeline that fans out
+
         workers = min(bound or INLINE_WORKERS, len(items))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}") as pool:
             # Each call in a copy of this context: the flow's helper scope and progress listener follow it.

@@ -15,3 +15,12 @@ def test_a_lazy_pattern_compiles_once_on_first_use_and_behaves_as_compiled():
     assert compiled is pattern.compiled() and compiled.flags & re.IGNORECASE
     assert pattern.search("x BEARER y").group(1) == "y"
     assert pattern.pattern == r"(?i)bearer\s+(\w+)"
+
+
+def test_a_lazy_pattern_copies_and_pickles_as_itself():
+    import copy
+    import pickle
+
+    pattern = lazy(r"a+b", re.I)
+    for twin in (copy.copy(pattern), copy.deepcopy(pattern), pickle.loads(pickle.dumps(pattern))):
+        assert twin.sub("x", "AAB ab") == "x x"

@@ -194,6 +194,11 @@ def test_a_reviewer_note_with_a_credential_is_stored_and_grounded_without_it(tmp
     # A path is judged segment by segment: a random-looking segment of 32+ characters is still a secret.
     (f"GET /api/v1/keys/{ENTROPY} failed", "GET /api/v1/keys/*** failed"),
     ("secret a8Kz/Qw3xR7m/Lp2Nv9t/Yb4Hc6Jd1Fg5 end", "secret *** end"),  # base64 with slashes, not a path
+    # Shorter tokens inside a URL's path (found by review: a path read segment by segment printed them).
+    ("GET /api/v1/invites/Xk3dP9qLm2Vt8sYw4ZbN/accept 500", "GET /api/v1/invites/***/accept 500"),
+    ("curl http://web/webhooks/incoming/Q8mZ2kP7xL4vN9tR3wB6yH1c/ -d '{}'", "curl http:*** -d '{}'"),
+    # A Slack webhook: the team and channel ids are ids, the last segment is the secret.
+    ("POST /services/T024BE7LD/B01ABCDEF2/Xk3dP9qLm2Vt8sYw4ZbNq7Rr 200", "POST /services/T024BE7LD/B01ABCDEF2/*** 200"),
 ])
 def test_each_secret_pattern_is_redacted(raw, kept):
     assert redact_text(raw) == kept
@@ -232,6 +237,8 @@ def test_each_secret_pattern_is_redacted(raw, kept):
     "/Users/me/Library/Caches/agentuse/project/0a1b2c3d4e5f/session/01K8ZABCDEFGHJKMNPQRSTVWXY.jsonl",
     "/tmp/tmpk2j3h4g5/state/project/5e4d3c2b1a09/learnings/x.learnings.md",
     "src/agentuse/core/helper/v2/offline_judge3.py",
+    "/home/alice/.local/share/agentuse/project/9f8e7d6c5b4a/session/01K8ZABCDEFGHJKMNPQRSTVWXY.jsonl",
+    "/home/alice/.local/share/agentuse/project/9f8e7d6c5b4a/learnings/dns-check.archive.md",
     "Bearer authentication failed",
     "",
 ])
