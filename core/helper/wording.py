@@ -9,10 +9,14 @@ import unicodedata
 from functools import lru_cache
 
 from agentuse.core.helper.phrases import PHRASES
+from agentuse.core.helper.required_text import required, split
 
 _NAMED_NUMBER = re.compile(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200 words": one number, not a clause break
-_PHRASES = [(re.compile(pattern), repl) for pattern, repl in PHRASES]
+# Each rewrite with the text it cannot match without: most find nothing in a given rule, and a substring
+# test is far cheaper than the search that would say so (core/helper/required_text.py).
+_PHRASES = [(compiled, repl, *split(required(compiled)))
+            for compiled, repl in ((re.compile(pattern), repl) for pattern, repl in PHRASES)]
 # Rule texts are normalized again and again (every pair a tidy-up or a vet compares); traces are long and
 # read once, so only texts up to this size are remembered.
 _REMEMBERED_CHARS = 2_000
@@ -33,7 +37,12 @@ def _normalize(text: str) -> str:
     text = _THOUSANDS.sub("", text)
     text = text.lower()
     text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
-    for pattern, repl in _PHRASES:
+    for pattern, repl, one, options in _PHRASES:
+        if one is not None:
+            if one not in text:
+                continue
+        elif options is not None and not any(option in text for option in options):
+            continue
         text = pattern.sub(repl, text)
     return text
 
