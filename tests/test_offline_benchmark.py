@@ -124,7 +124,8 @@ def test_the_third_frozen_set_is_the_committed_one_and_apart_from_the_tuning_set
     assert {p["label"] for p in pairs} == {"duplicate", "contradiction", "near-miss", "unrelated"}
     # Never tuned on: no pair of it is a pair of a tuning set (one is also a pair of frozen set 1, which is
     # frozen too).
-    tuning = {frozenset((p["a"], p["b"])) for p in bench.load() + bench.load(bench.TUNING2) + bench.load(bench.TUNING3)}
+    tuning = {frozenset((p["a"], p["b"])) for p in bench.load() + bench.load(bench.TUNING2) + bench.load(bench.TUNING3)
+              + bench.load(bench.TUNING4)}
     assert sum(frozenset((p["a"], p["b"])) in tuning for p in pairs) == 0
 
 
@@ -139,7 +140,7 @@ def test_the_report_refuses_a_changed_third_frozen_set(bench, tmp_path, monkeypa
 
 
 def test_every_tuning_set_never_sees_a_distinct_pair_called_duplicate(bench):
-    for path in (bench.DATA, bench.TUNING2, bench.TUNING3):
+    for path in (bench.DATA, bench.TUNING2, bench.TUNING3, bench.TUNING4):
         assert bench.evaluate(bench.load(path))["distinct_called_duplicate"] == 0, path.name
 
 

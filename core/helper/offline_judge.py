@@ -236,6 +236,22 @@ def _set_aside_implied(a: Analysis, b: Analysis, o: Overlap) -> Overlap:
                    left_b=[t for t in o.left_b if t not in party_b])
 
 
+# A restriction the sentence ends on ("share it with the analytics team only", "for internal use solely"):
+# "only after"/"only when" orders or conditions the act, and is read as such elsewhere.
+_RESTRICTED = re.compile(r"\b(?:only|solely|exclusively)\s*(?:[.,;:!?)]|$)|\b(?:solely|exclusively)\b")
+# Words that carve a part out of what the rule covers ("prices excluding VAT"), unlike "never X without Y",
+# whose Y is a condition of doing X.
+_EXCLUDING = re.compile(r"\b(?:excluding|except|excepting|besides|other than|apart from)\b")
+
+
+def _restricted(a: Analysis) -> bool:
+    return bool(_RESTRICTED.search(normalize(a.text)))
+
+
+def _excludes(a: Analysis) -> bool:
+    return bool(_EXCLUDING.search(normalize(a.text)))
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = _set_aside_implied(a, b, overlap(a, b))
     sim = o.dice
@@ -291,6 +307,14 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if _one_sided_order(a, b) or _one_sided_order(b, a):
         # "Show prices before tax" orders what the other rule does not: a trigger or a step of its own.
         return Relation(Label.near_miss, sim, "an order of steps on one side only")
+    carved = [x.word for x, y in o.shared if x.role != y.role and "exception" in (x.role, y.role)
+              and _excludes(a) != _excludes(b)]
+    if carved:
+        # "Show prices excluding VAT" / "including VAT": one side carves out what the other takes in.
+        return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
+    if _restricted(a) != _restricted(b):
+        # "Share the export with the analytics team only": a restriction the other rule does not make.
+        return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not _opposed(o):
         verbs = _verbs_apart(o)
         if verbs:

@@ -12,26 +12,29 @@ from __future__ import annotations
 # number") or "note" ("show notes") stays itself. A word may be in several classes, and two verbs are one
 # act when one class holds both ("publish" is both sending and posting; "send" and "post" are not one act).
 VERB_CLASSES: list[str] = [
-    "include show display mention state specify name list report quote present accompany",
+    # Each class holds verbs that name the same act in an instruction; a verb for a related but different
+    # act stays out ("escalate" raises a case, "forward" passes it on; "test" and "review" are not
+    # "check"; "warn" and "remind" are not "notify"; "schedule" sets a time, "book" takes a place).
+    "include show display mention state specify quote",
     "include mention cite reference",  # citing is not quoting
-    "record log note document track",
-    "send share forward deliver dispatch distribute circulate publish",
-    "publish post release announce",
-    "escalate forward route refer transfer send",
+    "record log note document",  # tracking goes on over time
+    "send share forward deliver dispatch distribute circulate",  # publishing makes it public
+    "publish post release",
+    "forward route refer transfer",
     "call phone ring telephone",
-    "check verify validate confirm inspect test review examine audit read",
-    "tag label mark flag highlight",
-    "sort order rank arrange",
+    "check verify validate confirm inspect examine",
+    "tag label mark flag",
+    "sort order arrange",  # ranking judges
     "end finish conclude close",
-    "start begin open lead",
-    "suggest propose recommend advise offer",
-    "give grant provide supply",  # offering is not giving
-    "store save keep persist retain",
-    "create generate produce compose write",  # a draft is not the finished piece
-    "fix repair resolve correct",
-    "ask request inquire question",
-    "book reserve schedule",
-    "notify alert inform tell warn remind",
+    "start begin open",
+    "suggest propose recommend",  # advising and offering are other acts
+    "give provide supply",  # granting permits; offering is not giving
+    "store save persist",  # keeping and retaining are about how long
+    "create generate produce",  # composing and writing author a piece; a draft is not the finished piece
+    "fix repair correct",  # resolving closes a case
+    "ask request inquire",
+    "book reserve",
+    "notify alert inform tell",
     "copy cc",
     "ignore disregard overlook",
     "hold conduct host",
