@@ -61,14 +61,14 @@ def test_benchmark_prints_figures_last(bench, capsys):
 def test_benchmark_prints_every_set_side_by_side(bench, capsys):
     assert bench.main([]) == 0
     header = capsys.readouterr().out.splitlines()[0].split()
-    assert header == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "frozen", "1", "frozen", "2",
-                      "frozen", "3"]
+    assert header == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "tuning", "4", "frozen", "1",
+                      "frozen", "2", "frozen", "3"]
 
 
 def test_tuning_only_leaves_the_frozen_sets_out(bench, capsys):
     assert bench.main(["--tuning-only"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3"]
+    assert out.splitlines()[0].split() == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "tuning", "4"]
     assert "frozen" not in out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 # Re-exported: the groups that mean the same, name one act or exclude one another live in `synonyms.py`.
-from agentuse.core.helper.synonyms import ALTERNATIVES, SCALES, SYNONYMS, VERB_CLASSES  # noqa: F401
+from agentuse.core.helper.synonyms import ALTERNATIVES, SCALES, SYNONYMS  # noqa: F401
 
 # Function words and modal fluff: they carry no subject. Quantifiers like "every"/"all" are here because
 # "every post" and "posts" state the same rule; negators and comparators are NOT here (they are signal).
@@ -38,15 +38,6 @@ happen happens occur occurs
 # is "never post about politics", "finish every piece with a question" is "end with a question".
 PLACEHOLDERS = frozenset("""
 topic topics thing things item items piece pieces stuff matter matters anything everything something
-""".split())
-
-# The people an act is done to or for, in the words instructions use for them. Named on one side of a pair
-# only, one is implied by the agent's work ("reply in the customer's language" / "answer customers in their
-# language", "do not diagnose patients" / "never give a diagnosis"); named on both sides, two of them are two
-# cases ("email students the timetable" / "email guests the timetable").
-PARTIES = frozenset("""
-customer client user reader student patient guest player person people visitor caller recipient audience
-learner viewer listener buyer shopper subscriber human
 """.split())
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by

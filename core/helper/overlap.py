@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agentuse.core.helper.similarity import Analysis, Term, analyze, unique_terms
-from agentuse.core.helper.vocabulary import one_act
 
 # Term overlap (the offline evaluator's synonym-aware Dice) at which two texts may say the same thing: worth
 # a model's look under the cap (core/tidy.py), a comment about a rule in force (core/effectiveness.py).
@@ -86,18 +85,7 @@ def overlap(a: Analysis, b: Analysis) -> Overlap:
     # A compound on one side absorbs its two parts on the other ("plaintext" / "plain text").
     absorbed = {w for x, y in shared if x is y for w in _split_compound(x.word, b_words)}
     left_b = [t for t in left_b if t.word not in absorbed]
-    for term in list(left_a):
-        other = next((t for t in left_b if _one_act(term, t)), None)
-        if other is not None:
-            shared.append((term, other))
-            left_a.remove(term)
-            left_b.remove(other)
     return Overlap(shared=shared, left_a=left_a, left_b=left_b)
-
-
-def _one_act(x: Term, y: Term) -> bool:
-    """Two verbs of one act, one of them the instruction's verb: "publish show notes" / "show notes go out"."""
-    return (x.lead or y.lead) and x.role == y.role and one_act(x.word, y.word)
 
 
 def about_the_same(a: str, b: str) -> bool:

@@ -46,7 +46,6 @@ class Term:
     scoped: bool = False  # after a scope word ("on short posts"): it names a case, not what is asked
     # The scope or means word it is the first content word after: "with" in "calls with clients", but not
     # in "a hook the reader relates to" ("reader" is not what "with" opens).
-    opened_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,16 +193,16 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
     object_read = False  # a word of the omitted object already read
     non = False  # "non-refundable": the next word is negated
     subordinate = False
-    means, scoped, opener = "", False, ""
+    means, scoped = "", False
     subject_end = None  # where the subject's own words end: "comments | containing slurs must be hidden"
     for i, tok in enumerate(toks):
         if subject_end is None and out and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES or tok in lx.MODALS
                                             or (len(tok) > 4 and tok.endswith(("ing", "ed")))):
             subject_end = len(out)
         if tok in lx.MEANS:
-            means = opener = "as" if tok == "as" else "by"
+            means = "as" if tok == "as" else "by"
         elif tok in lx.SCOPE_OPENERS:
-            means, scoped, opener = "", True, tok
+            means, scoped = "", True
         if tok in lx.MODALS and i > 0:
             lead = True  # "listings should name the school": the verb after the modal leads, as in an order
         if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
@@ -279,8 +278,8 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
-                         means=means, scoped=scoped, opened_by=opener), None))
-        lead, opener = False, ""
+                         means=means, scoped=scoped), None))
+        lead = False
     return out
 
 

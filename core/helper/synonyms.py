@@ -1,46 +1,9 @@
-"""Word groups the offline evaluator reads as one: synonyms (one canonical word for a group), verb classes
-(one act in other verbs), and closed sets of alternatives (two members of one are two values of one
-setting). General English and the vocabulary of instructions to agents, not phrases of any test set;
+"""Word groups the offline evaluator reads as one: synonyms (one canonical word for a group) and closed
+sets of alternatives (two members of one are two values of one setting). General English and the vocabulary of instructions to agents, not phrases of any test set;
 `vocabulary.py` builds its tables from these.
 """
 
 from __future__ import annotations
-
-# Verbs that, as the instruction's verb, ask for one act in other words ("escalate" / "forward" a dispute,
-# "sort" / "order" results, "phone" / "call" someone). Looser than SYNONYMS, so matched only between two
-# words left over once synonyms are read, one of them leading its clause: "order" the noun ("order
-# number") or "note" ("show notes") stays itself. A word may be in several classes, and two verbs are one
-# act when one class holds both ("publish" is both sending and posting; "send" and "post" are not one act).
-VERB_CLASSES: list[str] = [
-    # Each class holds verbs that name the same act in an instruction; a verb for a related but different
-    # act stays out ("escalate" raises a case, "forward" passes it on; "test" and "review" are not
-    # "check"; "warn" and "remind" are not "notify"; "schedule" sets a time, "book" takes a place).
-    "include show display mention state specify quote",
-    "include mention cite reference",  # citing is not quoting
-    "record log note document",  # tracking goes on over time
-    "send share forward deliver dispatch distribute circulate",  # publishing makes it public
-    "publish post release",
-    "forward route refer transfer",
-    "call phone ring telephone",
-    "check verify validate confirm inspect examine",
-    "tag label mark flag",
-    "sort order arrange",  # ranking judges
-    "end finish conclude close",
-    "start begin open",
-    "suggest propose recommend",  # advising and offering are other acts
-    "give provide supply",  # granting permits; offering is not giving
-    "store save persist",  # keeping and retaining are about how long
-    "create generate produce",  # composing and writing author a piece; a draft is not the finished piece
-    "fix repair correct",  # resolving closes a case
-    "ask request inquire",
-    "book reserve",
-    "notify alert inform tell",
-    "copy cc",
-    "ignore disregard overlook",
-    "hold conduct host",
-    "discuss talk",
-    "split divide break separate",
-]
 
 # Synonym groups: the first word is the canonical form every other word of the group is read as.
 SYNONYMS: list[str] = [

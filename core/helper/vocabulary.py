@@ -41,18 +41,6 @@ def canon(word: str) -> str:
 
 
 _PLACEHOLDERS = frozenset(canon(w) for w in lx.PLACEHOLDERS)
-PARTIES = frozenset(canon(w) for w in lx.PARTIES)
-_ACTS: dict[str, set[int]] = {}
-for _i, _group in enumerate(lx.VERB_CLASSES):
-    for _word in _group.split():
-        _ACTS.setdefault(canon(_word), set()).add(_i)
-
-
-def one_act(a: str, b: str) -> bool:
-    """Two canonical verbs one class of lexicon.VERB_CLASSES holds: the same act in other words."""
-    return a != b and bool(_ACTS.get(a, set()) & _ACTS.get(b, set()))
-
-
 def alternative_group(term: str) -> int | None:
     """The closed set of values a canonical word is one of (lexicon.ALTERNATIVES), or None."""
     return _ALT.get(term)
