@@ -108,3 +108,91 @@ def test_a_derived_form_is_the_same_term_but_a_person_named_after_it_is_not(a, b
     from agentuse.core.helper.overlap import similar_words
 
     assert similar_words(stem(a), stem(b)) is same
+
+
+# Issue 16, item 1, a second round: more kinds of paraphrase, each shown on pairs written for this test.
+IDIOM_DUPLICATES = [
+    # "the first time X appears" is "on first use"; "on the day it happens" is "the same day"; "that lack"
+    # is "without"; "over chat" is "in chat".
+    ("Define every abbreviation on first use.", "The first time an abbreviation appears, define it."),
+    ("Log each refund the same day.", "Log each refund on the day it happens."),
+    ("Flag orders that lack a tracking number.", "Flag orders without a tracking number."),
+    ("Never share passwords over chat.", "Never share passwords in chat."),
+    # British doubling, verb particles, "otherwise" after "unless".
+    ("Tag every issue with a priority.", "Each issue should be labelled with a priority."),
+    ("Transfer angry customers to a supervisor.", "Hand angry customers over to a manager."),
+    ("Remove tracking parameters from links.", "Strip tracking parameters out of URLs."),
+    ("Translate product names only if the client asks.",
+     "Leave product names untranslated unless the client requests otherwise."),
+    # "Nothing should be X" is "never X"; "they're" is "they are"; "-ship" nouns; calendar words.
+    ("Nothing should be scheduled before 10 am.", "Never schedule anything before 10 am."),
+    ("Answer questions within a day after they're asked.", "Answer questions within a day after they are asked."),
+    ("Disclose every sponsorship in the caption.", "Disclose every sponsor in the caption."),
+    ("Decline meeting requests without an agenda.", "Decline invites without an agenda."),
+    # One date in two notations: a date, not an example of a format.
+    ("Publish the report on 12 March 2027.", "Publish the report on March 12, 2027."),
+]
+
+SECOND_ROUND_CONTRADICTIONS = [
+    # A frequency said as "every other day"; one means against another of two words.
+    ("Water the ferns daily.", "Water the ferns every other day."),
+    ("Sort the leaderboard by points.", "Sort the leaderboard by win rate."),
+    # Two ways of one act, in other prepositions and verbs; "only" a case against "all", the case a value;
+    # a period in a scope is when the act is forbidden, not how.
+    ("Hold parent meetings by phone.", "Hold parent meetings over video."),
+    ("Only cite papers published after 2018.", "Cite all relevant papers."),
+    ("Give contractors repo access on day one.", "Never give contractors repo access in their first week."),
+    # Done with no gate against never without one; an order in other words; "keep open" against "close".
+    ("Approve refunds under $50 automatically.", "Never approve refunds without a manager."),
+    ("Sort comments newest first.", "Sort comments oldest first."),
+    ("Keep tickets open until the customer confirms.", "Close tickets as soon as you reply."),
+    # Two quoted texts for one place; two written-out date formats; "anonymous" against naming.
+    ("Greet users with 'Hi'.", "Greet users with 'Hello there'."),
+    ("Write dates as 12 March 2024.", "Format dates as March 12, 2024."),
+    ("Keep the reporter anonymous in every article.", "Name the reporter in every article."),
+]
+
+SECOND_ROUND_NOT_DUPLICATES = [
+    # Two parties, each named on one side: different people, never implied.
+    ("Email students the timetable.", "Email guests the timetable."),
+    ("Leave 15 minutes between calls.", "Leave 15 minutes between calls with customers."),
+    ("Schedule reviews in my time zone.", "Schedule reviews in the customer's time zone."),
+    # A narrower case named by a scope or a qualifier.
+    ("Log every failed login.", "Log every failed login from abroad."),
+    ("Summarize each meeting for the attendees.", "Summarize each meeting for the manager."),
+    ("Offer a refund to unhappy customers.", "Offer a refund to unhappy premium customers."),
+    # A quoted word is the word itself, even one read as filler elsewhere.
+    ("Avoid 'very' in headlines.", "Avoid 'really' in headlines."),
+    ("Email customers the invoice.", "Email partners the invoice."),
+    # Verbs of different acts, or of one act by different channels.
+    ("Email the agenda to the team.", "Post the agenda to the team."),
+    ("Archive old invoices.", "Send old invoices."),
+    # "the day it is approved" names an event of its own: not "the same day".
+    ("Publish each post the same day.", "Publish each post on the day it is approved."),
+    # Related verbs of different acts: escalating raises a case, forwarding passes it on; testing is not
+    # checking; a reminder is not a warning.
+    ("Escalate billing disputes to the finance lead.", "Forward billing disputes to the finance lead."),
+    ("Test every signup form on a tablet.", "Check every signup form on a tablet."),
+    ("Warn customers about the price change.", "Remind customers about the price change."),
+    # A restriction the sentence ends on, and a part carved out against a part taken in.
+    ("Send the audit report to the legal team.", "Send the audit report to the legal team only."),
+    ("Quote delivery times excluding weekends.", "Quote delivery times including weekends."),
+]
+
+
+@pytest.mark.parametrize("a,b", IDIOM_DUPLICATES)
+def test_an_idiom_in_other_words_is_a_duplicate(a, b):
+    assert compare(a, b).label is Label.duplicate
+    assert compare(b, a).label is Label.duplicate
+
+
+@pytest.mark.parametrize("a,b", SECOND_ROUND_CONTRADICTIONS)
+def test_every_other_day_and_a_two_word_means_are_values_of_one_setting(a, b):
+    assert compare(a, b).label is Label.contradiction
+    assert compare(b, a).label is Label.contradiction
+
+
+@pytest.mark.parametrize("a,b", SECOND_ROUND_NOT_DUPLICATES)
+def test_two_parties_two_acts_or_a_named_event_are_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate
+    assert compare(b, a).label is not Label.duplicate

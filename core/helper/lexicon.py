@@ -1,4 +1,4 @@
-"""Word lists the offline evaluator reads rules with: function words, negators, synonyms, alternatives.
+"""Word lists the offline evaluator reads rules with: function words, negators, markers, verbs of presence.
 
 General English and the vocabulary of instructions to agents (writing, code, browsers, data, support),
 not phrases of any test set. Each list says why it exists; the evaluator is only as good as these, and
@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+# Re-exported: the groups that mean the same, name one act or exclude one another live in `synonyms.py`.
+from agentuse.core.helper.synonyms import ALTERNATIVES, SCALES, SYNONYMS  # noqa: F401
+
 # Function words and modal fluff: they carry no subject. Quantifiers like "every"/"all" are here because
 # "every post" and "posts" state the same rule; negators and comparators are NOT here (they are signal).
 STOPWORDS = frozenset("""
@@ -18,6 +21,7 @@ nor so than too also just should must may might can could would will shall have 
 doing need needs needed always every each all any some both either sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between about during throughout
+over across whatever whichever like otherwise
 other another anyone anybody everyone everybody
 """.split())
 
@@ -30,9 +34,16 @@ appear appears appeared require requires required mandate mandates stay stays re
 happen happens occur occurs
 """.split())
 
+# Nouns that stand for whatever the rule is about, not a thing of their own: "stay away from political topics"
+# is "never post about politics", "finish every piece with a question" is "end with a question".
+PLACEHOLDERS = frozenset("""
+topic topics thing things item items piece pieces stuff matter matters anything everything something
+""".split())
+
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
-# author" / "sort by title", "pay by card" / "pay by transfer"), where "for"/"on"/"to" name a case.
-MEANS = frozenset({"by", "via", "using", "as"})
+# author" / "sort by title", "pay by card" / "pay by transfer"), where "for"/"on"/"to" name a case. All but
+# "as" (a form: "export as CSV") name a way, and are read as one ("interviews by phone" / "over video").
+MEANS = frozenset({"by", "via", "using", "as", "over", "through"})
 
 # Modal verbs: in "each listing must state the price" the verb after one is the instruction's verb, as the
 # first word is in "state the price in each listing".
@@ -131,147 +142,12 @@ IRREGULAR = {
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 
-# Synonym groups: the first word is the canonical form every other word of the group is read as.
-SYNONYMS: list[str] = [
-    # Putting something into the work: "state the price in the listing" is "include the price in it".
-    "include add insert attach contain provide append show display mention state specify",
-    "reply response respond answer",
-    "start begin open top beginning commence",
-    "end finish conclude bottom expire",
-    "close dismiss",
-    "check verify validate confirm inspect",
-    "ask request",
-    "fix solution repair",
-    "suggest propose recommend",
-    "record log",
-    "remind reminder",
-    "capture screenshot",
-    "hint annotation annotate",
-    "repo repository",
-    "primary original main",
-    "post article",
-    "intro introduction",
-    "promotional promo marketing",
-    "factual fact",
-    "image picture photo",
-    "site website",
-    "short brief concise",
-    "verbatim exact precise",
-    "limit cap restrict",
-    "require need",
-    "prior previous earlier",
-    "lint linter",
-    "error failure fail unsuccessful",
-    "dedupe deduplicate",
-    "summary summarize summarise recap",
-    "notify alert inform tell warn caution",
-    "send deliver dispatch ship",
-    "wait pause",
-    "retry reattempt",
-    "publish release",
-    "address greet welcome",
-    # Domain-general paraphrase groups: the same act or thing in the words instructions commonly use.
-    "choose pick select",
-    "near nearby",
-    "tag label mark flag",
-    "question query",
-    "sample snippet example",
-    "list enumerate",
-    "explain describe clarify define",
-    "require mandate mandatory compulsory obligatory",
-    "customer client",
-    "applicant candidate",
-    "allow permit",
-    "enable activate",
-    "delete erase",
-    "large big",
-    "quick fast rapid",
-    "brand company",
-    "keyword keyphrase",
-    "cheap inexpensive",
-    "give offer grant",
-    "book reserve",
-    # Common instruction verbs and the words reviewers use for them interchangeably.
-    "use utilize utilise employ leverage",
-    "keep preserve retain maintain",
-    "create generate",
-    "write compose",
-    "help assist",
-    "buy purchase",
-    "fetch retrieve",
-    "talk speak",
-    "tone style",
-    "kilometer kilometre km",
-    "mile mi",
-    "mute silence",
-    "promise guarantee",
-    "stop halt cease",
-    "ask inquire enquire",
-    "modify change alter edit revise update",
-    "suggest propose recommend advise",
-    "store save persist",
-    "search find lookup locate",
-    "fetch retrieve obtain acquire",
-    "postpone delay defer",
-    "increase raise boost",
-    "highlight emphasize emphasise",
-    "assign allocate",
-    "monitor track",
-    "issue problem",
-    "bug defect",
-    "document doc",
-    "manager supervisor",
-    "employee staff",
-    "amount quantity",
-    "title headline",
-    "link url hyperlink",
-    "long lengthy",
-    "small tiny",
-
-    "immediately promptly asap",
-    "praise compliment commend",
-    "prefer favor favour",
-    "share disclose reveal",
-    "invent fabricate",
-    "unclear ambiguous vague",
-    "accept approve",
-    "pay settle",
-    "nearest closest",
-
-]
-
-# Mutually exclusive values: two rules that differ by one of these pick different values for one setting.
-ALTERNATIVES: list[str] = [
-    "tab space", "single double", "ascending descending asc desc", "titlecase sentencecase",
-    "british american", "formal casual informal", "inline footnote", "start end",
-    "local utc gmt", "headless headed", "sync async synchronous asynchronous",
-    "merge rebase squash", "new same existing", "upper lower uppercase lowercase", "light dark",
-    "json csv xml yaml", "public private", "production staging", "firstperson thirdperson",
-    "monday tuesday wednesday thursday friday saturday sunday",
-    "january february march april may june july august september october november december",
-    "english german french spanish italian portuguese dutch japanese chinese",
-    # Closed sets of one setting, domain-general: units, frequencies, times of day, modes, classes.
-    "celsius fahrenheit kelvin", "metric imperial", "hourly daily weekly fortnightly monthly quarterly yearly",
-    "morning afternoon evening night overnight", "hot cold warm", "inperson remote onsite",
-"euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
-    "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
-    "online offline", "absolute relative", "literal literally figurative", "up down",
-    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
-    "optional required", "inside outside", "firstplace lastplace", "logscale linear", "past present future", "mile kilometer",
-    "debulevel infolevel warnlevel errolevel critlevel",
-    "active passive", "left right center centre", "horizontal vertical", "singular plural",
-    "economy business premium firstclass",
-]
-
-# Adjectives of one scale, also alternatives: a rule asks for one end of it ("use short titles" / "long
-# titles"); in a scope they name a case instead ("on short posts" / "on long posts"), so no choice there.
-SCALES = ["short long", "early late", "large small", "quick slow", "strict lenient", "wide narrow", "simple complex"]
-ALTERNATIVES += SCALES
-
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "seventy": 70, "eighty": 80, "ninety": 90,
     "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "twice": 2, "thrice": 3,
+    # Ordinals ("first" orders two steps and "second" is a unit of time, so neither is here).
+    "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
 }
 
 # Time units in seconds, so "24 hours" and "1 day" are the same value.

@@ -15,8 +15,9 @@ from agentuse.core.helper import lexicon as lx
 # "apply" stay); "-ment" six ("deployment" -> "deploy"; "statement", "document" stay); "-able" four
 # ("relatable" -> "relat", as "relate"; "table", "capable" stay); "-val"/"-wal" nouns of their verbs
 # ("approval" -> "approv", as "approve"; "renewal" -> "renew"). "-ings" before "-ing": "headings" is
-# "heading" is "head", and "settings" is "setting".
-_SUFFIXES = (("ies", "y", 3), ("sses", "ss", 3), ("ings", "", 3), ("ing", "", 3), ("ed", "", 3), ("sis", "s", 4), ("ables", "", 4),
+# "heading" is "head", and "settings" is "setting". "-ship" nouns of their person: "sponsorship" is
+# "sponsor", "ownership" "owner" ("ship" itself and "worship" stay).
+_SUFFIXES = (("ships", "", 4), ("ship", "", 4), ("ies", "y", 3), ("sses", "ss", 3), ("ings", "", 3), ("ing", "", 3), ("ed", "", 3), ("sis", "s", 4), ("ables", "", 4),
              ("able", "", 4), ("es", "e", 3), ("ly", "", 4), ("ments", "", 6), ("ment", "", 6),
              ("vals", "v", 3), ("val", "v", 3), ("wals", "w", 3), ("wal", "w", 3))
 
@@ -51,6 +52,8 @@ def stem(word: str) -> str:
     elif len(w) >= 8 and w.endswith("ate"):
         w = w[:-3]
     if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":  # "committ" -> "commit"
+        w = w[:-1]
+    elif len(w) >= 6 and w.endswith("ell") and len(w) < len(word):  # British "labelled", "cancelling"
         w = w[:-1]
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]

@@ -2,7 +2,8 @@
 
 Terms match when they are the same canonical word (stems and synonyms already applied by `analyze`),
 near spellings of one long word (character trigrams), or a compound on one side of two words on the
-other ("plaintext" / "plain text"). The leftovers are what the judgement in `offline_judge.py` weighs.
+other ("plaintext" / "plain text"). What is left then may still hold one act in two verbs of one class
+("escalate" / "forward" the dispute), matched last and only where one of them leads its clause. The leftovers are what the judgement in `offline_judge.py` weighs.
 """
 
 from __future__ import annotations

@@ -19,10 +19,63 @@ def _clock(hour: int, part: str) -> int:
     return hour % 12 + (12 if later else 0)
 
 
+# The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
+LITERAL = "lit_"
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+# Verbs saying only that the event came about: "on the day it arrives" is "the same day".
+_OCCURS = (r"(?:arrives?|arrived|happens?|happened|occurs?|occurred|comes? in|came in|(?:is|are|was|were) "
+           r"(?:received|submitted|made|filed|reported|raised|logged|opened))")
+
 # Phrases read as one word before tokenising (multiword terms, comparators, idioms).
 PHRASES: list[tuple[str, str]] = [
+    # "twenty-five" is 25.
+    (r"\b(" + "|".join(_TENS) + r")[- ](" + "|".join(_UNITS) + r")\b",
+     lambda m: str(_TENS[m.group(1)] + _UNITS.index(m.group(2)) + 1)),
+    # "newest first" is descending, read before "first" is taken for a place ("put the summary first").
+    (r"\b(?:highest|largest|biggest|newest|latest|most recent) first\b", " descending "),
+    (r"\b(?:lowest|smallest|oldest|earliest) first\b", " ascending "),
+    # "the first time an acronym appears, spell it out" is "spell out acronyms on first use".
+    (r"\b(?:on |at )?(?:the )?first (?:use|mention|reference|appearance|occurrence)\b", " firstuse "),
+    (r"\b(?:on |at )?the first time (?:(?:a|an|the|it|they|that|this|you|we) )?(\w+ )?(?:appears?|is used|are used"
+     r"|is mentioned|are mentioned|comes? up|occurs?|shows? up|(?:use|mention|write) (?:it|them|one))\b",
+     lambda m: f" firstuse {m.group(1) or ''}"),
+    (r"\b(?:on )?the (?:same )?day (?:it|they|he|she|that|when it|when they) " + _OCCURS, " sameday "),
+    # "orders that lack a tracking number" are "orders without one".
+    (r"\b(?:that|which|who) (?:lack|lacks|lacked)\b|\blacking\b", " without "),
+    # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
+    (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
+    (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
+    (r"\b(snake|camel|pascal|kebab)[_ -]?case\b", r" \1case "),
+    (r"\bsign[- ]?ins?\b", " signin "), (r"\blog[- ]ins?\b|\blogins\b", " login "),
+    (r"\bturn(?:s|ed|ing)? down\b", " decline "), (r"\bturn(?:s|ed|ing)? on\b", " enable "),
+    (r"\bfollow(?:s|ed|ing)? up with\b", " contact "),
+    (r"\b(?:hand|hands|handed|handing|pass|passes|passed|passing) (?:(\w+ \w+|\w+) )?(?:over|on) to\b",
+     lambda m: f" transfer {m.group(1) or ''} to "),
+    (r"\blook(?:s|ed|ing)? (?:at|over|through)\b", " check "),
+    # "strip tracking parameters out of URLs" is "remove them from URLs"; "strip out X" is "strip X".
+    (r"\b(strip|strips|stripped|stripping|take|takes|took|taking|cut|cuts|cutting|remove|removes|removed|removing)"
+     r"((?: [\w'-]+){1,4}?) out of\b", r"\1\2 from"),
+    (r"\b(strip|strips|stripped|stripping|cut|cuts|cutting|cross|crosses|crossed|crossing) out\b", r"\1"),
+    (r"\b(?:take|takes|taking|took) out\b", " remove "),
+    (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
+    (r"\bbreak(?:s|ing)? up\b|\bbroke up\b", " split "),
+    (r"\b(?:meeting|calendar) (?:requests?|invites?|invitations?)\b", " invite "),
+    # "keep the hiring manager anonymous" is "do not reveal their name"; a callback is a call.
+    (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) anonymous\b",
+     r" do not reveal \1 name "),
+    (r"\bcall(?:s|ed|ing)? (?:(?:\w+ ){1,2})?back\b|\bcall-?backs?\b", " call "),
+    # A date written out after "as" or "like" is an example of its format: "as 12 March 2024" is day first.
+    (r"\b(as|like) (\d{1,2}) (?:" + _MONTHS + r"),? \d{4}\b", r" \1 dd-month-yyyy "),
+    (r"\b(as|like) (?:" + _MONTHS + r") \d{1,2},? \d{4}\b", r" \1 month-dd-yyyy "),
+    # "past 10 pm", "past its end date" are after it; "past five sentences" is more than five.
+    (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
+    (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
     (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
+    (r"\b(you|we|they)['’]re\b", r"\1 are"), (r"\b(i|you|we|they)['’]ve\b", r"\1 have"),
+    (r"\b(i|you|we|they|it|he|she)['’]ll\b", r"\1 will"), (r"\bi['’]m\b", "i am"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
@@ -94,7 +147,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
-    (r"\b(?:never|do not|does not|must not|should not|can not)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+    (r"\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
@@ -125,7 +178,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:every|each) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r" weekly \1 "),
     (r"\bkeep(?:s|ing)? ((?:the |your |our |their |any |all )?\w+(?: \w+)?) out of\b", r" leaveout \1 in "),
     (r"\blead(?:s|ing)? with\b", " start with "), (r"\bword (?:documents?|files?|format)\b", " docx "),
-    (r"\b(?:highest|largest|biggest) first\b", " descending "), (r"\b(?:lowest|smallest) first\b", " ascending "),
+    # "keep tickets open" is "do not close them"; "as soon as" opens a condition like "when".
+    (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) open\b",
+     r" do not close \1 "), (r"\bas soon as\b", " when "),
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
     # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
     (r"\bthe (?:full|whole|entire)\b", " all "),
@@ -146,5 +201,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(\d{1,2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
      lambda m: f" {_clock(int(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
+    # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
+    (r"(?<![\w'])['\"]([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
+    (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
 ]

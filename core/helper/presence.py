@@ -22,7 +22,8 @@ from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import similar_words
-from agentuse.core.helper.similarity import canon, normalize, split_clauses, split_sentences
+from agentuse.core.helper.vocabulary import canon
+from agentuse.core.helper.wording import normalize, split_clauses, split_sentences
 
 _PRESENCE = frozenset(canon(w) for w in lx.PRESENCE_VERBS)
 _POSITIONAL = frozenset(canon(w) for w in lx.POSITIONAL_VERBS)

@@ -3,63 +3,33 @@
 `analyze(text)` turns a rule into weighted content terms, each with the polarity of its clause (does the
 rule ask for it or against it) and its role (main instruction, contrast, condition, exception), plus the
 values it sets (numbers, dates, times, weekdays, formats) with their bounds, and the order of events it
-prescribes. `overlap.py` compares two analyses; `offline_judge.py` decides from that. Deterministic.
+prescribes. The words are read with `vocabulary.py` (canonical forms, closed sets, weights) once
+`wording.py` has rewritten and cut the text. `overlap.py` compares two analyses; `offline_judge.py`
+decides from that. Deterministic.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
-from agentuse.core.helper.phrases import PHRASES
+from agentuse.core.helper.vocabulary import (DATE_VALUES, FREQUENCIES, FREQUENCY, NEG_VERBS, OMISSION_TARGETS, STOP,
+                                             alternative_group, canon, fmt, is_scale, number_of, weight_of)
+from agentuse.core.helper.wording import normalize, split_clauses, split_sentences
 
+# Re-exported: the evaluator's modules and core/grouping.py, core/tidy.py read these from here.
+__all__ = ["Analysis", "FREQUENCIES", "Term", "alternative_group", "analyze", "canon", "is_scale", "normalize",
+           "split_clauses", "split_sentences", "stem", "unique_terms"]
 
-def _canon_table() -> dict[str, str]:
-    table: dict[str, str] = {}
-    for group in lx.SYNONYMS:
-        words = group.split()
-        for word in words:
-            table.setdefault(stem(word), stem(words[0]))
-    return table
-
-
-_CANON = _canon_table()
-_ALT = {stem(w): i for i, group in enumerate(lx.ALTERNATIVES) for w in group.split()}
-# Also under the canonical form a term carries: "active" is read as "enable" ("activate").
-_ALT.update({_CANON[k]: i for k, i in list(_ALT.items()) if _CANON.get(k, k) not in _ALT})
-# Read as their canonical verb: "hide" is "do not show", and "show" is read as "include".
-_NEG_VERBS = {stem(k): _CANON.get(stem(v), stem(v)) for k, v in lx.NEGATED_VERBS.items()}
 # Words after which "a day", "an hour" is a frequency ("twice a day"), not a span of one ("within a day").
 _COUNTS = frozenset({"times", "twice", "thrice", "once", "per"})
 # A relative clause after an omitted object says which ones ("rows whose id is null"): not omitted itself.
 _RELATIVES = frozenset({"whose", "that", "which", "who", "where"})
-_OMISSION_TARGETS = frozenset(_CANON.get(stem(w), stem(w)) for w in lx.OMISSION_TARGETS)
-_STOP = frozenset(lx.STOPWORDS)
-_GENERIC = frozenset(stem(w) for w in lx.GENERIC)
 _BOUNDS = {"atmost": "<=", "atleast": ">="}
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|\b(\d{1,2}):(\d{2})\b")
-
-
-def canon(word: str) -> str:
-    s = stem(word)
-    return _CANON.get(s, s)
-
-
-
-def alternative_group(term: str) -> int | None:
-    return _ALT.get(term)
-
-
-_SCALES = frozenset(_ALT[stem(g.split()[0])] for g in lx.SCALES)
-
-
-def is_scale(group: int | None) -> bool:
-    """A group of adjectives of one scale ("short long"): one of them in a scope names a case."""
-    return group in _SCALES
 
 
 @dataclass(frozen=True)
@@ -74,6 +44,8 @@ class Term:
     subordinate: bool = False
     means: str = ""  # the preposition of means it follows ("by", "via", "using", "as"): "sort | by title"
     scoped: bool = False  # after a scope word ("on short posts"): it names a case, not what is asked
+    # The scope or means word it is the first content word after: "with" in "calls with clients", but not
+    # in "a hook the reader relates to" ("reader" is not what "with" opens).
 
 
 @dataclass(frozen=True)
@@ -100,73 +72,6 @@ def unique_terms(terms) -> list[Term]:
 
 
 # A number after an acronym or a naming word names a thing ("HTTP 429", "ISO 8601", "PEP 8"): one term.
-_NAMED_NUMBER = re.compile(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200 words": one number, not a clause break
-_PHRASES = [(re.compile(pattern), repl) for pattern, repl in PHRASES]
-# Rule texts are normalized again and again (every pair a tidy-up or a vet compares); traces are long and
-# read once, so only texts up to this size are remembered.
-_REMEMBERED_CHARS = 2_000
-
-
-def normalize(text: str) -> str:
-    return _remembered(text) if len(text) <= _REMEMBERED_CHARS else _normalize(text)
-
-
-@lru_cache(maxsize=4096)
-def _remembered(text: str) -> str:
-    return _normalize(text)
-
-
-def _normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    text = _NAMED_NUMBER.sub(r"\1_\2", text)
-    text = _THOUSANDS.sub("", text)
-    text = text.lower()
-    text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
-    for pattern, repl in _PHRASES:
-        text = pattern.sub(repl, text)
-    return text
-
-
-def _number(token: str) -> float | None:
-    if token in lx.NUMBER_WORDS:
-        return float(lx.NUMBER_WORDS[token])
-    m = re.fullmatch(r"(\d+(?:[.,]\d+)?)(st|nd|rd|th|k|s|ms|m|h|d)?", token)
-    if not m:
-        return None
-    value = float(m.group(1).replace(",", ""))
-    return value * 1000 if m.group(2) == "k" else value
-
-
-def _fmt(value: float) -> str:
-    return str(int(value)) if value == int(value) else f"{value:g}"
-
-
-def _weight(word: str) -> float:
-    if word in _GENERIC:
-        return 0.3
-    if any(ch in word for ch in "_./#") or any(ch.isdigit() for ch in word):
-        return 1.5  # identifiers (store_get, robots.txt, customer_id) name exactly one thing
-    return 1.0
-
-
-_SENTENCE_BREAK = re.compile(r"[.!?\n]+(?:\s|$)")
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\s-\s|\u2014")
-_DATE_VALUES = {i for i, g in enumerate(lx.ALTERNATIVES) if g.split()[0] in ("monday", "january")}
-_FREQUENCY = next(i for i, g in enumerate(lx.ALTERNATIVES) if "weekly" in g.split())
-FREQUENCIES = frozenset(stem(w) for w in lx.ALTERNATIVES[_FREQUENCY].split())
-
-
-def split_sentences(norm: str) -> list[str]:
-    """A normalized text's sentences (`normalize` first)."""
-    return _SENTENCE_BREAK.split(norm)
-
-
-def split_clauses(sentence: str) -> list[str]:
-    """A sentence's clauses: commas, semicolons, colons, brackets and dashes end one."""
-    return _CLAUSE_BREAK.split(sentence)
-
-
 @lru_cache(maxsize=8192)
 def analyze(text: str) -> Analysis:
     norm = normalize(text)
@@ -184,7 +89,7 @@ def analyze(text: str) -> Analysis:
         return " "
 
     # "DD/MM/YYYY" and "YYYY-MM-DD" are values of one setting (a date format), not words.
-    norm = re.sub(r"\b(?:dd|mm|yyyy|yy|hh)(?:[-/.:](?:dd|mm|yyyy|yy|hh|ss))+\b", take_format, norm)
+    norm = re.sub(r"\b(?:dd|mm|yyyy|yy|hh|month)(?:[-/.:](?:dd|mm|yyyy|yy|hh|ss|month))+\b", take_format, norm)
     norm = _DATE.sub(take_date, norm)
     norm = re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r" \1 dollar ", norm)
     terms: list[Term] = []
@@ -295,7 +200,7 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
                                             or (len(tok) > 4 and tok.endswith(("ing", "ed")))):
             subject_end = len(out)
         if tok in lx.MEANS:
-            means = tok
+            means = "as" if tok == "as" else "by"
         elif tok in lx.SCOPE_OPENERS:
             means, scoped = "", True
         if tok in lx.MODALS and i > 0:
@@ -320,23 +225,23 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         if tok in lx.NEGATORS or tok in _BOUNDS or tok == "than":
             continue
-        number = _number(tok)
+        number = number_of(tok)
         if number is not None:
             unit = toks[i + 1] if i + 1 < len(toks) else ""
             if unit in lx.TIME_UNITS:
-                text = f"{_fmt(number * lx.TIME_UNITS[unit])}s"
-            elif alternative_group(canon(unit)) == _FREQUENCY:
-                text = f"{_fmt(number)}x"  # "twice weekly": a count per period, against "once weekly"
-            elif unit == "times" and i + 2 < len(toks) and alternative_group(canon(toks[i + 2])) == _FREQUENCY:
-                text = f"{_fmt(number)}x"  # "three times daily"
+                text = f"{fmt(number * lx.TIME_UNITS[unit])}s"
+            elif alternative_group(canon(unit)) == FREQUENCY:
+                text = f"{fmt(number)}x"  # "twice weekly": a count per period, against "once weekly"
+            elif unit == "times" and i + 2 < len(toks) and alternative_group(canon(toks[i + 2])) == FREQUENCY:
+                text = f"{fmt(number)}x"  # "three times daily"
                 toks[i + 1] = "times_"
             elif unit == "times":
-                text = _fmt(number)  # "retry three times": the count is the value, "times" says nothing more
+                text = fmt(number)  # "retry three times": the count is the value, "times" says nothing more
                 toks[i + 1] = "times_"
             elif tok[0].isdigit() and tok.endswith(("st", "nd", "rd", "th")):
-                text = f"day{_fmt(number)}"
+                text = f"day{fmt(number)}"
             else:
-                text = _fmt(number)
+                text = fmt(number)
             if role in ("condition", "exception"):
                 # A value inside a carve-out ("on Tuesday when Monday is a holiday") names a case, not
                 # the setting: it is compared as a term of that carve-out.
@@ -344,34 +249,34 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             else:
                 values.append(f"{bound}{text}")
             continue
-        if (tok in lx.TIME_UNITS and i > 0 and _number(toks[i - 1]) is not None) or tok == "times_":
+        if (tok in lx.TIME_UNITS and i > 0 and number_of(toks[i - 1]) is not None) or tok == "times_":
             continue  # already folded into the value
         if tok in lx.FOREVER and role not in ("condition", "exception"):
             values.append("forever")  # "ban permanently" sets the same setting as "ban for 7 days"
             continue
-        if tok in _STOP:
+        if tok in STOP:
             continue
         undone = _UNDONE.fullmatch(tok)
         if undone:  # "leave brand names untranslated": not translated
             tok, non = undone.group(1), not non
         word = canon(tok)
-        if word in _STOP:
+        if word in STOP:
             continue
         neg = negative != (omitted or non)
         object_read = object_read or omitted
         non = False
-        if word in _NEG_VERBS:  # "omit X" == "do not include X"
-            word, neg = _NEG_VERBS[word], not negative
-            omitted, object_read = word in _OMISSION_TARGETS, False
+        if word in NEG_VERBS:  # "omit X" == "do not include X"
+            word, neg = NEG_VERBS[word], not negative
+            omitted, object_read = word in OMISSION_TARGETS, False
             if omitted and _after_auxiliary(toks, i):
                 # "negative comments must never be deleted": the passive's subject is what is deleted.
                 end = len(out) if subject_end is None else subject_end
                 out = [(replace(t, negative=not negative) if t is not None and t.role == role and k < end else t, m)
                        for k, (t, m) in enumerate(out)]
-        if alternative_group(word) in _DATE_VALUES and role not in ("condition", "exception"):
+        if alternative_group(word) in DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
-        weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else _weight(word)
+        weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
                          means=means, scoped=scoped), None))
         lead = False

@@ -1,0 +1,98 @@
+"""Two values for one setting, the offline evaluator's second kind of contradiction: numbers, dates and
+times against one another (`values_relation`), two members of one closed set ("JSON" / "YAML", "daily" /
+"weekly"), two means for one action ("sort by author" / "by title"), two quoted texts for one place.
+Each reads the overlap of two analysed rules (`overlap.py`); `offline_judge.py` decides with them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from agentuse.core.helper.overlap import Overlap
+from agentuse.core.helper.phrases import LITERAL
+from agentuse.core.helper.similarity import Analysis
+from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, is_scale
+
+
+def values_relation(a: Analysis, b: Analysis) -> str:
+    """How the two rules' values stand: "none", "one-sided", "extra" (one side's plus a number naming a
+    case), "mismatch" (two values for one setting) or "same"."""
+    a_values, b_values = counted(a, b), counted(b, a)
+    if not a_values and not b_values:
+        return "none"
+    if not a_values or not b_values:
+        return "one-sided"
+    key = lambda v: v.lstrip("<>=")  # noqa: E731 - "under 50" and "50" name the same number
+    if sorted(map(key, a_values)) != sorted(map(key, b_values)):
+        ka, kb = Counter(map(key, a_values)), Counter(map(key, b_values))
+        # Every value of one side set the same way on the other, plus a number of its own: that number
+        # names a case ("pages from posts longer than 800 words", "one owner and one reviewer"), not a
+        # second value for the setting.
+        return "extra" if ka < kb or kb < ka else "mismatch"
+    bounds_a = {key(v): v[:2] for v in a_values if v[:2] in ("<=", ">=")}
+    bounds_b = {key(v): v[:2] for v in b_values if v[:2] in ("<=", ">=")}
+    if any(bounds_b.get(k, bound) != bound for k, bound in bounds_a.items()):
+        return "mismatch"  # "at most 3" against "at least 3"
+    return "same"
+
+
+def counted(a: Analysis, b: Analysis) -> tuple[str, ...]:
+    """`a`'s values, with "once" made explicit where `b` counts times per period and `a` names the same
+    period alone: "post daily" is "post once daily", against "post three times daily"."""
+    if any(v.endswith("x") for v in a.values) or not any(v.endswith("x") for v in b.values):
+        return a.values
+    if not a.words & b.words & FREQUENCIES:
+        return a.values
+    # "publish two posts every week": a bare number beside the period is the count per period.
+    counts = tuple(f"{v}x" if v.isdigit() else v for v in a.values)
+    return counts if counts != a.values else (*a.values, "1x")
+
+
+def alternative_conflict(o: Overlap) -> tuple[str, str] | None:
+    """Two members of one closed set left over, one on each side ("JSON" / "YAML"); a scale's word in a
+    scope ("on short posts") names a case instead."""
+    for x in o.left_a:
+        gx = alternative_group(x.word)
+        if gx is None or x.role in ("condition", "exception") or (is_scale(gx) and x.scoped):
+            continue
+        for y in o.left_b:
+            if y.word != x.word and alternative_group(y.word) == gx and y.role not in ("condition", "exception") \
+                    and not (is_scale(gx) and y.scoped):
+                if x.negative == y.negative:
+                    return x.word, y.word
+    return None
+
+
+def means_conflict(o: Overlap) -> tuple[str, str] | None:
+    """The same action done by two different means, one word each: "sort new arrivals by author" / "by
+    title". Only when the action is shared and nothing else is left over, so a scope stays a near-miss."""
+    left_a = [t for t in o.left_a if t.weight >= 1]
+    left_b = [t for t in o.left_b if t.weight >= 1]
+    # One word against one or two ("by points" / "by win rate"): one means named in other words.
+    if not left_a or not left_b or len(left_a) + len(left_b) > 3:
+        return None
+    x, y = left_a[0], left_b[0]
+    if len({t.means for t in left_a + left_b}) != 1 or not x.means or len({t.negative for t in left_a + left_b}) != 1:
+        return None
+    if any(t.role != "main" for t in left_a + left_b):
+        return None
+    if not any(s.lead and t.lead and s.role == "main" for s, t in o.shared):
+        return None
+    return " ".join(t.word for t in left_a), " ".join(t.word for t in left_b)
+
+
+def literal_conflict(o: Overlap) -> tuple[str, str] | None:
+    """Two different quoted texts asked for in one place: "sign off with 'Cheers'" / "use 'Best regards' as
+    the sign-off". Only when nothing but the quotes (and the verb) differs and neither is forbidden:
+    "avoid 'very'" and "avoid 'really'" both hold."""
+    lit_a = [t for t in o.left_a if t.word.startswith(LITERAL)]
+    lit_b = [t for t in o.left_b if t.word.startswith(LITERAL)]
+    if not lit_a or not lit_b or any(x.word.startswith(LITERAL) for x, _ in o.shared):
+        return None
+    if any(t.negative or t.role != "main" for t in lit_a + lit_b):
+        return None
+    rest = [t for t in o.left_a + o.left_b if t.weight >= 1 and not t.word.startswith(LITERAL) and not t.lead]
+    if rest:
+        return None
+    quote = lambda ts: " ".join(t.word[len(LITERAL):] for t in ts)  # noqa: E731
+    return quote(lit_a), quote(lit_b)

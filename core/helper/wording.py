@@ -1,0 +1,61 @@
+"""How a rule's text is rewritten and cut before its words are read: Unicode and case folded, the phrases of
+`phrases.py` applied (contractions, comparators, idioms, times of day), then sentences and clauses split.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from agentuse.core.helper.phrases import PHRASES
+from agentuse.core.helper.required_text import required, split
+
+_NAMED_NUMBER = re.compile(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200 words": one number, not a clause break
+# Each rewrite with the text it cannot match without: most find nothing in a given rule, and a substring
+# test is far cheaper than the search that would say so (core/helper/required_text.py).
+_PHRASES = [(compiled, repl, *split(required(compiled)))
+            for compiled, repl in ((re.compile(pattern), repl) for pattern, repl in PHRASES)]
+# Rule texts are normalized again and again (every pair a tidy-up or a vet compares); traces are long and
+# read once, so only texts up to this size are remembered.
+_REMEMBERED_CHARS = 2_000
+
+
+def normalize(text: str) -> str:
+    return _remembered(text) if len(text) <= _REMEMBERED_CHARS else _normalize(text)
+
+
+@lru_cache(maxsize=4096)
+def _remembered(text: str) -> str:
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = _NAMED_NUMBER.sub(r"\1_\2", text)
+    text = _THOUSANDS.sub("", text)
+    text = text.lower()
+    text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
+    for pattern, repl, one, options in _PHRASES:
+        if one is not None:
+            if one not in text:
+                continue
+        elif options is not None and not any(option in text for option in options):
+            continue
+        text = pattern.sub(repl, text)
+    return text
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?\n]+(?:\s|$)")
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s-\s|\u2014")
+
+
+def split_sentences(norm: str) -> list[str]:
+    """A normalized text's sentences (`normalize` first)."""
+    return _SENTENCE_BREAK.split(norm)
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """A sentence's clauses: commas, semicolons, colons, brackets and dashes end one."""
+    return _CLAUSE_BREAK.split(sentence)
