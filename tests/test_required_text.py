@@ -70,3 +70,23 @@ def test_on_texts_made_of_the_patterns_own_words(text):
         compiled = re.compile(pattern)
         if not applies(required(compiled), text):
             assert compiled.search(text) is None, (pattern, text)
+
+
+def test_the_phrase_tables_requirements_are_made_from_the_phrase_table_as_it_is():
+    """phrase_required.py is derived data: remake it with `python -m agentuse.core.helper.required_text`."""
+    from agentuse.core.helper.phrase_required import REQUIRED
+    from agentuse.core.helper.required_text import table
+
+    assert REQUIRED == table(pattern for pattern, _ in PHRASES)
+
+
+def test_normalize_with_the_table_is_normalize_without_it():
+    from agentuse.core.helper import wording
+
+    def plain(text: str) -> str:
+        for pattern, repl in PHRASES:
+            text = re.sub(pattern, repl, text)
+        return text
+
+    for text in _texts()[:600]:
+        assert wording._normalize(text) == plain(wording._normalize_without_phrases(text)), text

@@ -20,7 +20,6 @@ import re
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.factory import OFFLINE
 from agentuse.core.helper.offline_judge import Label, compare
-from agentuse.core.helper.offline_plan import plan_moves, rewrite_block
 from agentuse.core.helper.offline_text import (
     as_order, carries, merge_carried, merge_texts, missing_from, qualifiers, sentence_key, sentences, tighten,
     title_of, trace_vocabulary, unsupported_terms,
@@ -209,6 +208,8 @@ class OfflineHelper:
 
     # --- tidy ----------------------------------------------------------------------------------------------
     def plan_groups(self, request: p.PlanRequest) -> p.PlanAnswer:
+        from agentuse.core.helper.offline_plan import plan_moves  # a tidy-up's planning loads with the tidy-up
+
         self.usage.add(0, 0)
         return p.PlanAnswer(moves=plan_moves(request.rules))
 
@@ -245,5 +246,7 @@ class OfflineHelper:
         return p.AuditAnswer(missing=missing)
 
     def rewrite_block(self, request: p.BlockRequest) -> p.BlockAnswer:
+        from agentuse.core.helper.offline_plan import rewrite_block
+
         self.usage.add(0, 0)
         return rewrite_block(request.rules)

@@ -140,45 +140,7 @@ class ReconcileAnswer(BaseModel):
     merged: Draft | None = Field(None, description="for fold: one rule carrying every case of all of them")
 
 
-# --- tidy: plan groups, rewrite a group, audit, rewrite the permanent block ------------------------
-
-
-class MoveKind(str, Enum):
-    merge = "merge"
-    rewrite = "rewrite"
-    compress = "compress"
-    retire = "retire"
-
-
-class Move(BaseModel):
-    kind: MoveKind
-    ids: list[str] = Field(description="the rules this move consumes; each id in at most one move")
-    reason: str = ""
-    superseded_by: str | None = Field(None, description="for retire: the id of the rule that now states it")
-
-
-class PlanRequest(BaseModel):
-    rules: list[RuleRef]
-
-
-class PlanAnswer(BaseModel):
-    moves: list[Move] = Field(default_factory=list)
-
-
-class Dropped(BaseModel):
-    id: str
-    reason: str
-
-
-class RewriteRequest(BaseModel):
-    kind: MoveKind
-    originals: list[RuleRef]
-
-
-class RewriteAnswer(BaseModel):
-    rule: Draft
-    covers: list[str] = Field(description="every original id this rule carries")
-    dropped: list[Dropped] = Field(default_factory=list)
+# --- audit: what a rewrite of people's rules dropped (a tidy-up's rewrites, a capture's merged fold) -------
 
 
 class AuditRequest(BaseModel):
@@ -193,24 +155,6 @@ class Missing(BaseModel):
 
 class AuditAnswer(BaseModel):
     missing: list[Missing] = Field(default_factory=list)
-
-
-class BlockRequest(BaseModel):
-    rules: list[RuleRef] = Field(description="every rule of the permanent block, in order")
-
-
-class RewrittenRule(BaseModel):
-    """One rule of the permanent-block rewrite, with the input rules it carries (not learned_block.BlockRule,
-    the rule as the agent file holds it)."""
-
-    category: Category = Category.tip
-    text: str
-    covers: list[str]
-
-
-class BlockAnswer(BaseModel):
-    rules: list[RewrittenRule]
-    dropped: list[Dropped] = Field(default_factory=list)
 
 
 # --- accounting and faults -------------------------------------------------------------------------
@@ -234,6 +178,20 @@ class HelperUsage(BaseModel):
 
 class InvalidAnswerError(PermanentHelperError):
     """The model answered, but the answer does not validate against the operation's schema."""
+
+
+# The tidy-up's own messages (plan, rewrite, the permanent block) live in protocol_tidy.py, loaded on first
+# use: a command that saves one note never builds their models. `protocol.PlanRequest` still works.
+_TIDY_MESSAGES = frozenset({"MoveKind", "Move", "PlanRequest", "PlanAnswer", "Dropped", "RewriteRequest",
+                            "RewriteAnswer", "BlockRequest", "RewrittenRule", "BlockAnswer"})
+
+
+def __getattr__(name: str):
+    if name in _TIDY_MESSAGES:
+        from agentuse.core.helper import protocol_tidy
+
+        return getattr(protocol_tidy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @runtime_checkable

@@ -8,15 +8,30 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from agentuse.core.helper.phrase_required import REQUIRED
 from agentuse.core.helper.phrases import PHRASES
-from agentuse.core.helper.required_text import required, split
+from agentuse.core.lazy_regex import LazyPattern, lazy
 
 _NAMED_NUMBER = re.compile(r"\b([A-Z]{2,}|(?i:version|status|code|error|port|pep|rfc|step|chapter|section))[ -](\d+)\b")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,200 words": one number, not a clause break
-# Each rewrite with the text it cannot match without: most find nothing in a given rule, and a substring
-# test is far cheaper than the search that would say so (core/helper/required_text.py).
-_PHRASES = [(compiled, repl, *split(required(compiled)))
-            for compiled, repl in ((re.compile(pattern), repl) for pattern, repl in PHRASES)]
+
+
+def _rewrite(source: str, repl: str) -> tuple[LazyPattern, str, str | None, tuple[str, ...] | None]:
+    """A phrase rewrite with the text it cannot match without (phrase_required.py): most find nothing in
+    a given rule, and a substring test is far cheaper than the search that would say so; a pattern is
+    compiled the first time a text holds its required text."""
+    if source in REQUIRED:
+        needed = REQUIRED[source]
+    else:  # phrases.py changed since the table was made (the tests say so): read this one here
+        from agentuse.core.helper.required_text import required
+
+        found = required(re.compile(source))
+        needed = None if found is None else tuple(sorted(found))
+    one, options = (needed[0], None) if needed is not None and len(needed) == 1 else (None, needed)
+    return lazy(source), repl, one, options
+
+
+_PHRASES = [_rewrite(pattern, repl) for pattern, repl in PHRASES]
 # Rule texts are normalized again and again (every pair a tidy-up or a vet compares); traces are long and
 # read once, so only texts up to this size are remembered.
 _REMEMBERED_CHARS = 2_000
@@ -31,12 +46,16 @@ def _remembered(text: str) -> str:
     return _normalize(text)
 
 
-def _normalize(text: str) -> str:
+def _normalize_without_phrases(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _NAMED_NUMBER.sub(r"\1_\2", text)
     text = _THOUSANDS.sub("", text)
     text = text.lower()
-    text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
+    return text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-")
+
+
+def _normalize(text: str) -> str:
+    text = _normalize_without_phrases(text)
     for pattern, repl, one, options in _PHRASES:
         if one is not None:
             if one not in text:

@@ -1,0 +1,69 @@
+"""The tidy-up's messages of the helper protocol (core/helper/protocol.py): plan the groups, rewrite a
+group, rewrite the permanent block. Apart from the rest so that a command that only saves a note or
+captures a run never builds their models; `protocol` re-exports every name here on first use.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from agentuse.core.helper.protocol import Draft, RuleRef
+from agentuse.core.learning import Category
+
+
+class MoveKind(str, Enum):
+    merge = "merge"
+    rewrite = "rewrite"
+    compress = "compress"
+    retire = "retire"
+
+
+class Move(BaseModel):
+    kind: MoveKind
+    ids: list[str] = Field(description="the rules this move consumes; each id in at most one move")
+    reason: str = ""
+    superseded_by: str | None = Field(None, description="for retire: the id of the rule that now states it")
+
+
+class PlanRequest(BaseModel):
+    rules: list[RuleRef]
+
+
+class PlanAnswer(BaseModel):
+    moves: list[Move] = Field(default_factory=list)
+
+
+class Dropped(BaseModel):
+    id: str
+    reason: str
+
+
+class RewriteRequest(BaseModel):
+    kind: MoveKind
+    originals: list[RuleRef]
+
+
+class RewriteAnswer(BaseModel):
+    rule: Draft
+    covers: list[str] = Field(description="every original id this rule carries")
+    dropped: list[Dropped] = Field(default_factory=list)
+
+
+class BlockRequest(BaseModel):
+    rules: list[RuleRef] = Field(description="every rule of the permanent block, in order")
+
+
+class RewrittenRule(BaseModel):
+    """One rule of the permanent-block rewrite, with the input rules it carries (not learned_block.BlockRule,
+    the rule as the agent file holds it)."""
+
+    category: Category = Category.tip
+    text: str
+    covers: list[str]
+
+
+class BlockAnswer(BaseModel):
+    rules: list[RewrittenRule]
+    dropped: list[Dropped] = Field(default_factory=list)
