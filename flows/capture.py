@@ -33,7 +33,7 @@ from agentuse.flows.names import capture_run_name
 from agentuse.flows.runner import call, fan_out, pipeline, run
 from agentuse.tasks import helpers
 from agentuse.tasks import capture as steps
-from agentuse.tasks import tidy as tidy_steps
+from agentuse.tasks import revet as revet_steps
 
 
 @pipeline("capture", capture_run_name, agent="agent", on_completion=[capture_completed])
@@ -128,7 +128,7 @@ def _revet(ctx: steps.CaptureInput, today: date) -> RevetSummary:
     plan = call(steps.plan_revet, ctx, today)
     if not plan.asked:
         return RevetSummary()
-    answers = fan_out(tidy_steps.revet, plan.items, on_error="collect")
+    answers = fan_out(revet_steps.revet, plan.items, on_error="collect")
     return call(steps.restamp, ctx, plan, answers, today)
 
 

@@ -214,7 +214,7 @@ def _state(learnings: list[Learning], *, agent: str, ih: str, cap: int, today: d
 def plan_revet(ctx: CaptureInput, today: date) -> RevetPlan:
     """Read the store as written by this capture: anything stale, and anything with no hash at all."""
     from agentuse.core import revet
-    from agentuse.tasks.tidy import Revet
+    from agentuse.tasks.revet import Revet
 
     offline = helpers.vets_offline()  # from the configuration: builds no helper when none is built yet
     state = _state(store.load(store.locate(Path(ctx.agent_path))).learnings, agent=ctx.agent_key, ih=ctx.ih,

@@ -21,24 +21,13 @@ from agentuse.core.helper.protocol import (
     PlanRequest,
     RewriteAnswer,
     RewriteRequest,
-    VetAnswer,
-    VetRequest,
 )
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.tidy import Group, Job
 from agentuse.core.failure import Failure
 from agentuse.tasks.retry import ask
+from agentuse.tasks.revet import Revet, revet  # noqa: F401 (a tidy-up re-vets as a capture does)
 from agentuse.tasks.step import step
-
-
-class Revet(BaseModel):
-    agent: str
-    index: int
-    request: VetRequest
-
-    @property
-    def label(self) -> str:
-        return f"{self.agent}/batch-{self.index}"
 
 
 class BlockRewrite(BaseModel):
@@ -59,11 +48,6 @@ def plan_group(item: Group, helper: Helper) -> PlanAnswer | Failure:
 def rewrite(item: Job, helper: Helper) -> RewriteAnswer | Failure:
     request = RewriteRequest(kind=item.move.kind, originals=item.originals)
     return ask("rewrite_group", lambda: helper.rewrite_group(request))
-
-
-@step("revet", model=True)
-def revet(item: Revet, helper: Helper) -> VetAnswer | Failure:
-    return ask("vet", lambda: helper.vet(item.request))
 
 
 @step("block", model=True)
