@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentuse.core import learning, store, store_format
+from agentuse.core import learning, store, store_write
 from agentuse.core.inject import record_injection
 from agentuse.core.ranking import rank
 from agentuse.core.learning import Learning, Source, State, opening_end, opening_end_by_regex, title_said_once
@@ -214,8 +214,8 @@ def test_rendering_a_parsed_store_renders_only_the_records_that_changed(monkeypa
     text = render(doc)
     parsed = parse(text)
     calls = []
-    real = store_format.render_entry
-    monkeypatch.setattr(store_format, "render_entry", lambda rule: calls.append(rule.id) or real(rule))
+    real = store_write.render_entry
+    monkeypatch.setattr(store_write, "render_entry", lambda rule: calls.append(rule.id) or real(rule))
     assert render(parsed) == text and calls == []
     parsed.learnings[3].injected += 1
     parsed.learnings[40].ok += 1
