@@ -52,8 +52,8 @@ def new_id(taken: set[str], rng=None) -> str:
 class ParsedRules(list):
     """The learnings list `parse` returns: a plain list of the records, which also remembers where in the
     file's text each record's entry is, when that text is exactly what `render_entry` writes for the record
-    as read, with a snapshot of the record's values. `render` copies such an entry's text instead of
-    rendering it again while the record still holds the very same values, so writing back a store after
+    as read. `render` copies such an entry's text instead of rendering it again while the record has not
+    been assigned since (`store_write._reused` tells), so writing back a store after
     changing a few records renders only those (a recorded injection changes one counter per rule sent).
     Any other list (a doc built or assigned anew) renders every record."""
 
@@ -62,6 +62,6 @@ class ParsedRules(list):
     def __init__(self, *args) -> None:
         super().__init__(*args)
         self.source = ""
-        self.spans: list[tuple | None] = []  # per entry read: (record, *its values), or None
+        self.spans: list[Learning | None] = []  # per entry read: its record when its text is render's, or None
         self.bounds = array("q")  # per entry read: where its text starts and ends in `source`
         self.drawn = False  # parse gave some entry a new id

@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Callable
 
-from agentuse.core.learning import Category, Channel, Source, State, one_line
+from agentuse.core.learning import Category, Channel, LazyFields, Source, State, one_line
 from agentuse.core.store_escape import SEPARATOR, escape_value, unescape_value
 
 # Upstream once wrote ISO timestamps; they are read as their calendar day.
@@ -56,6 +56,21 @@ _READERS: dict[str, Callable[[str], object]] = {
 CATEGORIES = {category.value: category for category in Category}
 ALWAYS_SET = frozenset({"id", "category", "title", "body", "extra", "date"})  # what every entry states
 AS_WRITTEN = ""  # not a field: marks, in canonical_meta's answer, a line render writes as it is
+_STATED_UNLESS_NONE = ("confidence", "ch", "ih", "sess", "tool", "sig", "vet", "why", "evidence")
+
+
+def _stated_as_written(values: dict) -> set[str]:
+    # Render writes a token for every field off its default (injected and src always), and nothing else.
+    stated = {"id", "category", "title", "body", "extra", "date", "injected", "src"}
+    stated.update(key for key in _STATED_UNLESS_NONE if values[key] is not None)
+    stated.update(key for key in ("re", "ok") if values[key])
+    if values["state"] is not State.active:
+        stated.add("state")
+    return stated
+
+
+# The fields set of a record read from an entry exactly as render writes it: what that entry states.
+STATED_AS_WRITTEN = LazyFields(_stated_as_written)
 
 
 # A value the token loop keeps exactly as it is, one_line included: no "|" or backslash, single spaces only
@@ -76,6 +91,7 @@ _SOURCES = {member.value: member for member in Source}
 _CHANNELS = {member.value: member for member in Channel}
 _STATES = {member.value: member for member in State}
 _REAL_DATES: dict[str, str] = {}  # date text -> itself once checked real (so entries share one string)
+KNOWN_DATES = _REAL_DATES  # for readers that look dates up themselves (store_canonical)
 # Value text -> the one object entries share for it: a store holds few distinct instruction hashes,
 # sessions, tools, signatures, vetters and (two-decimal) confidences, and one copy per entry would be a
 # good part of a parsed store's memory. Bounded like _REAL_DATES, for a long-lived process.
@@ -93,19 +109,27 @@ def _shared(text: str, make=str, table: dict = _SHARED):
     return known
 
 
+def real_date(text: str) -> str | None:
+    """`text` (a YYYY-MM-DD the pattern matched) when it is a real day, as the one string entries share."""
+    known = _REAL_DATES.get(text)
+    if known is None:
+        try:
+            datetime.date.fromisoformat(text)
+        except ValueError:
+            return None
+        if len(_REAL_DATES) < _SHARED_KEPT:
+            _REAL_DATES[text] = text
+        known = text
+    return known
+
+
 def canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
     """Fill `values` from a CANONICAL_META match; the fields stated, with those every entry states (and
     `AS_WRITTEN` when render would write this very line); None when its date is not real (the loop says so)."""
     rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, vet, date = meta.groups()
-    known = _REAL_DATES.get(date)
+    known = real_date(date)
     if known is None:
-        try:
-            datetime.date.fromisoformat(date)
-        except ValueError:
-            return None
-        if len(_REAL_DATES) < _SHARED_KEPT:
-            _REAL_DATES[date] = date
-        known = date
+        return None
     values["date"] = known
     values["injected"] = int(injected)
     values["src"] = _SOURCES[src]

@@ -13,17 +13,28 @@ import gc
 import hashlib
 import random
 import re
+from operator import attrgetter
 
-from agentuse.core.learning import Category, Learning, State, body_text, from_parsed, new_values, one_line
+from agentuse.core.learning import Category, Learning, body_text, from_parsed, new_values, one_line, set_fields_slot
+from agentuse.core.store_canonical import read_entries
 from agentuse.core.store_doc import RETIRED_SECTION, ParsedRules, StoreDoc, StoreFormatError, new_id
 from agentuse.core.store_escape import unescape_body_line, unescape_if_needed, unescape_inline
-from agentuse.core.store_meta import ALWAYS_SET, AS_WRITTEN, CANONICAL_META, CATEGORIES, canonical_meta, parse_meta
+from agentuse.core.store_meta import (
+    ALWAYS_SET,
+    AS_WRITTEN,
+    CANONICAL_META,
+    CATEGORIES,
+    STATED_AS_WRITTEN,
+    canonical_meta,
+    parse_meta,
+)
 
 _HEADER = re.compile(r"^# Learnings for(?: (.*))?$")
 _AGENT = re.compile(r"^<!--\s*agent:(.*)-->\s*$")
 _HEADING = re.compile(r"^### \[([^\]]*)\](?: (.*))?$")
 _COMMENT = re.compile(r"^<!--(.*)-->\s*$")
 _NOTE = re.compile(r"^<!--\s*(why|evidence):(.*)-->\s*$")
+_ID = attrgetter("id")
 
 
 def _parse_preamble(lines: list[str], error) -> tuple[str, str | None]:
@@ -155,18 +166,20 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
     preamble = text[:stop] if first < 0 else text[:max(first - 1, 0)] if first else ""
     name, agent = _parse_preamble(preamble.split("\n") if first else [], error)
     learnings = ParsedRules()
-    learnings.source, spans, bounds = text, learnings.spans, learnings.bounds
-    while first >= 0:
-        following = text.find("\n### ", first, stop)
-        end = stop if following < 0 else following
-        entry, as_rendered = _parse_entry(text, first, end, error_at, following < 0)
-        if include_retired or entry.state is not State.retired:
-            learnings.append(entry)
-            # Taken before ids are drawn below: an entry given a new id no longer matches its lines.
-            spans.append((entry, *entry.__dict__.values()) if as_rendered else None)
-            bounds.extend((first, end - (following >= 0)))
-        first = following + 1 if following >= 0 else -1
-    taken = {entry.id for entry in learnings if entry.id}
+    learnings.source = text
+
+    def other(first: int, end: int, last: bool) -> tuple[Learning, bool]:
+        rule, as_rendered = _parse_entry(text, first, end, error_at, last)
+        if as_rendered:  # then it states what render writes, the fields off their defaults
+            set_fields_slot(rule, STATED_AS_WRITTEN)
+        return rule, as_rendered
+
+    if first >= 0:
+        read_entries(text, first, stop, include_retired, learnings, other)
+    taken = set(map(_ID, learnings))
+    if len(taken) == len(learnings) and "" not in taken:
+        return _doc(name, agent, learnings)  # every entry has an id of its own (the file as render writes it)
+    taken.discard("")
     seen: set[str] = set()
     for entry in learnings:
         # Archives may hold one rule retired twice; a live store's ids must be unique to be addressable.
@@ -179,5 +192,9 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
             taken.add(entry.id)
             learnings.drawn = True
         seen.add(entry.id)
+    return _doc(name, agent, learnings)
+
+
+def _doc(name: str, agent: str | None, learnings: ParsedRules) -> StoreDoc:
     return StoreDoc.model_construct(name=one_line(name), agent=None if agent is None else one_line(agent),
                                     learnings=learnings)

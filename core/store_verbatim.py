@@ -4,12 +4,15 @@ what lets a run record its injection by rewriting only the counted rules' metada
 from __future__ import annotations
 
 from array import array
+from operator import attrgetter
 from typing import NamedTuple
 
 from agentuse.core.learning import new_values
 from agentuse.core.store_doc import ParsedRules, StoreDoc
 from agentuse.core.store_meta import CANONICAL_META, canonical_meta, meta_line
 from agentuse.core.store_write import header
+
+_ID = attrgetter("id")
 
 
 class Verbatim(NamedTuple):
@@ -38,7 +41,7 @@ def verbatim(doc: StoreDoc, text: str) -> Verbatim | None:
         at = bounds[2 * index + 1] + 2
     if not (len(text) == at - 1 and text.endswith("\n") if rules else text == header(doc) + "\n"):
         return None
-    return Verbatim(text, tuple(span[1] for span in rules.spans), bounds[::2])  # span[1]: the id as read
+    return Verbatim(text, tuple(map(_ID, rules)), bounds[::2])
 
 
 def bump(known: Verbatim, ids: set[str], counter: str) -> Verbatim:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
-from agentuse.core.learning import Learning
+from agentuse.core.learning import Learning, fields_set_slot
 from agentuse.core.store_doc import ParsedRules, StoreDoc
 from agentuse.core.store_escape import escape_body_line, escape_inline
-from agentuse.core.store_meta import DATE, meta_line
+from agentuse.core.store_meta import DATE, STATED_AS_WRITTEN, meta_line
 
 
 def _writable(d: dict) -> bool:
@@ -77,38 +77,31 @@ def render(doc: StoreDoc) -> str:
     return "".join(pieces)
 
 
-_CONFIDENCE = 1 + list(Learning.model_fields).index("confidence")  # in a span: (record, *values)
-
-
 def _reused(rules: ParsedRules) -> list[str | tuple[int, int]]:
-    """Each record's entry: where its text is in the file when the record holds the values it was read
-    with (consecutive ones as one (start, end), the blank lines between included), rendered otherwise.
-    Values compare equal (assignment validates, so an equal value is of the same type
-    and renders the same), except the confidence, which must be the same object (-0.0 == 0.0 renders
-    "-0.00"), and `extra`, a list that may have grown in place, which must still be empty."""
+    """Each record's entry: where its text is in the file when the record has not been assigned since it
+    was read (consecutive ones as one (start, end), the blank lines between included), rendered otherwise.
+    Every validated assignment asks pydantic's fields set of the record, which makes the stand-in parse
+    left there a set (`learning.LazyFields`), so the stand-in still there says the values are the ones
+    read (an assignment of an equal value is a change too: -0.0 == 0.0 renders "-0.00"). `extra`, a list
+    that may have grown in place, must still be empty."""
     source, spans, bounds = rules.source, rules.spans, rules.bounds
     at: dict[int, int] | None = None  # id(record) -> index into spans, built if the list was reordered
     out: list[str | tuple[int, int]] = []
     start = end = -1  # the run of reused entries not yet copied: one slice, the blank lines between included
     for index, rule in enumerate(rules):
         where = index
-        span = spans[index] if index < len(spans) else None
-        if span is None or span[0] is not rule:
+        if index >= len(spans) or spans[index] is not rule:
             if at is None:  # the spans hold their records, so no id here can be a new object's
-                at = {id(span[0]): where for where, span in enumerate(spans) if span is not None}
+                at = {id(span): where for where, span in enumerate(spans) if span is not None}
             where = at.get(id(rule))
-            span = None if where is None else spans[where]
-        if span is not None:
-            values = rule.__dict__
-            if (span == (rule, *values.values()) and values["confidence"] is span[_CONFIDENCE]
-                    and not values["extra"]):
-                if bounds[2 * where] == end + 2 and source.startswith("\n\n", end):
-                    end = bounds[2 * where + 1]
-                    continue
-                if start >= 0:
-                    out.append((start, end))
-                start, end = bounds[2 * where], bounds[2 * where + 1]
+        if where is not None and fields_set_slot(rule) is STATED_AS_WRITTEN and not rule.__dict__["extra"]:
+            if bounds[2 * where] == end + 2 and source.startswith("\n\n", end):
+                end = bounds[2 * where + 1]
                 continue
+            if start >= 0:
+                out.append((start, end))
+            start, end = bounds[2 * where], bounds[2 * where + 1]
+            continue
         if start >= 0:
             out.append((start, end))
             start = end = -1

@@ -154,3 +154,36 @@ def test_the_parser_applies_every_validator_the_model_has():
     assert (rule.title, rule.body) == ("Cite sources", "Link each one.")  # the heading keeps no period
     assert Learning.model_validate(rule.model_dump()) == rule
     assert store_format.one_line is PARSER_APPLIES["title"]
+
+
+# One edit to a store exactly as render writes it: the text the fast reader (store_canonical) must take
+# only when the edit leaves render's own form, and otherwise hand to the full reader unchanged.
+_EDIT_CHARS = st.sampled_from(list(" \t\n\r\\|#-<>!:.0123456789aAzé\u00a0\u2028\x00") + ["--", "<!--", "-->", "  ",
+                                                                                         "\n\n", "\n### ", "## Retired"])
+
+
+@st.composite
+def _edited(draw):
+    text = render(draw(docs().map(_without_vet)))
+    at = draw(st.integers(0, len(text)))
+    cut = draw(st.integers(0, 3))
+    return text[:at] + draw(st.one_of(st.just(""), _EDIT_CHARS)) + text[at + cut:]
+
+
+@FUZZ
+@given(_edited())
+def test_a_rendered_store_with_one_edit_reads_and_fails_exactly_as_before(old, text):
+    _same(old, text)
+
+
+def test_a_store_as_render_writes_it_is_read_without_the_full_reader(monkeypatch):
+    from agentuse.core import store_read
+
+    doc = parse(SPEC_EXAMPLE.read_text(encoding="utf-8"))
+    calls = []
+    real = store_read._parse_entry
+    monkeypatch.setattr(store_read, "_parse_entry", lambda *a: calls.append(a[1]) or real(*a))
+    text = render(StoreDoc(name=doc.name, agent=doc.agent, learnings=list(doc.learnings)))
+    assert parse(text) == doc and calls == []
+    edited = text.replace("injected:3 |", "injected:03 |")  # read the same, but not as render writes it
+    assert parse(edited) == doc and len(calls) == 1
