@@ -100,6 +100,13 @@ def opening_end(words: list[str], text: str, *, word_end: bool) -> int | None:
     pattern per title (every record runs this; a store's parse compiled thousands). Where only ASCII is
     compared, case-insensitive equality is equality of lower(); a non-ASCII character may match an ASCII
     one under re's rules (K and the Kelvin sign), so that case is left to the regex."""
+    # Quick no, in a few calls: where the text's first len(" ".join(words)) characters are ASCII with single
+    # spaces only, an opening would be exactly those words (each gap one space), so unequal means none.
+    joined = " ".join(words)
+    segment = text[:len(joined)]
+    if (segment.isascii() and joined.isascii() and segment.isprintable() and "  " not in segment
+            and segment.lower() != joined.lower()):
+        return None
     pos, size = 0, len(text)
     for index, word in enumerate(words):
         if index:
@@ -267,8 +274,7 @@ PARSER_APPLIES = {"title": one_line, "why": one_line, "evidence": one_line, "too
 _set = object.__setattr__
 
 
-def new_values() -> dict:
-    return _SHARED_DEFAULTS.copy()
+new_values = _SHARED_DEFAULTS.copy  # -> a dict of the defaults, every field's key in declaration order
 
 
 def from_parsed(values: dict, fields_set: "set[str] | LazyFields") -> Learning:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 
 from agentuse.core.learning import (
     Category,
@@ -29,19 +30,21 @@ from agentuse.core.learning import (
 from agentuse.core.store_doc import ParsedRules
 from agentuse.core.store_meta import KNOWN_DATES, STATED_AS_WRITTEN, real_date
 
-_WORD = r"[0-9A-Za-z._:-]++"  # ids, hashes, session ids, the vetter (ASCII: a quicker class; others go the long way)
+_WORD = r"[0-9A-Za-z._:]++"  # ids, hashes, session ids, the vetter (ASCII, no "-": a quicker class; others go the long way)
 _WORDS = r"[^|\\\s]++(?: [^|\\\s]++)*+"  # single spaces between words (tools, signatures)
 _NOTE = r"[^\\\s]++(?: (?!-->(?:\n|\Z))[^\\\s]++)*+"  # up to the line's last " -->"
 ENTRY = re.compile(
-    # The title's spacing and printability are checked after (cheaper than a class per character here).
-    r"### \[([a-z-]++)\](?: ((?! )[^\n\\]++(?<! )))?+\n"
+    # The title's spacing, printability and backslashes are checked after (cheaper than a class here).
+    r"### \[([a-z-]++)\](?: ((?! )[^\n]++(?<! )))?+\n"
     rf"<!-- (?:id:({_WORD}) \| )?+(?:confidence:([0-9]++\.[0-9][0-9]) \| )?+injected:([0-9]++) \| src:([a-z]++)"
     rf"(?: \| ch:([a-z-]++))?+(?: \| ih:({_WORD}))?+(?: \| sess:({_WORD}))?+(?: \| tool:({_WORDS}))?+"
     rf"(?: \| sig:({_WORDS}))?+(?: \| re:([0-9]++))?+(?: \| ok:([0-9]++))?+(?: \| state:([a-z]++))?+"
     rf"(?: \| vet:({_WORD}))?+ \| ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) -->"
     rf"(?:\n<!-- why: ({_NOTE}) -->)?+(?:\n<!-- evidence: ({_NOTE}) -->)?+"
     r"(?:\n(?!<!--|#)([^\n]++(?:\n(?!#)[^\n]++)*+)(?<!\s))?+"
-    r"(?:\n\n(?=### )|\n?\Z)")
+    r"(?:\n\n(?=### )|\n?\Z)"
+    # Or any other entry (the last group): every line up to the next heading.
+    r"|(### [^\n]*+(?:\n(?!### )[^\n]*+)*+)(?:\n(?=### )|\Z)")
 
 _CATEGORIES = {member.value: member for member in Category}
 _SOURCES = {member.value: member for member in Source}
@@ -53,6 +56,8 @@ _POSITIVE = {text: number for text, number in _COUNTS.items() if number}  # re: 
 # first, others as they are met. Dates likewise (store_meta.real_date), both bounded.
 _CONFIDENCES = {f"{hundredths / 100:.2f}": float(f"{hundredths / 100:.2f}") for hundredths in range(101)}
 _KEPT = 10_000
+# title_said_once's quick no, as a table: two ASCII letters or digits that differ but for case.
+_LOWER = {character: character.lower() for character in string.ascii_letters + string.digits}
 
 
 def _count(text: str, least: int) -> int | None:
@@ -93,17 +98,17 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
     final newline), each with its span when render writes it back as it is. `other(first, end, last)`
     reads an entry this pattern does not take: (record, whether its text is render's). Written for speed
     (this loop is most of reading a large store): table lookups, and the record made in place."""
-    match, spans, bounds, keep = ENTRY.match, rules.spans, rules.bounds, rules.append
+    spans, bound, keep, size = rules.spans, rules.bounds.append, rules.append, len(text)
     categories, sources, channels, states = _CATEGORIES, _SOURCES, _CHANNELS, _STATES
-    counts, positive, confidences, dates = _COUNTS, _POSITIVE, _CONFIDENCES, KNOWN_DATES
-    as_written, new, put = STATED_AS_WRITTEN, Learning.__new__, object.__setattr__
-    at = first
-    while at >= 0:
-        entry = match(text, at)
-        if entry is not None:
-            (category, title, rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, vet,
-             date, why, evidence, body) = entry.groups()
-            values = new_values()
+    counts, positive, confidences, dates, lower = _COUNTS, _POSITIVE, _CONFIDENCES, KNOWN_DATES, _LOWER
+    as_written, new, put, defaults = STATED_AS_WRITTEN, Learning.__new__, object.__setattr__, new_values
+    for entry in ENTRY.finditer(text, first):  # one match per entry, each where the one before ended
+        (category, title, rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, vet,
+         date, why, evidence, body, any_other) = entry.groups()
+        at, end = entry.span()
+        fast = any_other is None
+        if fast:
+            values = defaults()
             try:
                 values["category"] = categories[category]
                 values["src"] = sources[src]
@@ -112,7 +117,7 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
                 if state is not None:
                     values["state"] = states[state]
             except KeyError:  # not a name render writes: the full reader says which
-                entry = None
+                fast = False
             else:
                 try:
                     values["date"] = dates[date]
@@ -125,34 +130,33 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
                         values["ok"] = positive[ok]
                 except KeyError:
                     values["date"] = date
-                    if not _rare(values, confidence, injected, re_, ok):
-                        entry = None
+                    fast = _rare(values, confidence, injected, re_, ok)
             # Spacing and printability of the title (the pattern leaves them), and no escape in the body.
-            if (entry is not None and ((title is not None and ("  " in title or not title.isprintable()))
-                                       or (body is not None and "\\" in body))):
-                entry = None
-        if entry is None:
-            following = text.find("\n### ", at, stop)
-            end = stop if following < 0 else following
-            rule, as_rendered = other(at, end, following < 0)
+            if fast and ((title is not None and ("  " in title or "\\" in title or not title.isprintable()))
+                         or (body is not None and "\\" in body)):
+                fast = False
+        if not fast:
+            last = end == size  # else the match ends where the next heading starts
+            rule, written = other(at, stop if last else end - 1, last)
             if include_retired or rule.state is not State.retired:
                 keep(rule)
-                spans.append(rule if as_rendered else None)
-                bounds.extend((at, end - (following >= 0)))
-            at = following + 1 if following >= 0 else -1
+                spans.append(rule if written else None)
+                bound(at)
+                bound(stop if last else end - 2)
             continue
         values["id"] = rule_id or ""
-        values["ih"], values["sess"], values["tool"], values["sig"], values["vet"] = ih, sess, tool, sig, vet
-        values["why"], values["evidence"], values["extra"] = why, evidence, []
-        end = entry.end()
-        # Render escapes "--" (but for the lines' own "<!--" and "-->") and a body line's "#".
-        written = (text.count("--", at, end) == 2 + 2 * ((why is not None) + (evidence is not None))
-                   and (body is None or "#" not in body))
+        values["ih"] = ih
+        values["sess"] = sess
+        values["extra"] = []
+        # Render escapes a "--" (the values the pattern takes as words have none) and a body line's "#".
+        written = (title is None or "--" not in title) and (body is None or ("--" not in body and "#" not in body))
+        if tool is not None or sig is not None or vet is not None or why is not None or evidence is not None:
+            values["tool"], values["sig"], values["vet"], values["why"], values["evidence"] = tool, sig, vet, why, evidence
+            written = written and not any(value is not None and "--" in value for value in (tool, sig, why, evidence))
         if body is None:
-            title, body = title or "", ""
-        elif title is not None and not (title[0].isascii() and body[0].isascii() and title[0].isalnum()
-                                        and body[0].isalnum() and title[0].lower() != body[0].lower()):
-            said = title_said_once(title, body)  # (its own quick no above, inline)
+            body = ""
+        elif title is not None and ((known := lower.get(title[0])) is None or known == lower.get(body[0], known)):
+            said = title_said_once(title, body)  # unless its own quick no (above, inline) says it need not
             if said != (title, body):
                 (title, body), written = said, False
         values["title"], values["body"] = title or "", body
@@ -164,5 +168,5 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         if include_retired or state != "retired":
             keep(rule)
             spans.append(rule if written else None)
-            bounds.extend((at, end - 2 if end < len(text) else stop))
-        at = end if end < len(text) else -1
+            bound(at)
+            bound(stop if end == size else end - 2)
