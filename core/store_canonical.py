@@ -80,17 +80,18 @@ def _confidence(text: str) -> float | None:
 
 
 def _rare(values: dict, confidence, injected, re_, ok) -> bool:
-    """The table lookups of `read_entries` again for one whose text missed a table (a date or confidence
-    first met, a count of 1,000 or more, or text render does not write): whether the entry is render's."""
-    for key, text, least in (("injected", injected, 0), ("re", re_, 1), ("ok", ok, 1)):
-        if text is not None and (values.__setitem__(key, _count(text, least)) or values[key] is None):
-            return False
+    """The table lookups of `read_entries` again for an entry whose text missed a table (a date or
+    confidence first met, a count of 1,000 or more, or text render does not write), filling `values`
+    (its "date" the date's text): whether the entry is render's."""
+    read = {"injected": _count(injected, 0), "date": real_date(values["date"])}
+    if re_ is not None:
+        read["re"] = _count(re_, 1)
+    if ok is not None:
+        read["ok"] = _count(ok, 1)
     if confidence is not None:
-        values["confidence"] = _confidence(confidence)
-        if values["confidence"] is None:
-            return False
-    values["date"] = real_date(values["date"])
-    return values["date"] is not None
+        read["confidence"] = _confidence(confidence)
+    values.update(read)
+    return None not in read.values()
 
 
 def read_entries(text: str, first: int, stop: int, include_retired: bool, rules: ParsedRules, other) -> None:

@@ -4,6 +4,7 @@ how fast is for benchmarks/store_scale.py."""
 from __future__ import annotations
 
 import datetime
+import pickle
 import re
 from pathlib import Path
 
@@ -14,7 +15,16 @@ from hypothesis import strategies as st
 from agentuse.core import learning, store, store_write
 from agentuse.core.inject import record_injection
 from agentuse.core.ranking import rank
-from agentuse.core.learning import Learning, Source, State, opening_end, opening_end_by_regex, title_said_once
+from agentuse.core.learning import (
+    Learning,
+    Source,
+    State,
+    fields_set_slot,
+    opening_end,
+    opening_end_by_regex,
+    title_said_once,
+)
+from agentuse.core.store_meta import STATED_AS_WRITTEN
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 from reliability.test_bad_input import STORE_TEXT
@@ -237,6 +247,21 @@ def test_a_negative_zero_confidence_is_written_as_such():
     doc = _one()
     doc.learnings[0].confidence = -0.0  # equal to the 0.0 read, written differently
     assert "confidence:-0.00" in render(doc) == render(_fresh(doc))
+
+
+def test_parsed_records_share_one_stand_in_for_their_fields_set_until_it_is_asked_for():
+    # A set of a dozen field names per record was twice the entry's text; one stand-in serves them all.
+    first, second = _one().learnings
+    assert fields_set_slot(first) is fields_set_slot(second) is STATED_AS_WRITTEN
+    assert first.model_fields_set == {"id", "category", "title", "body", "extra", "date", "confidence", "injected",
+                                      "src"}
+    assert type(fields_set_slot(first)) is set and fields_set_slot(second) is STATED_AS_WRITTEN
+    second.ok = 1  # a validated assignment asks for the set, so the record no longer passes for as read
+    assert "ok" in second.model_fields_set and "ok" not in first.model_fields_set
+    copied, thawed = _one().learnings[1].model_copy(), pickle.loads(pickle.dumps(_one().learnings[1]))
+    assert copied.model_fields_set == thawed.model_fields_set == {"id", "category", "title", "body", "extra", "date",
+                                                                  "injected", "src"}
+    assert Learning(id="a1b2c3d4", title="T", date="2026-01-01").model_fields_set == {"id", "title", "date"}
 
 
 def test_reordered_removed_and_replaced_records_render_as_a_fresh_doc():
