@@ -4,7 +4,8 @@ what lets a run record its injection by rewriting only the counted rules' metada
 from __future__ import annotations
 
 from array import array
-from operator import attrgetter
+from itertools import compress, count, repeat
+from operator import add, attrgetter
 from typing import NamedTuple
 
 from agentuse.core.learning import new_values
@@ -49,7 +50,7 @@ def bump(known: Verbatim, ids: set[str], counter: str) -> Verbatim:
     `ids`: only those records' metadata lines (each the line after its heading) are rendered again."""
     text, starts = known.text, known.starts
     pieces, at, moved = [], 0, []  # moved: (index, characters the line grew by)
-    for index in [index for index, rule_id in enumerate(known.ids) if rule_id in ids]:
+    for index in compress(count(), map(ids.__contains__, known.ids)):  # (C loops: a store may be large)
         start = text.index("\n", starts[index]) + 1
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
@@ -67,5 +68,5 @@ def bump(known: Verbatim, ids: set[str], counter: str) -> Verbatim:
         starts, shift = array("q", starts), 0
         for (index, grew), (following, _) in zip(moved, [*moved[1:], (len(starts) - 1, 0)], strict=True):
             shift += grew
-            starts[index + 1:following + 1] = array("q", [start + shift for start in starts[index + 1:following + 1]])
+            starts[index + 1:following + 1] = array("q", map(add, starts[index + 1:following + 1], repeat(shift)))
     return Verbatim("".join([*pieces, text[at:]]), known.ids, starts)
