@@ -1,10 +1,12 @@
 """The text of a learnings file -> records (`parse`), following the spec's "Storage Format" to the letter.
 
-One pass over the text, and per entry a fixed number of cheap string operations when nothing is escaped
-(the common case): every escape pattern needs a backslash to undo, so a token or line without one is taken
-as it is. Each entry becomes a Learning through `learning.from_parsed`, which skips pydantic's per-field
-pass; so this module does, field by field, everything that pass would (types from store_meta's readers,
-and the model's own normalisers `one_line` and `body_text`).
+One pass over the text. An entry exactly as render writes it is read by store_canonical in one regex call;
+any other by `_parse_entry` here, line by line, with a fixed number of cheap string operations when
+nothing is escaped: every escape pattern needs a backslash to undo, so a token or line without one is
+taken as it is. Either way the entry becomes a Learning without pydantic's per-field pass
+(`learning.from_parsed`), so both do, field by field, everything that pass would (types from
+store_meta's readers, and the model's own normalisers `one_line` and `body_text`), and fail with the
+same file:line messages (tests/test_store_format_baseline.py holds both to the reader they replaced).
 """
 
 from __future__ import annotations
@@ -159,8 +161,8 @@ def _parse(text: str, filename: str, include_retired: bool, rng) -> StoreDoc:
         return StoreFormatError(filename, text.count("\n", 0, entry) + lines + 1, message)
 
     # The lines are text.split("\n") less the empty one after a final newline; an entry is every run of
-    # lines from one that starts with "### " to the next. Found with str.find and cut one entry at a time,
-    # so the whole file is never held a second time as a list of lines.
+    # lines from one that starts with "### " to the next. Found by pattern or str.find one entry at a
+    # time, so the whole file is never held a second time as a list of lines.
     stop = len(text) - 1 if text.endswith("\n") else len(text)
     first = 0 if text.startswith("### ", 0, stop) else text.find("\n### ", 0, stop) + 1 or -1
     preamble = text[:stop] if first < 0 else text[:max(first - 1, 0)] if first else ""
