@@ -18,19 +18,25 @@ import re
 import string
 
 from agentuse.core.learning import (
-    Category,
-    Channel,
     Learning,
-    Source,
     State,
     new_values,
     set_fields_slot,
     title_said_once,
 )
 from agentuse.core.store_doc import ParsedRules
-from agentuse.core.store_meta import KNOWN_DATES, STATED_AS_WRITTEN, real_date
+from agentuse.core.store_meta import (
+    CATEGORIES,
+    CHANNELS,
+    KNOWN_DATES,
+    SOURCES,
+    STATED_AS_WRITTEN,
+    STATES,
+    real_date,
+)
 
-_WORD = r"[0-9A-Za-z._:]++"  # ids, hashes, session ids, the vetter (ASCII, no "-": a quicker class; others go the long way)
+# Ids, hashes, session ids, the vetter: ASCII and no "-" (a quicker class; any other goes the long way).
+_WORD = r"[0-9A-Za-z._:]++"
 _WORDS = r"[^|\\\s]++(?: [^|\\\s]++)*+"  # single spaces between words (tools, signatures)
 _NOTE = r"[^\\\s]++(?: (?!-->(?:\n|\Z))[^\\\s]++)*+"  # up to the line's last " -->"
 ENTRY = re.compile(
@@ -46,10 +52,7 @@ ENTRY = re.compile(
     # Or any other entry (the last group): every line up to the next heading.
     r"|(### [^\n]*+(?:\n(?!### )[^\n]*+)*+)(?:\n(?=### )|\Z)")
 
-_CATEGORIES = {member.value: member for member in Category}
-_SOURCES = {member.value: member for member in Source}
-_CHANNELS = {member.value: member for member in Channel}
-_STATES = {member.value: member for member in State if member is not State.active}  # render omits active
+_STATES = {text: member for text, member in STATES.items() if member is not State.active}  # render omits active
 _COUNTS = {str(number): number for number in range(1000)}  # counts as render writes them
 _POSITIVE = {text: number for text, number in _COUNTS.items() if number}  # re: and ok: (render omits 0)
 # Confidence text -> its number, for the texts that read back as written (two decimals); 0.00-1.00 at
@@ -100,7 +103,7 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
     reads an entry this pattern does not take: (record, whether its text is render's). Written for speed
     (this loop is most of reading a large store): table lookups, and the record made in place."""
     spans, bound, keep, size = rules.spans, rules.bounds.append, rules.append, len(text)
-    categories, sources, channels, states = _CATEGORIES, _SOURCES, _CHANNELS, _STATES
+    categories, sources, channels, states = CATEGORIES, SOURCES, CHANNELS, _STATES
     counts, positive, confidences, dates, lower = _COUNTS, _POSITIVE, _CONFIDENCES, KNOWN_DATES, _LOWER
     as_written, new, put, defaults = STATED_AS_WRITTEN, Learning.__new__, object.__setattr__, new_values
     for entry in ENTRY.finditer(text, first):  # one match per entry, each where the one before ended
@@ -152,7 +155,8 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         # Render escapes a "--" (the values the pattern takes as words have none) and a body line's "#".
         written = (title is None or "--" not in title) and (body is None or ("--" not in body and "#" not in body))
         if tool is not None or sig is not None or vet is not None or why is not None or evidence is not None:
-            values["tool"], values["sig"], values["vet"], values["why"], values["evidence"] = tool, sig, vet, why, evidence
+            values["tool"], values["sig"], values["vet"] = tool, sig, vet
+            values["why"], values["evidence"] = why, evidence
             written = written and not any(value is not None and "--" in value for value in (tool, sig, why, evidence))
         if body is None:
             body = ""

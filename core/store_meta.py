@@ -87,9 +87,9 @@ CANONICAL_META = re.compile(
     rf"(?: \| ih:({_V}))?(?: \| sess:({_V}))?(?: \| tool:({_V}))?(?: \| sig:({_V}))?"
     r"(?: \| re:([0-9]++))?(?: \| ok:([0-9]++))?(?: \| state:(active|graduated|quarantined|retired))?"
     rf"(?: \| vet:({_V}))? \| ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) -->")
-_SOURCES = {member.value: member for member in Source}
-_CHANNELS = {member.value: member for member in Channel}
-_STATES = {member.value: member for member in State}
+SOURCES = {member.value: member for member in Source}  # token text -> member, for the readers
+CHANNELS = {member.value: member for member in Channel}
+STATES = {member.value: member for member in State}
 _REAL_DATES: dict[str, str] = {}  # date text -> itself once checked real (so entries share one string)
 KNOWN_DATES = _REAL_DATES  # for readers that look dates up themselves (store_canonical)
 # Value text -> the one object entries share for it: a store holds few distinct instruction hashes,
@@ -132,7 +132,7 @@ def canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
         return None
     values["date"] = known
     values["injected"] = int(injected)
-    values["src"] = _SOURCES[src]
+    values["src"] = SOURCES[src]
     values["extra"] = []
     stated = {"injected", "src", "id", "category", "title", "body", "extra", "date"}  # with ALWAYS_SET
     # What render writes differently from what this pattern accepts: a default (state:active, re:0, ok:0),
@@ -150,7 +150,7 @@ def canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
         if f"{number:.2f}" != confidence:
             stated.discard(AS_WRITTEN)
     if ch is not None:
-        values["ch"] = _CHANNELS[ch]
+        values["ch"] = CHANNELS[ch]
         stated.add("ch")
     if ih is not None:
         values["ih"] = _shared(ih)
@@ -171,7 +171,7 @@ def canonical_meta(meta: re.Match, values: dict) -> set[str] | None:
         values["ok"] = int(ok)
         stated.add("ok")
     if state is not None:
-        values["state"] = _STATES[state]
+        values["state"] = STATES[state]
         stated.add("state")
     if vet is not None:
         values["vet"] = _shared(vet)
