@@ -377,6 +377,22 @@ def test_a_store_changed_since_it_was_read_is_counted_in_a_transaction(two):
     assert "injected:5 | src:auto" in location.store_path.read_text(encoding="utf-8")
 
 
+def test_a_store_whose_bytes_changed_but_not_its_text_is_counted_in_a_transaction(two, monkeypatch):
+    # The count in place compares the file's bytes with those it read, not their decoding: a BOM an
+    # editor added reads as the same text, and is dropped by a transaction's write as by any other save.
+    location, _ = two
+    store.save(location, StoreDoc(name="write", learnings=[Learning(id="a1b2c3d4", title="T", date="2026-01-02")]))
+    text = location.store_path.read_text(encoding="utf-8")
+    store.load(location)
+    location.store_path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert store.load(location).learnings[0].injected == 0  # (now remembered with the BOM)
+    location.store_path.write_bytes(text.encode("utf-8"))
+    monkeypatch.setattr(store, "bump", lambda *a: pytest.fail("counted in place"))
+    record_injection(location, ["a1b2c3d4"])
+    assert location.store_path.read_bytes().startswith(b"# Learnings for write\n")
+    assert store.load(location).learnings[0].injected == 1
+
+
 @pytest.mark.parametrize("header", ["# Learnings for a ", "# Learnings for a \n", "# Learnings for  a\n", "# Learnings for a\n\n",
                                     "# Learnings for a\n<!--  agent: x -->\n", "\n# Learnings for a\n"])
 def test_a_header_render_would_write_otherwise_is_rewritten(header):
