@@ -100,6 +100,13 @@ def opening_end(words: list[str], text: str, *, word_end: bool) -> int | None:
     pattern per title (every record runs this; a store's parse compiled thousands). Where only ASCII is
     compared, case-insensitive equality is equality of lower(); a non-ASCII character may match an ASCII
     one under re's rules (K and the Kelvin sign), so that case is left to the regex."""
+    # Quick no, in a few calls: where the text's first len(" ".join(words)) characters are ASCII with single
+    # spaces only, an opening would be exactly those words (each gap one space), so unequal means none.
+    joined = " ".join(words)
+    segment = text[:len(joined)]
+    if (segment.isascii() and joined.isascii() and segment.isprintable() and "  " not in segment
+            and segment.lower() != joined.lower()):
+        return None
     pos, size = 0, len(text)
     for index, word in enumerate(words):
         if index:
@@ -213,9 +220,52 @@ class Learning(BaseModel):
         return rule_text(self.title, self.body)
 
 
-# The fields' defaults in declaration order; the store parser fills a copy per entry (`new_values`).
+class LazyFields:
+    """A stand-in for a record's fields set (pydantic's `__pydantic_fields_set__`), which the store reader
+    puts in its place: the set is made from the record's values the first time anything asks for it. An
+    entry as the store writes it states exactly the fields that differ from their defaults, so the reader
+    need not build a set per entry (a set of a dozen names is 700 bytes, twice the entry's text). Every
+    validated assignment asks for the set (pydantic adds the assigned name), so a record whose slot still
+    holds its stand-in has not been assigned since it was read: what lets `render` copy its text."""
+
+    __slots__ = ("made_from",)
+
+    def __init__(self, made_from) -> None:
+        self.made_from = made_from  # values dict -> set of field names
+
+
+_FIELDS_SET = BaseModel.__dict__["__pydantic_fields_set__"]  # the slot pydantic keeps the set in
+fields_set_slot = _FIELDS_SET.__get__  # what the slot holds, a set or a LazyFields, without making one
+set_fields_slot = _FIELDS_SET.__set__
+
+
+def _fields_set(rule: "Learning") -> set[str]:
+    fields = _FIELDS_SET.__get__(rule)
+    if type(fields) is LazyFields:
+        fields = fields.made_from(rule.__dict__)
+        _FIELDS_SET.__set__(rule, fields)
+    return fields
+
+
+# pydantic reads and writes the set through the attribute (validation, copies, pickling, exclude_unset),
+# so a property in the slot's place sees every use.
+Learning.__pydantic_fields_set__ = property(_fields_set, _FIELDS_SET.__set__)
+
+# The fields' defaults in declaration order; the store parser fills a copy per entry (`new_values`). The
+# copy is a key-sharing dict (what a plain object's __dict__ is): its keys are stored once for all
+# records, not once per record (a third of a record's dict).
 _DEFAULTS = {name: None if field.is_required() or field.default_factory else field.default
              for name, field in Learning.model_fields.items()}
+
+
+class _SharedKeys:
+    pass
+
+
+_template = _SharedKeys()
+for _name, _default in _DEFAULTS.items():
+    setattr(_template, _name, _default)  # one by one: how the keys come to be shared (an update would not)
+_SHARED_DEFAULTS = _template.__dict__
 # Every field_validator above, by the function the parser applies in its place (tests/test_store_format.py
 # checks this list against the model, so a new validator cannot be silently skipped by the parser); the
 # one model validator, `_title_once`, is applied by `from_parsed` itself.
@@ -224,20 +274,24 @@ PARSER_APPLIES = {"title": one_line, "why": one_line, "evidence": one_line, "too
 _set = object.__setattr__
 
 
-def new_values() -> dict:
-    return _DEFAULTS.copy()
+new_values = _SHARED_DEFAULTS.copy  # -> a dict of the defaults, every field's key in declaration order
 
 
-def from_parsed(values: dict, fields_set: set[str]) -> Learning:
+def from_parsed(values: dict, fields_set: "set[str] | LazyFields") -> Learning:
     """A Learning from a complete dict (a `new_values()` copy) that is already what validation would make:
     every value of its field's type, every validator above applied. The store parser checks and normalises
     each field in its own loop, so it skips pydantic's per-field pass (a third of a large store's parse);
     this is what `model_construct` does, minus its per-field default handling. Anything else builds
     Learnings the usual way."""
     values["title"], values["body"] = title_said_once(values["title"], values["body"])  # the model validator
+    return record(values, fields_set)
+
+
+def record(values: dict, fields_set: "set[str] | LazyFields") -> Learning:
+    """`from_parsed` for values whose title is already said once."""
     rule = Learning.__new__(Learning)
     _set(rule, "__dict__", values)
-    _set(rule, "__pydantic_fields_set__", fields_set)
+    set_fields_slot(rule, fields_set)
     _set(rule, "__pydantic_extra__", None)
     _set(rule, "__pydantic_private__", None)
     return rule

@@ -158,8 +158,12 @@ def _replace(path: Path, text: str | bytes) -> None:
 
 
 def _read(path: Path) -> str | None:
+    return _read_both(path)[1]
+
+
+def _read_both(path: Path) -> tuple[bytes | None, str | None]:
     data = read_optional(path, "learnings file")
-    return None if data is None else _decode(path, data)
+    return data, None if data is None else _decode(path, data)
 
 
 def _decode(path: Path, data: bytes) -> str:
@@ -169,16 +173,20 @@ def _decode(path: Path, data: bytes) -> str:
         raise StoreFormatError(str(path), data[: bad.start].count(b"\n") + 1, "not valid UTF-8 text") from None
 
 
-# Store path -> the last text this process read there that writes back as it is (`verbatim`): a store
-# holding those bytes again is known to parse, and its counters can be bumped in place (`count`). Keyed by
-# the text itself, so a file changed since by anyone is simply not found here. A run reads its store just
-# before counting the injection, so the count finds it.
-_VERBATIM: dict[Path, Verbatim] = {}
+# Store path -> the last text this process read there that writes back as it is (`verbatim`), with the
+# file's bytes: a store holding those bytes again is known to parse, and its counters can be bumped in
+# place (`count`). Told by the bytes themselves, so a file changed since by anyone is simply not found
+# here, and without decoding them again (a third of counting in a large store). A run reads its store
+# just before counting the injection, so the count finds it.
+_VERBATIM: dict[Path, tuple[Verbatim, bytes]] = {}
 _VERBATIM_KEPT = 16  # stores; a long-lived process (serve) keeps the most recent ones
 _VERBATIM_LOCK = threading.Lock()  # serve reads and counts from several threads
 
 
-def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retired: bool = False) -> StoreDoc:
+def _doc(location: AgentLocation, path: Path, text: str | None, data: bytes | None = None, *,
+         include_retired: bool = False) -> StoreDoc:
+    """The doc `text` reads as; when `data` (the bytes `text` was decoded from) is a store's and writes back
+    as it is, remembered for `count`."""
     if text is None:
         return StoreDoc(name=location.name, agent=location.breadcrumb)
     doc = parse(text, filename=str(path), include_retired=include_retired)
@@ -186,15 +194,15 @@ def _doc(location: AgentLocation, path: Path, text: str | None, *, include_retir
         doc.name = location.name
     if doc.agent is None:
         doc.agent = location.breadcrumb
-    if path == location.store_path and (known := verbatim(doc, text)) is not None:
-        _remember(path, known)
+    if data is not None and path == location.store_path and (known := verbatim(doc, text)) is not None:
+        _remember(path, known, data)
     return doc
 
 
-def _remember(path: Path, known: Verbatim) -> None:
+def _remember(path: Path, known: Verbatim, data: bytes) -> None:
     with _VERBATIM_LOCK:
         _VERBATIM.pop(path, None)
-        _VERBATIM[path] = known
+        _VERBATIM[path] = (known, data)
         while len(_VERBATIM) > _VERBATIM_KEPT:
             del _VERBATIM[next(iter(_VERBATIM))]
 
@@ -209,14 +217,16 @@ def count(location: AgentLocation, ids: set[str], counter: str) -> bool:
         return False
     settle(location)
     with lock_for(path):
-        text = _read(path)
-        known = _VERBATIM.get(path)
-        if text is None or known is None or text != known.text:
+        data = read_optional(path, "learnings file")
+        remembered = _VERBATIM.get(path)
+        if data is None or remembered is None or data != remembered[1]:
             return False
+        known = remembered[0]
         counted = bump(known, ids, counter)
-        if counted.text != text:
-            atomic_write(path, counted.text)
-            _remember(path, counted)
+        if counted.text != known.text:
+            written = counted.text.encode("utf-8")  # what atomic_write would write for the text
+            atomic_write(path, written)
+            _remember(path, counted, written)
     return True
 
 
@@ -282,7 +292,8 @@ def _bytes(path: Path) -> bytes | None:
 def load(location: AgentLocation) -> StoreDoc:
     """The agent's store; an empty doc when there is none yet. Raises StoreFormatError (file:line)."""
     settle(location)
-    return _doc(location, location.store_path, _read(location.store_path))
+    data, text = _read_both(location.store_path)
+    return _doc(location, location.store_path, text, data)
 
 
 def load_archive(location: AgentLocation) -> StoreDoc:
@@ -302,8 +313,8 @@ def transaction(location: AgentLocation) -> Iterator[StoreDoc]:
     path = location.store_path
     settle(location)
     with lock_for(path):
-        original = _read(path)
-        doc = _doc(location, path, original)
+        data, original = _read_both(path)
+        doc = _doc(location, path, original, data)
         yield doc
         text = _render_live(doc)
         if text != original and (original is not None or doc.learnings):

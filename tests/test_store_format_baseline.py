@@ -154,3 +154,71 @@ def test_the_parser_applies_every_validator_the_model_has():
     assert (rule.title, rule.body) == ("Cite sources", "Link each one.")  # the heading keeps no period
     assert Learning.model_validate(rule.model_dump()) == rule
     assert store_format.one_line is PARSER_APPLIES["title"]
+
+
+# One edit to a store exactly as render writes it: the text the fast reader (store_canonical) must take
+# only when the edit leaves render's own form, and otherwise hand to the full reader unchanged.
+_EDIT_CHARS = st.sampled_from(list(" \t\n\r\\|#-<>!:.0123456789aAzé\u00a0\u2028\x00") + ["--", "<!--", "-->", "  ",
+                                                                                         "\n\n", "\n### ", "## Retired"])
+
+
+@st.composite
+def _edited(draw):
+    text = render(draw(docs().map(_without_vet)))
+    at = draw(st.integers(0, len(text)))
+    cut = draw(st.integers(0, 3))
+    return text[:at] + draw(st.one_of(st.just(""), _EDIT_CHARS)) + text[at + cut:]
+
+
+@FUZZ
+@given(_edited())
+def test_a_rendered_store_with_one_edit_reads_and_fails_exactly_as_before(old, text):
+    _same(old, text)
+
+
+def test_a_store_as_render_writes_it_is_read_without_the_full_reader(monkeypatch):
+    from agentuse.core import store_read
+
+    doc = parse(SPEC_EXAMPLE.read_text(encoding="utf-8"))
+    calls = []
+    real = store_read._parse_entry
+    monkeypatch.setattr(store_read, "_parse_entry", lambda *a: calls.append(a[1]) or real(*a))
+    text = render(StoreDoc(name=doc.name, agent=doc.agent, learnings=list(doc.learnings)))
+    assert parse(text) == doc and calls == []
+    edited = text.replace("injected:3 |", "injected:03 |")  # read the same, but not as render writes it
+    assert parse(edited) == doc and len(calls) == 1
+
+
+# An entry as render writes it but for one thing: the fast reader hands it to the full one, which fails
+# (or reads) exactly as the baseline did, naming the same line and saying the same thing.
+_GOOD = ("### [tip] Keep intros short\n<!-- id:a1b2c3d4 | confidence:0.92 | injected:3 | src:auto | ch:custom | "
+         "ih:9c4d2ba17e08 | ok:2 | 2026-01-27 -->\nSay it once.\n")
+ONE_THING_WRONG = [
+    ("[tip]", "[tips]", "3: unknown category 'tips'; use one of tip, warning, pattern, tool-usage, error-fix"),
+    ("src:auto", "src:robot", "4: bad value for 'src:' ('robot'): use one of auto, approval, manual"),
+    ("ch:custom", "ch:email", "4: bad value for 'ch:' ('email'): use one of corrections, tool-errors, custom, agent"),
+    ("2026-01-27", "2026-02-30", "4: '2026-02-30' is not a real date"),
+    ("injected:3", "injected:-3", "4: bad value for 'injected:' ('-3'): expected a whole number of 0 or more"),
+    ("confidence:0.92", "confidence:nan", "4: bad value for 'confidence:' ('nan'): expected a finite number"),
+    ("ok:2", "ok:2.5", "4: bad value for 'ok:' ('2.5'): expected a whole number of 0 or more"),
+    ("ok:2", "state:asleep", "4: bad value for 'state:' ('asleep'): use one of active, graduated, quarantined, retired"),
+    ("ok:2", "ok:2 | ok:3", "4: 'ok:' appears twice in the metadata comment"),
+    ("| 2026-01-27", "", "4: the metadata comment has no date (YYYY-MM-DD); it is the one field every entry needs"),
+    ("-->\nSay", "-->\n<!-- why: a -->\n<!-- why: b -->\nSay", "6: a second 'why:' comment for this entry"),
+    ("Say it once.", "Say it once.\n## Retired\nmore", "7: unexpected text after '## Retired'"),
+    ("### [tip] Keep", "### [tip]Keep", "3: malformed entry heading; expected '### [category] title'"),
+    ("<!-- id", "<!--id", None), ("ok:2", "ok:02", None), ("ok:2", "state:active", None), ("0.92", "0.9", None),
+    ("injected:3", "injected:1000", None), ("short", "short\\!", None), ("Say", "Say\\#", None), ("Say", "#Say", None),
+]
+
+
+@pytest.mark.parametrize("good, bad, message", ONE_THING_WRONG)
+def test_one_thing_render_would_not_write_reads_and_fails_exactly_as_before(old, good, bad, message):
+    text = "# Learnings for a\n\n" + _GOOD.replace(good, bad, 1) + "\n" + _GOOD.replace("a1b2c3d4", "b1b2c3d4")
+    _same(old, text)
+    if message is None:
+        assert len(parse(text).learnings) == 2
+    else:
+        with pytest.raises(StoreFormatError) as error:
+            parse(text, filename="f.learnings.md")
+        assert str(error.value) == f"f.learnings.md:{message}"

@@ -4,6 +4,7 @@ how fast is for benchmarks/store_scale.py."""
 from __future__ import annotations
 
 import datetime
+import pickle
 import re
 from pathlib import Path
 
@@ -11,10 +12,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentuse.core import learning, store, store_format
+from agentuse.core import learning, store, store_write
 from agentuse.core.inject import record_injection
 from agentuse.core.ranking import rank
-from agentuse.core.learning import Learning, Source, State, opening_end, opening_end_by_regex, title_said_once
+from agentuse.core.learning import (
+    Learning,
+    Source,
+    State,
+    fields_set_slot,
+    opening_end,
+    opening_end_by_regex,
+    title_said_once,
+)
+from agentuse.core.store_meta import STATED_AS_WRITTEN
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 from reliability.test_bad_input import STORE_TEXT
@@ -214,8 +224,8 @@ def test_rendering_a_parsed_store_renders_only_the_records_that_changed(monkeypa
     text = render(doc)
     parsed = parse(text)
     calls = []
-    real = store_format.render_entry
-    monkeypatch.setattr(store_format, "render_entry", lambda rule: calls.append(rule.id) or real(rule))
+    real = store_write.render_entry
+    monkeypatch.setattr(store_write, "render_entry", lambda rule: calls.append(rule.id) or real(rule))
     assert render(parsed) == text and calls == []
     parsed.learnings[3].injected += 1
     parsed.learnings[40].ok += 1
@@ -237,6 +247,21 @@ def test_a_negative_zero_confidence_is_written_as_such():
     doc = _one()
     doc.learnings[0].confidence = -0.0  # equal to the 0.0 read, written differently
     assert "confidence:-0.00" in render(doc) == render(_fresh(doc))
+
+
+def test_parsed_records_share_one_stand_in_for_their_fields_set_until_it_is_asked_for():
+    # A set of a dozen field names per record was twice the entry's text; one stand-in serves them all.
+    first, second = _one().learnings
+    assert fields_set_slot(first) is fields_set_slot(second) is STATED_AS_WRITTEN
+    assert first.model_fields_set == {"id", "category", "title", "body", "extra", "date", "confidence", "injected",
+                                      "src"}
+    assert type(fields_set_slot(first)) is set and fields_set_slot(second) is STATED_AS_WRITTEN
+    second.ok = 1  # a validated assignment asks for the set, so the record no longer passes for as read
+    assert "ok" in second.model_fields_set and "ok" not in first.model_fields_set
+    copied, thawed = _one().learnings[1].model_copy(), pickle.loads(pickle.dumps(_one().learnings[1]))
+    assert copied.model_fields_set == thawed.model_fields_set == {"id", "category", "title", "body", "extra", "date",
+                                                                  "injected", "src"}
+    assert Learning(id="a1b2c3d4", title="T", date="2026-01-01").model_fields_set == {"id", "title", "date"}
 
 
 def test_reordered_removed_and_replaced_records_render_as_a_fresh_doc():
@@ -350,6 +375,22 @@ def test_a_store_changed_since_it_was_read_is_counted_in_a_transaction(two):
                                    "2026-01-02 -->\n", encoding="utf-8")
     record_injection(location, ["a1b2c3d4"])
     assert "injected:5 | src:auto" in location.store_path.read_text(encoding="utf-8")
+
+
+def test_a_store_whose_bytes_changed_but_not_its_text_is_counted_in_a_transaction(two, monkeypatch):
+    # The count in place compares the file's bytes with those it read, not their decoding: a BOM an
+    # editor added reads as the same text, and is dropped by a transaction's write as by any other save.
+    location, _ = two
+    store.save(location, StoreDoc(name="write", learnings=[Learning(id="a1b2c3d4", title="T", date="2026-01-02")]))
+    text = location.store_path.read_text(encoding="utf-8")
+    store.load(location)
+    location.store_path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert store.load(location).learnings[0].injected == 0  # (now remembered with the BOM)
+    location.store_path.write_bytes(text.encode("utf-8"))
+    monkeypatch.setattr(store, "bump", lambda *a: pytest.fail("counted in place"))
+    record_injection(location, ["a1b2c3d4"])
+    assert location.store_path.read_bytes().startswith(b"# Learnings for write\n")
+    assert store.load(location).learnings[0].injected == 1
 
 
 @pytest.mark.parametrize("header", ["# Learnings for a ", "# Learnings for a \n", "# Learnings for  a\n", "# Learnings for a\n\n",
