@@ -31,6 +31,8 @@ def test_a_lock_dies_with_its_process_though_a_forked_child_lives_on(tmp_path):
         held.wait(10)
         child = os.fork()
         if child == 0:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1), os.dup2(devnull, 2)  # let go of the test's pipes: it waits only for the parent
             time.sleep(30)
             os._exit(0)
         print(child, flush=True)
@@ -84,7 +86,7 @@ def test_the_timeout_is_the_callers_and_a_negative_one_waits(tmp_path):
     path = str(tmp_path / "t.lock")
     FileLock(path, 5)
     lock = FileLock(path, 0.05)
-    assert lock.timeout == 0.05
+    assert lock.timeout == 0.05  # the latest caller's default (every caller in agentuse passes the same)
     held, release = threading.Event(), threading.Event()
 
     def holder():
@@ -96,7 +98,7 @@ def test_the_timeout_is_the_callers_and_a_negative_one_waits(tmp_path):
     thread.start()
     held.wait(10)
     with pytest.raises(LockTimeout, match="or another task of this one"):
-        lock.acquire()
+        lock.acquire(timeout=0.05)
     threading.Timer(0.2, release.set).start()
     lock.acquire(timeout=-1)  # as long as it takes: the holder lets go after 0.2 s
     lock.release()
