@@ -20,7 +20,6 @@ from agentuse.core.agent_file import AgentFile, load_agent
 from agentuse.core.contract import agent_hash
 from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
-from agentuse.core.status_text import stranded_notice
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.effectiveness import count_session
 from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus
@@ -93,6 +92,8 @@ def _notices(agent: AgentFile, location: store.AgentLocation) -> list[str]:
     texts = list(agent.notices)
     if location.legacy_path.exists():
         # Existence only, never content (spec: Moving learnings from before v0.17.0).
+        from agentuse.core.status_text import stranded_notice  # the status texts load only to say this
+
         texts.append("\n".join(stranded_notice(location.key, _shown_path(location.legacy_path, location.root))))
     return notices.announce(location, texts)
 
