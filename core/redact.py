@@ -137,7 +137,8 @@ _COLON = lazy(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(:[ \t]*)({_VALUE})")
 _LONG = lazy(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{32,}(?![\w+/=-])")
 _HEX = lazy(r"[0-9a-fA-F-]+")
 _ULID = lazy(r"[0-9A-HJKMNP-TV-Z]{26}")  # a session id: Crockford base32
-_RANDOM_SEGMENT_CHARS = 12
+_RANDOM_SEGMENT_CHARS = 12  # letters and digits
+_RANDOM_LETTERS_CHARS = 16  # letters alone, of both cases
 _ROOTS = frozenset({"tmp", "usr", "var", "opt", "srv", "mnt", "nix", "etc", "run", "proc"})  # not words, still roots
 _CONSONANTS = lazy(r"[^aeiouy]{4}")
 _WORDY = 0.55  # share of a token in word-like runs above which it is a name, not a secret
@@ -200,7 +201,7 @@ def _random_segment(segment: str) -> bool:
     if len(segment) < _RANDOM_SEGMENT_CHARS or _name_like(segment) is not False or _entropy(segment) < 3.0:
         return False
     digits, upper, lower = (any(test(c) for c in segment) for test in (str.isdigit, str.isupper, str.islower))
-    return (digits and (upper or lower)) or (upper and lower and len(segment) >= 2 * _RANDOM_SEGMENT_CHARS - 8)
+    return (digits and (upper or lower)) or (upper and lower and len(segment) >= _RANDOM_LETTERS_CHARS)
 
 
 class _Redaction:

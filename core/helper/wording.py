@@ -23,10 +23,9 @@ def _rewrite(source: str, repl: str) -> tuple[LazyPattern, str, str | None, tupl
     if source in REQUIRED:
         needed = REQUIRED[source]
     else:  # phrases.py changed since the table was made (the tests say so): read this one here
-        from agentuse.core.helper.required_text import required
+        from agentuse.core.helper.required_text import table
 
-        found = required(re.compile(source))
-        needed = None if found is None else tuple(sorted(found))
+        needed = table([source])[source]
     one, options = (needed[0], None) if needed is not None and len(needed) == 1 else (None, needed)
     return lazy(source), repl, one, options
 
