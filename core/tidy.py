@@ -136,20 +136,27 @@ def _words(rule: Learning) -> int:
 
 def restated_merges(state: TidyState) -> list[Move]:
     """The merges the last pass's vet asked for: a merge whose wording restated a rule outside it, now with
-    that rule. Planned by no call (the vet already said they say one thing); rules no longer plannable drop
-    out, and a merge left with fewer than two keeps its note."""
+    that rule (or what it was merged into meanwhile). Planned by no call (the vet already said they say one
+    thing). Merges that share a rule become one; rules no longer plannable drop out, and a merge left with
+    fewer than two rules keeps its notes."""
     pending, state.restated = state.restated, []
     open_ids = {r.id for r in plannable(state)}
-    moves: list[Move] = []
-    claimed: set[str] = set()
+    unions: list[tuple[list[str], list[str]]] = []  # (ids, notes), joined while they share a rule
     for item in pending:
-        ids = [i for i in item.ids if i in open_ids and i not in claimed]
-        if len(ids) < 2 or ids[-1] != item.ids[-1]:
-            state.notes.append(item.note)
+        ids = [i for i in dict.fromkeys(state.successor(i) for i in item.ids) if i in open_ids]
+        notes = [item.note]
+        for other in [u for u in unions if set(u[0]) & set(ids)]:
+            unions.remove(other)
+            ids = list(dict.fromkeys(other[0] + ids))
+            notes = other[1] + notes
+        unions.append((ids, notes))
+    moves: list[Move] = []
+    for ids, notes in unions:
+        if len(ids) < 2:
+            state.notes += notes
             continue
         moves.append(Move(kind=MoveKind.merge, ids=ids,
-                          reason=f'its merged wording restated "{state.get(ids[-1]).title}", which is merged with them'))
-        claimed.update(ids)
+                          reason="their merged wording restated a rule outside them, which is merged with them"))
     return moves
 
 
@@ -303,10 +310,10 @@ def _apply_replacement(state: TidyState, pass_no: int, rep: Replacement, decisio
 def _restates_another(state: TidyState, rep: Replacement, decision: Decision) -> bool:
     """A merge's wording the vet called a duplicate of one free-text rule in force outside it: that rule says
     what the merge says, so it belongs in the merge (a rule of the contract does not: it is no learning)."""
-    other = decision.against
-    if rep.job.move.kind is not MoveKind.merge or decision.verdict is not Verdict.duplicate or not other:
+    if rep.job.move.kind is not MoveKind.merge or decision.verdict is not Verdict.duplicate or not decision.against:
         return False
-    return other not in rep.covers and state.has(other) and other in {r.id for r in plannable(state)}
+    other = state.successor(decision.against)
+    return other not in rep.covers and other in {r.id for r in plannable(state)}
 
 
 def _names(state: TidyState, ids: list[str]) -> str:

@@ -163,6 +163,14 @@ class TidyState(BaseModel):
         self.changes.append(Change(kind=kind, pass_no=pass_no, ids=[s.id for s in sources], result=product.id,
                                    title=product.title, reason=reason))
 
+    def successor(self, rule_id: str) -> str:
+        """The rule in force that now carries `rule_id`'s words: itself, or what it was merged or rewritten
+        into, followed through every later change of this tidy-up."""
+        for change in self.changes:
+            if change.result and rule_id in change.ids and change.result != rule_id:
+                rule_id = change.result
+        return rule_id
+
     def quarantine(self, rule: Learning, *, why: str) -> None:
         """Set aside with the reason, stamped with the instructions it failed against (an already
         quarantined rule keeps its place aside with the new reason: it is not a new quarantine)."""

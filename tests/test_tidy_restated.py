@@ -88,3 +88,40 @@ def test_a_merge_with_the_rule_it_restates_that_cannot_be_written_changes_nothin
     assert {o.id for o in helper.ops("rewrite_group")[1].request.originals} == {"000000a1", "000000a2", "0000000r"}
     assert helper.count("rewrite_group") == 2
     assert any("not written" in n for n in result.notes), result.notes
+
+
+def test_a_restated_rule_merged_elsewhere_in_the_same_pass_is_followed_into_its_merge(tmp_path):
+    """The rule the wording restated was itself merged with another in the same pass: the next pass merges
+    the failed merge's rules with that product, not with a rule no longer in force."""
+    agent, location = _seed(tmp_path, cap=4)
+
+    def plan(request: p.PlanRequest) -> p.PlanAnswer:  # two merges in one pass: a1+a2, and r with a list rule
+        return p.PlanAnswer(moves=[p.Move(kind="merge", ids=["000000a1", "000000a2"]),
+                                   p.Move(kind="merge", ids=["0000000r", "00000000"])])
+
+    def rewrite(request: p.RewriteRequest) -> p.RewriteAnswer:
+        ids = {o.id for o in request.originals}
+        title = "Keep every paragraph short" if "000000a1" in ids else "Short paragraphs, numbered tips"
+        return p.RewriteAnswer(rule=p.Draft(category="tip", title=title), covers=sorted(ids))
+
+    first_vet = {"done": False}
+
+    def vet(request: p.VetRequest) -> p.VetAnswer:  # the first vet: a1+a2's wording restates r
+        out = []
+        for c in request.candidates:
+            restates = not first_vet["done"] and "Keep every paragraph" in c.text
+            out.append(p.VetVerdict(id=c.id, verdict="duplicate" if restates else "pass",
+                                    detail="Write short paragraphs" if restates else "",
+                                    against="0000000r" if restates else None))
+        first_vet["done"] = True
+        return p.VetAnswer(verdicts=out)
+
+    helper = ScriptedHelper(plan_groups=keep_everything, rewrite_group=rewrite, vet=vet, audit=nothing_missing,
+                            rewrite_block=block_unchanged).script("plan_groups", plan)
+    result = run_tidy(agent, helper=helper, today=TODAY, seed=1)
+    product = next(c.result for c in result.changes if c.kind == "merged" and c.pass_no == 1)
+    second = helper.ops("rewrite_group")[2].request
+    assert {o.id for o in second.originals} == {"000000a1", "000000a2", product}
+    assert not any("not applied" in n for n in result.notes), result.notes
+    in_force = [r.title for r in store.load(location).learnings if r.state is State.active]
+    assert "Keep paragraphs short" not in in_force and "Write short paragraphs" not in in_force
