@@ -55,6 +55,9 @@ UNSURE_LEFTOVER = 1.0
 LEAD_DISCOUNT = 0.5
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
 CONTRADICTION_RESIDUE = 1.0
+# A choice between two members of one closed set read below RELATED: besides each side's verb, at most
+# two words left over (one thing named in other words: "citations" / "references").
+CHOICE_RESIDUE = 2.0
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,16 @@ def _excludes(a: Analysis) -> bool:
     return bool(_EXCLUDING.search(normalize(a.text)))
 
 
+def _choice_in_other_words(o: Overlap) -> tuple[str, str] | None:
+    """Two members of one closed set for one shared object, with nothing else left over on either side
+    but each instruction's own verb (paraphrases differ there)."""
+    alt = alternative_conflict(o)
+    if alt is None or not any(x.weight >= 1 and y.weight >= 1 and not (x.lead or y.lead) for x, y in o.shared):
+        return None
+    rest = [t for t in o.left_a + o.left_b if t.word not in alt and t.weight >= 1 and not (t.lead and t.role == "main")]
+    return alt if sum(t.weight for t in rest) <= CHOICE_RESIDUE else None
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = overlap(a, b)
     sim = o.dice
@@ -238,6 +251,11 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if stance.clash:
         return Relation(Label.contradiction, sim, f"one puts in what the other leaves out: {stance.clash}")
     if sim < RELATED:
+        choice = _choice_in_other_words(o)
+        if choice:
+            # "Write all manifests in YAML" / "author every manifest as JSON": the verbs differ, so the
+            # overlap is low, but one thing gets two members of one closed set and nothing else differs.
+            return Relation(Label.contradiction, sim, f"they choose different values: {choice[0]} / {choice[1]}")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]

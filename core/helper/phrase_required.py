@@ -122,7 +122,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bno later than\\b': ('no later than',),
     '\\blater than\\b': ('later than',),
     '\\bearlier than\\b': ('earlier than',),
-    '\\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)\\s+((?:(?!\\b(?:unless|until|before|without)\\b)[^,.;!?])+?)\\s+(unless|until|before)\\b': ('can not', 'do not', 'does not', 'must not', 'never', 'nothing ', 'should not'),
+    '(?:\\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\\s+((?:(?!\\b(?:unless|until|before|without)\\b)[^,.;!?])+?)\\s+(unless|until|before)\\b': ('before', 'unless', 'until'),
     '\\b(?!e\\.g\\.|i\\.e\\.)([a-z])\\.([a-z])\\.(?= )': ('.',),
     '\\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\\b': ('everyday', 'plain', 'simple'),
     '\\b(?:business|working|work) days?\\b': ('business', 'work', 'working'),

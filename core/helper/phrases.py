@@ -147,7 +147,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
-    (r"\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+    # "No truck leaves until it is confirmed" negates the act through its subject: read as "never" too.
+    (r"(?:\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
