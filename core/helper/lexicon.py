@@ -22,7 +22,7 @@ doing need needs needed always every each all any some both either sure please m
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via per else first exactly against between about during throughout
 over across whatever whichever like otherwise
-other another anyone anybody everyone everybody
+other another anyone anybody everyone everybody whoever
 """.split())
 
 # Verbs that say "do it" without saying what: left over in a paraphrase, they are not a difference.
@@ -52,7 +52,7 @@ MODALS = frozenset({"should", "must", "shall", "need", "needs", "will", "ought"}
 # "for chest pain", "once the first week is over" the case "after the first week".
 OCCURRENCE_VERBS = frozenset("""
 report reports reported say says said mention mentions mentioned happen happens happened occur occurs occurred
-arise arises come comes came over done finished
+arise arises come comes came over done finished arrive arrives arrived
 """.split())
 
 # Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most

@@ -9,8 +9,14 @@ lowercased text, by `similarity.normalize`.
 
 from __future__ import annotations
 
+from agentuse.core.helper.lexicon import NUMBER_WORDS
+
 
 _NUMBERS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred"
+
+
+def _thousands(count: str) -> int:
+    return (int(count) if count.isdigit() else NUMBER_WORDS[count]) * 1000
 
 
 def _clock(hour: int, part: str) -> int:
@@ -80,8 +86,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
     (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
-    (r"\b(?:less|fewer|shorter|lower) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
-    (r"\b(?:more|greater|longer|higher) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
+    (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
+    (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
     (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
@@ -114,7 +120,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bfirst person\b", " firstperson "), (r"\bsecond person\b", " secondperson "), (r"\bthird person\b", " thirdperson "),
     (r"\bfirst class\b", " firstclass "), (r"\b(economy|business|premium) class\b", r" \1 "),
     # Verb particles that make another verb: "write down" is "record", "give out" is "share".
-    (r"\b(?:write|writes|wrote|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
+    (r"\b(?:write|writes|wrote|written|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
+    # "refills can be picked up" is "collected": the particle makes another verb than "pick" (choose).
+    (r"\bpick(?:s|ed|ing)? (?:(it|them) )?up\b", lambda m: f" collect {m.group(1) or ''} "),
     (r"\b(?:give|gives|gave|giving|hand|hands|handed|handing) out\b", " share "),
     (r"\bfilter(?:s|ed|ing)? out\b|\bweed(?:s|ed|ing)? out\b", " exclude "),
     (r"\bleav(?:e|es|ing) ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b"
@@ -185,7 +193,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
     # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
     (r"\bthe (?:full|whole|entire)\b", " all "),
-    (r"\bhalf an hour\b", " 30 minutes "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
+    (r"\bhalf an hour\b", " 30 minutes "), (r"\ba quarter of an hour\b|\ba quarter hour\b", " 15 minutes "),
+    # "ten thousand dollars" is 10000 ("$10,000" reads so once its separator is dropped).
+    (r"\b(\d+|" + _NUMBERS + r")[ -]thousand\b", lambda m: f" {_thousands(m.group(1))} "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
     (r"\bkeep(?:s|ing)? ((?:[\w'-]+\s+){1,4}?)hidden\b", r" hide \1 "), (r"\bclos(?:e|es|ing) with\b", " end with "),
     (r"\bword for word\b", " verbatim "), (r"\blog(?:arithmic)? scale\b", " logscale "),
     # "within a week of release" is "within a week after release".
