@@ -50,6 +50,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:on )?the (?:same )?day (?:it|they|he|she|that|when it|when they) " + _OCCURS, " sameday "),
     # "orders that lack a tracking number" are "orders without one".
     (r"\b(?:that|which|who) (?:lack|lacks|lacked)\b|\blacking\b", " without "),
+    # "that have no agenda" too, read before "decline ... without" below turns the verb around; "keep job
+    # ads free of jargon" is "without jargon".
+    (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b|\bfree of\b(?! charge)", " without "),
+    # Verb particles that make another verb: "turn away" rejects, "hand back" returns.
+    (r"\bturn(?:s|ed|ing)? away\b", " reject "), (r"\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\b", " return "),
     # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
     (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
     (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
@@ -203,7 +208,6 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bmailing lists?\b", " email list "), (r"\bnon-?disclosure agreements?\b", " nda "), (r"\bauto-(?=[a-z])", "automatic "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
     (r"\bday (?:one|1)\b", " the firstpos day "),
     # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
-    (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b", " without "),
     (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
     (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
