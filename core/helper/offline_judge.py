@@ -55,6 +55,10 @@ UNSURE_LEFTOVER = 1.0
 LEAD_DISCOUNT = 0.5
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
 CONTRADICTION_RESIDUE = 1.0
+# Two values for one setting: a number names the setting more surely than a word of a closed set does, so
+# the rest may differ by two words each side ("cap sessions at 30 attendees" / "sessions may hold up to 50
+# people").
+VALUES_RESIDUE = 2.0
 # A choice between two members of one closed set read below RELATED: besides each side's verb, at most
 # two words left over (one thing named in other words: "citations" / "references").
 CHOICE_RESIDUE = 2.0
@@ -288,7 +292,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if literal and not exception_only:
         return Relation(Label.contradiction, sim, f"they quote different words for one place: {literal[0]} / {literal[1]}")
     if values == "mismatch":
-        if max(left_a, left_b) <= CONTRADICTION_RESIDUE and not exception_only:
+        if max(left_a, left_b) <= VALUES_RESIDUE and not exception_only:
             return Relation(Label.contradiction, sim, "same rule, different values: "
                             f"{', '.join(counted(a, b))} / {', '.join(counted(b, a))}")
         return Relation(Label.near_miss, sim, "different values for different cases")
