@@ -97,7 +97,7 @@ NEGATED_VERBS = {
 }
 # The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
 # (so it opposes "run the tests"), not only against "including" them. Their object reads as negated.
-OMISSION_TARGETS = frozenset({"include", "keep"})
+OMISSION_TARGETS = frozenset({"include", "keep", "enable"})
 
 # Verbs that put something into the work ("include a summary", "end with a call-to-action", "use emojis"):
 # a rule against the thing they put in ("skip the summary", "never use emojis") is against the rule, whatever

@@ -93,6 +93,8 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bpick(?:s|ed|ing)? (?:(it|them) )?up\\b': ('pick',),
     '\\b(?:give|gives|gave|giving|hand|hands|handed|handing) out\\b': ('gave', 'give', 'gives', 'giving', 'hand', 'handed', 'handing', 'hands'),
     '\\bfilter(?:s|ed|ing)? out\\b|\\bweed(?:s|ed|ing)? out\\b': ('filter', 'weed'),
+    "\\b(?:leave|leaves|leaving|left) ((?:[\\w'-]+ ){0,4}?[\\w'-]+) out of\\b": (' out of',),
+    "\\b(?:keep|keeps|keeping|kept) ((?:[\\w'-]+ ){0,4}?[\\w'-]+) (?:confidential|private|secret)\\b": ('confidential', 'private', 'secret'),
     '\\bleav(?:e|es|ing) ((?:the|your|our|their|any|all) \\w+(?: \\w+)?|it|them) out\\b|\\bleft ((?:the|your|our|their|any|all) \\w+(?: \\w+)?|it|them) out\\b': (' out',),
     '\\bcheck(?:s|ed|ing)? in with\\b|\\breach(?:es|ed|ing)? out to\\b|\\bget(?:s|ting)? in touch with\\b': (' in touch with', ' in with', ' out to'),
     '\\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\\b(?=\\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\\b))': ('keep', 'keeping', 'keeps', 'kept', 'leave', 'leaves', 'leaving', 'left'),

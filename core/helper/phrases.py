@@ -130,6 +130,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bpick(?:s|ed|ing)? (?:(it|them) )?up\b", lambda m: f" collect {m.group(1) or ''} "),
     (r"\b(?:give|gives|gave|giving|hand|hands|handed|handing) out\b", " share "),
     (r"\bfilter(?:s|ed|ing)? out\b|\bweed(?:s|ed|ing)? out\b", " exclude "),
+    # "leave arbitration clauses out of contracts" is "keep them out of contracts", as below.
+    (r"\b(?:leave|leaves|leaving|left) ((?:[\w'-]+ ){0,4}?[\w'-]+) out of\b", r" leaveout \1 in "),
+    # "keep the guest list confidential from vendors" is "do not share it with them".
+    (r"\b(?:keep|keeps|keeping|kept) ((?:[\w'-]+ ){0,4}?[\w'-]+) (?:confidential|private|secret)\b", r" do not share \1 "),
     (r"\bleav(?:e|es|ing) ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b"
      r"|\bleft ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b",
      lambda m: " leaveout " + (m.group(1) or m.group(2)) + " "),
