@@ -185,11 +185,23 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
         return None
     lead_a = next((t for t in a.terms if t.lead and t.role == "main"), None)
     lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
-    if lead_a is None or lead_b is None or lead_a.word != lead_b.word or lead_a.negative != lead_b.negative:
+    if lead_a is None or lead_b is None or lead_a.negative != lead_b.negative:
+        return None
+    if lead_a.word != lead_b.word and not _other_party(o):
         return None  # the same action, asked for on both sides
     # The case may be a value alone: "only studies published after 2015" / "all studies".
     case = [t.word for t in o.left_a if t.weight >= 1] or list(a.values)
     return ", ".join(case) if case else None
+
+
+def _other_party(o: Overlap) -> bool:
+    """"Only the lead auditor may close a finding" / "always let the control owner close findings": the
+    act and its object shared and asked for on both sides, each side naming its own one who does it or
+    thing it is done to, so the "only" shuts out what the other always lets in."""
+    acts = [(x, y) for x, y in o.shared if x.role == y.role == "main" and x.weight >= 1 and x.negative == y.negative]
+    own_a = [t for t in o.left_a if t.role == "main" and t.weight >= 1 and not t.lead]
+    own_b = [t for t in o.left_b if t.role == "main" and t.weight >= 1 and not t.lead]
+    return bool(acts and own_a and own_b)
 
 
 def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -> bool:
