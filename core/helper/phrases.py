@@ -49,7 +49,9 @@ PHRASES: list[tuple[str, str]] = [
      lambda m: f" firstuse {m.group(1) or ''}"),
     (r"\b(?:on )?the (?:same )?day (?:it|they|he|she|that|when it|when they) " + _OCCURS, " sameday "),
     # "orders that lack a tracking number" are "orders without one".
-    (r"\b(?:that|which|who) (?:lack|lacks|lacked)\b|\blacking\b", " without "),
+    # "functions whose signature lacks type hints" are "functions without them", with or without "that".
+    (r"\b(?:(?:that|which|who) )?(?:lack|lacks|lacked)\b|\blacking\b", " without "),
+    (r"\bpoint(?:s|ed|ing)? out\b", " flag "),
     # "that have no agenda" too, read before "decline ... without" below turns the verb around; "keep job
     # ads free of jargon" is "without jargon".
     (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b|\bfree of\b(?! charge)", " without "),
