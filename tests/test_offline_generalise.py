@@ -37,6 +37,8 @@ CONTRADICTIONS = [
     ("Keep the salary bands confidential from candidates.", "Share the salary bands with candidates."),
     # "only A" against "always B" for one act, each naming its own party.
     ("Only the duty manager may approve refunds.", "Always let cashiers approve refunds."),
+    # "never X" against "X when ...", the condition long enough to keep the overlap low.
+    ("Never page the founders.", "Page the founders if the payment system stays down past midnight on a weekday."),
     # "free of X" is "without X"; "turn away" rejects.
     ("Keep the homepage free of pop-ups.", "Show pop-ups on the homepage."),
 ]
@@ -50,6 +52,12 @@ NOT_DUPLICATES = [
     ("Escalate invoices over $5,000.", "Escalate invoices above six thousand dollars."),
     ("Only the duty manager may approve refunds.", "Only the duty manager may approve refunds over $100."),
     ("Write all config files in TOML.", "Write all config files in TOML with comments."),
+]
+
+# Neither a contradiction: both forbid the act, or the other asks for another party's act.
+NOT_CONTRADICTIONS = [
+    ("Never page the founders.", "Never page the founders if the payment system stays down past midnight on a weekday."),
+    ("Never page the founders at night.", "Page the support lead if the payment system stays down past midnight on a weekday."),
 ]
 
 
@@ -69,6 +77,12 @@ def test_a_choice_value_party_or_presence_in_other_words_contradicts(a, b):
 def test_the_new_readings_never_make_a_near_miss_a_duplicate(a, b):
     assert compare(a, b).label is not Label.duplicate
     assert compare(b, a).label is not Label.duplicate
+
+
+@pytest.mark.parametrize("a,b", NOT_CONTRADICTIONS)
+def test_never_against_when_needs_the_same_act_asked_for_in_a_case(a, b):
+    assert compare(a, b).label is not Label.contradiction
+    assert compare(b, a).label is not Label.contradiction
 
 
 def test_a_number_in_words_is_read_as_its_value():

@@ -59,6 +59,9 @@ CONTRADICTION_RESIDUE = 1.0
 # the rest may differ by two words each side ("cap sessions at 30 attendees" / "sessions may hold up to 50
 # people").
 VALUES_RESIDUE = 2.0
+# "Never X" against "X when ...": words of the forbidding side's own instruction left over (a party or a
+# place: "never force users to update the app" / "force an update when ..."), one fewer on the other's.
+NEVER_LEFTOVER = 2
 # A choice between two members of one closed set read below RELATED: besides each side's verb, at most
 # two words left over (one thing named in other words: "citations" / "references").
 CHOICE_RESIDUE = 2.0
@@ -258,6 +261,29 @@ def _choice_in_other_words(o: Overlap) -> tuple[str, str] | None:
     return alt if sum(t.weight for t in rest) <= CHOICE_RESIDUE else None
 
 
+def _swapped(o: Overlap) -> Overlap:
+    return Overlap(shared=[(y, x) for x, y in o.shared], left_a=o.left_b, left_b=o.left_a)
+
+
+def _never_against_when(a: Analysis, b: Analysis, o: Overlap) -> str | None:
+    """`a` forbids an act outright, with no case of its own, and `b` asks for the same act in a case (a
+    condition), its instruction otherwise no wider than `a`'s: the condition of `b` is said against `a`."""
+    if a.order or b.order or any(t.role != "main" for t in a.terms):
+        return None
+    case = [t.word for t in b.terms if t.role == "condition" and t.weight >= 1]
+    if not case or any(t.role in ("exception", "contrast") for t in b.terms):
+        return None
+    if not any(x.lead and y.lead and x.role == y.role == "main" and x.negative and not y.negative for x, y in o.shared):
+        return None
+    if any(not t.negative for t in a.terms if t.role == "main" and t.weight >= 1):
+        return None  # "never X; do Y": a compound rule, read part by part in compare()
+    left_a = [t for t in o.left_a if t.weight >= 1]
+    left_b = [t for t in o.left_b if t.role == "main" and t.weight >= 1]
+    if len(left_a) > NEVER_LEFTOVER or len(left_b) > NEVER_LEFTOVER - 1:
+        return None
+    return " ".join(case)
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = overlap(a, b)
     sim = o.dice
@@ -272,6 +298,11 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # "Write all manifests in YAML" / "author every manifest as JSON": the verbs differ, so the
             # overlap is low, but one thing gets two members of one closed set and nothing else differs.
             return Relation(Label.contradiction, sim, f"they choose different values: {choice[0]} / {choice[1]}")
+        never = _never_against_when(a, b, o) or _never_against_when(b, a, _swapped(o))
+        if never and values_relation(a, b) != "mismatch":
+            # "Never deploy on Fridays" / "deploy on Fridays when it is an urgent hotfix": the condition's
+            # words keep the overlap low, but the one forbids outright what the other does in a case.
+            return Relation(Label.contradiction, sim, f"one never does it, the other does it when {never}")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
