@@ -252,10 +252,11 @@ def _excludes(a: Analysis) -> bool:
 
 
 def _choice_in_other_words(o: Overlap) -> tuple[str, str] | None:
-    """Two members of one closed set for one shared object, with nothing else left over on either side
-    but each instruction's own verb (paraphrases differ there)."""
+    """Two members of one closed set for one shared thing (a term that leads at most one side: "indent
+    code with spaces" / "use tabs for indentation"), with little else left over on either side but each
+    instruction's own verb (paraphrases differ there)."""
     alt = alternative_conflict(o)
-    if alt is None or not any(x.weight >= 1 and y.weight >= 1 and not (x.lead or y.lead) for x, y in o.shared):
+    if alt is None or not any(x.weight >= 1 and y.weight >= 1 and not (x.lead and y.lead) for x, y in o.shared):
         return None
     rest = [t for t in o.left_a + o.left_b if t.word not in alt and t.weight >= 1 and not (t.lead and t.role == "main")]
     return alt if sum(t.weight for t in rest) <= CHOICE_RESIDUE else None
