@@ -260,3 +260,16 @@ def test_a_ten_megabyte_grounded_answer_is_an_invalid_answer(agent):
     assert saved.text == "Cite sources before publishing"
     assert helper.count("audit") == 0  # turned down in code, before any model call
     assert "over the 800-character limit" in result.lines[0]
+
+
+@pytest.mark.parametrize("answer", ["as written", "reworded"])
+def test_a_note_over_the_limit_is_stored_as_written_and_the_line_is_about_the_note(agent, answer):
+    long_note = ("Always cite the primary source before publishing. " * 20).strip()
+    rule = grounded(long_note) if answer == "as written" else grounded("Cite sources", long_note.replace("Always ", ""))
+    helper = ScriptedHelper(ground=[rule], reconcile=[NEW], vet=[passing], audit=[CARRIED])
+    result = run(agent, long_note, helper)
+    [saved] = stored(agent)
+    assert long_note in saved.text  # a person's words are never dropped, however long
+    assert result.lines[0].startswith(f"[Learning] The note is {len(long_note):,} characters, over the "
+                                      "800-character limit for a rule")
+    assert "the model's rule" not in result.lines[0]
