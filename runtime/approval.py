@@ -30,6 +30,7 @@ from agentuse.runtime.events import (
     Decision,
     LearningResult,
     RunEnd,
+    standing,
 )
 from agentuse.runtime.providers import Provider, provider_for
 from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
@@ -92,7 +93,7 @@ class Answered(BaseModel):
 
 
 def answered(session: Session) -> Answered:
-    events = session.events
+    events = standing(session.events)  # a revision that failed answered nothing: the gate stands again
     asked = max((i for i, e in enumerate(events) if isinstance(e, ApprovalRequest)), default=-1)
     found = Answered(round=events[asked].round if asked >= 0 else 0)
     for event in events[asked + 1:]:
