@@ -31,6 +31,7 @@ from agentuse.runtime.events import (
     LearningResult,
     RunEnd,
     standing,
+    under_review,
 )
 from agentuse.runtime.providers import Provider, provider_for
 from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
@@ -131,6 +132,13 @@ def _resume_locked(
     )
     log = SessionLog(path, clock=clock)
     done = answered(session)
+    if done.decision is not None and done.decision.decision == "revise" and done.ended is None:
+        # A revision with no run_end, and this resume holds the log's lock: the resume that was revising is
+        # gone (killed). Withdraw its revision as a failed one is, and answer the gate as it stands.
+        log.append(RunEnd(status="awaiting_review", output=under_review(session.events),
+                          error="the revision was interrupted before it finished (its process is gone)"))
+        session = summarize(path)
+        done = answered(session)
     if done.decision is not None:
         return _finish(log, session, done, chosen)
     if session.status != "awaiting_review":

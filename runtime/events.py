@@ -157,6 +157,11 @@ def current_round(events: list[Event]) -> RunStart | RoundStart | None:
     return next((e for e in reversed(standing(events)) if isinstance(e, (RunStart, RoundStart))), None)
 
 
+def under_review(events: list[Event]) -> str:
+    """The output the gate is asked about: the latest approval request's ("" before there is one)."""
+    return next((e.output for e in reversed(events) if isinstance(e, ApprovalRequest)), "")
+
+
 def standing(events: list[Event]) -> list[Event]:
     """The log without its withdrawn revisions: each failed one, from its decision to the run_end that says
     it failed. The conversation the model is sent next, the round under review and the gate still to answer

@@ -22,7 +22,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.effectiveness import count_session
-from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus
+from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus, under_review
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
@@ -157,21 +157,21 @@ def revise(
     """A revision round: log the rules in force now (counted once, like a run's), then work again. If the
     work fails, the round is withdrawn and the gate stands on the output under review (RunEnd)."""
     events, _ = log.read()
-    asked = [e for e in events if isinstance(e, ApprovalRequest)]
-    log.append(RoundStart(round=len(asked) + 1, ih=now.ih, system=now.system, injected=now.injected))
+    answered = sum(1 for e in events if isinstance(e, ApprovalRequest))
+    log.append(RoundStart(round=answered + 1, ih=now.ih, system=now.system, injected=now.injected))
     record_injection(location, now.injected)
-    return work(log, provider=provider, tools=tools, approval=True, under_review=asked[-1].output if asked else "")
+    return work(log, provider=provider, tools=tools, approval=True, shown=under_review(events))
 
 
 def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool,
-         under_review: str | None = None) -> RunResult:
+         shown: str | None = None) -> RunResult:
     """Run the loop to the end of the model's turn, then finish or stop at the approval gate. A revision
-    (`under_review`: the output the reviewer was shown) that fails leaves that output awaiting review."""
+    (`shown`: the output the reviewer was shown) that fails leaves that output awaiting review."""
 
     def failed(error: str) -> RunEnd:
-        if under_review is None:
+        if shown is None:
             return RunEnd(status="failed", error=error)
-        return RunEnd(status="awaiting_review", output=under_review, error=error)
+        return RunEnd(status="awaiting_review", output=shown, error=error)
 
     try:
         turns = run_turns(log=log, provider=provider, tools=tools)

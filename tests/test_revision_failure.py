@@ -167,3 +167,48 @@ def test_a_comment_after_a_failed_revision_answers_the_rules_of_the_output_under
     cli("sessions", "resume", sid, "--comment", "Make it shorter", code=1)
     cli("sessions", "resume", sid, "--comment", "Link the sources, please")
     assert digest(read_events(location.session_dir / f"{sid}.jsonl")[0]).about == ["a1b2c3d4"]
+
+
+def test_a_revision_interrupted_in_this_process_leaves_the_gate_open(agent, cli, fake_anthropic, monkeypatch):
+    from agentuse.runtime import approval
+
+    class Interrupted:
+        model = "anthropic:claude-test"
+
+        def complete(self, call):
+            raise KeyboardInterrupt
+
+    fake_anthropic.script(text("Here is the post."))
+    sid = awaiting(cli, agent)
+    monkeypatch.setattr(approval, "provider_for", lambda *a, **kw: Interrupted())
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C still stops the command
+        approval.resume(sid, decision="revise", comment="Make it shorter")
+    session = find_session(sid)
+    assert session.status == "awaiting_review" and session.output == "Here is the post."
+    assert "interrupted: KeyboardInterrupt" in session.errors[-1]
+    assert approval.resume(sid, decision="approve").status == "completed"  # approving asks no model
+
+
+@pytest.mark.parametrize("then", [["--approve"], ["--comment", "Shorter, please"]])
+def test_a_revision_whose_process_was_killed_is_withdrawn_by_the_next_resume(agent, cli, fake_anthropic, tmp_path,
+                                                                           then):
+    # Killed mid-revision (no run_end after its decision): the next resume holds the log's lock, so that
+    # process is gone; its revision is withdrawn like one that failed, and this answer goes ahead.
+    import subprocess
+    import sys
+
+    from agentuse.runtime.events import ApprovalDecision, RoundStart
+
+    fake_anthropic.script(text("Here is the post."), text("Short post."))
+    sid = awaiting(cli, agent)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    log = SessionLog(store.locate(agent).session_dir / f"{sid}.jsonl")
+    log.append(ApprovalDecision(decision="revise", comment="Make it shorter", pid=gone.pid))
+    log.append(RoundStart(round=2, ih="0" * 12, system="# Writer", injected=[]))
+    assert find_session(sid).status == "crashed"
+    cli("sessions", "resume", sid, *then)
+    session = find_session(sid)
+    assert session.status == ("completed" if then == ["--approve"] else "awaiting_review")
+    assert session.output == ("Here is the post." if then == ["--approve"] else "Short post.")
+    assert any("the revision was interrupted" in e for e in session.errors)  # the log says what happened
