@@ -115,7 +115,10 @@ def rebuild(project_dir: Path, agent_key: str) -> effectiveness.Index:
     with store.lock_for(path):
         digests: dict[str, effectiveness.SessionDigest] = {}
         for log_path in sorted((project_dir / "session").glob("*.jsonl")):
-            events, _ = read_events(log_path)
+            try:
+                events, _ = read_events(log_path)
+            except AgentuseError:  # a folder in a log's place, no permission: nothing here can count it, and
+                continue           # `sessions list` names it
             if _agent_of(events) == agent_key and (found := digest(events)) is not None:
                 digests[log_path.stem] = found
         return effectiveness.replace_all(path, agent_key, digests)
