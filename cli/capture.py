@@ -25,9 +25,10 @@ def capture(
     """Capture learnings from a recorded run through the agent's automatic channels."""
     from agentuse.core import store
     from agentuse.core.agent_file import load_agent
-    from agentuse.runtime.trace import resolve_session
+    from agentuse.runtime.trace import agent_session
 
-    path = resolve_session(session, store.data_dir())  # a wrong id fails here, before any model call
+    # A wrong id, or another agent's session, fails here, before any model call.
+    path = agent_session(session, store.locate(agent_file).agent_path, store.data_dir())
     if not load_agent(agent_file).channels:
         say(f"No automatic capture channel is configured in {agent_file}: nothing to capture. Name one under "
             "learning.capture: addons: [tool-errors], custom: \"...\" or agent: ./file.agentuse")

@@ -71,12 +71,15 @@ def show_result(result: "RunResult", *, as_json: bool, quiet: bool, show_output:
         if result.status == "awaiting_review":
             payload["resume"] = result.resume_command
         say(json.dumps(payload, indent=2))
-        if result.status == "failed":
+        if result.status == "failed" or result.revision_failed:
             raise typer.Exit(1)
         return
-    if result.status == "failed":
+    if result.status == "failed" or result.revision_failed:
         for line in learning:  # a --remember note is saved even when the round fails: say what became of it
             say(line)
+        if result.revision_failed:
+            raise RunFailed(f"the revision failed: {result.error}; session {result.session_id} still awaits review "
+                            f"of the output you were shown: {result.resume_command}")
         raise RunFailed(f"the run failed: {result.error} (session {result.session_id})")
     shown = [result.output] if show_output and result.output else []
     for line in [*shown, *learning]:

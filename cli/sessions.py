@@ -32,8 +32,8 @@ def list_sessions(
 ) -> None:
     """Recorded runs, newest first: id, agent, status, started, tokens."""
     from agentuse.core import store
-    from agentuse.runtime.session import list_logs, sessions_roots
-    from agentuse.runtime.summary import summarize
+    from agentuse.runtime.session import SessionError, list_logs, sessions_roots
+    from agentuse.runtime.summary import summaries
 
     if agent_file is not None:
         location = store.locate(agent_file)
@@ -41,18 +41,22 @@ def list_sessions(
     else:
         roots, key = sessions_roots(store.data_dir()), None
     # Lazily, newest first: reading a log means parsing all of it, so stop once `limit` are found.
-    matching = (s for s in map(summarize, list_logs(roots)) if key is None or s.agent_key == key)
+    unread: list[str] = []
+    matching = (s for s in summaries(list_logs(roots), unread) if key is None or s.agent_key == key)
     sessions = list(islice(matching, limit) if limit > 0 else matching)
     if as_json:
         say(json.dumps([s.model_dump(mode="json", exclude={"tool_calls", "decisions"}) for s in sessions], indent=2))
-        return
-    if not sessions:
+    elif sessions:
+        say(f"{'ID':<26}  {'STATUS':<15}  {'STARTED':<19}  {'TOKENS':>8}  AGENT")
+        for s in sessions:
+            started = (s.started or "")[:19].replace("T", " ")
+            say(f"{s.id:<26}  {s.status.replace('_', ' '):<15}  {started:<19}  {s.tokens.total:>8,}  "
+                f"{s.agent_key or '?'}")
+    elif not unread:
         say("No sessions recorded yet. Start one with: agentuse run <agent-file>")
-        return
-    say(f"{'ID':<26}  {'STATUS':<15}  {'STARTED':<19}  {'TOKENS':>8}  AGENT")
-    for s in sessions:
-        started = (s.started or "")[:19].replace("T", " ")
-        say(f"{s.id:<26}  {s.status.replace('_', ' '):<15}  {started:<19}  {s.tokens.total:>8,}  {s.agent_key or '?'}")
+    if unread:  # listed the rest first: one bad entry must not hide every other run
+        many = f"{len(unread)} session logs" if len(unread) > 1 else "1 session log"
+        raise SessionError(f"could not read {many}: {'; '.join(unread)} (move it out of the way, or repair it)")
 
 
 @app.command("show")

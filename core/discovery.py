@@ -20,11 +20,13 @@ def skipped(folder_name: str) -> bool:
     return folder_name.startswith(".") or folder_name in SKIP_DIRS
 
 
-def walk(root: Path) -> Iterator[Path]:
-    """Every file under `root`, never descending into a skipped folder."""
+def walk(root: Path, *, folders: bool = False) -> Iterator[Path]:
+    """Every file under `root`, never descending into a skipped folder; with `folders`, every folder it
+    enters too (a folder with a file's name is something to report, not to pass over in silence)."""
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not skipped(d))
-        for name in sorted(files):
+        names = sorted([*files, *dirs]) if folders else sorted(files)
+        for name in names:
             yield Path(folder) / name
 
 

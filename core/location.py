@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from agentuse.core import git_root
 from agentuse.core.discovery import AGENT_SUFFIX
+from agentuse.core.errors import AgentuseError
 
 STORE_SUFFIX = ".learnings.md"
 
@@ -39,15 +41,53 @@ class AgentLocation:
         return PurePosixPath(self.key).name.removesuffix(AGENT_SUFFIX)
 
 
+class DataDirError(AgentuseError):
+    """The state directory's setting cannot be used: relative, or a file where a folder must be."""
+
+
+DATA_DIR_VARIABLE = "AGENTUSE_DATA_DIR"
+
+
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
-    if explicit := env.get("AGENTUSE_DATA_DIR"):
-        # Absolute now, so a relative setting cannot make one agent's store depend on the cwd.
-        return Path(explicit).expanduser().absolute()
+    if explicit := env.get(DATA_DIR_VARIABLE):
+        try:
+            path = Path(explicit).expanduser()
+        except RuntimeError:  # ~user for a user there is not
+            raise DataDirError(f"{DATA_DIR_VARIABLE}={explicit}: could not expand '~' there; give an absolute "
+                               "path") from None
+        if not path.is_absolute():
+            # Spec: one agent resolves to one file whichever directory you run it from. Resolved against the
+            # cwd, a relative setting would give it one store per folder.
+            raise DataDirError(f"{DATA_DIR_VARIABLE} must be an absolute path, not {explicit!r}: a relative one "
+                               "would give an agent a different store in each folder it is run from")
+        return _a_folder(path, DATA_DIR_VARIABLE)
     xdg = env.get("XDG_DATA_HOME")
     if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore relative values
-        return Path(xdg) / "agentuse"
-    return Path.home() / ".local" / "share" / "agentuse"
+        return _a_folder(Path(xdg) / "agentuse", "XDG_DATA_HOME", shown=Path(xdg))
+    return _a_folder(Path.home() / ".local" / "share" / "agentuse", "HOME", shown=Path.home())
+
+
+def _a_folder(path: Path, variable: str, *, shown: Path | None = None) -> Path:
+    """`path`, unless it or a folder above it is a file: then every read and write under it would fail
+    with "Not a directory", naming some file deep inside and not the setting to change. One stat per level
+    that exists, so it stays cheap for every lookup."""
+    shown = shown or path
+    for level in (path, *path.parents):
+        try:
+            mode = os.stat(level).st_mode
+        except (FileNotFoundError, NotADirectoryError):  # not there (yet), or a file above it: look higher
+            continue
+        except OSError:
+            return path  # cannot look: the read or write that needs it says what the system refused
+        if stat.S_ISDIR(mode):
+            return path
+        fix = DATA_DIR_VARIABLE if variable == "HOME" else variable  # a home folder is not for us to move
+        if level in (path, shown):
+            raise DataDirError(f"{variable} names a file, not a folder: {level}; point {fix} at a folder")
+        raise DataDirError(f"the state directory {path} (from {variable}) is inside a file, {level}; point {fix} "
+                           "at a folder")
+    return path
 
 
 def project_root(start: Path) -> Path:

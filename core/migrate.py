@@ -14,7 +14,7 @@ from agentuse.core import store
 from agentuse.core.terminal_text import display_path
 from agentuse.core.discovery import walk
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import read_regular
+from agentuse.core.file_access import FileAccessError, read_regular
 from agentuse.core.store_format import StoreFormatError, parse
 
 LEGACY_SUFFIX = ".learnings.md"
@@ -79,7 +79,7 @@ def plan_one(agent_file: Path) -> Plan:
 def plan_all(start: Path) -> Plan:
     root = store.project_root(start.resolve())
     steps, orphans = [], []
-    for path in walk(root):
+    for path in walk(root, folders=True):  # a folder of that name fails in `_migrate`, saying why
         if not path.name.endswith(LEGACY_SUFFIX):
             continue
         agent = path.with_name(path.name[: -len(LEGACY_SUFFIX)])
@@ -97,10 +97,10 @@ def run(plan: Plan, *, dry_run: bool) -> MigrationReport:
 def _migrate(step: Step, *, dry_run: bool) -> Step:
     location = store.locate(step.agent)
     step = step.model_copy(update={"dest": location.store_path})
-    data = read_regular(step.source, "learnings file")  # a FIFO or device is refused, never opened
     try:
+        data = read_regular(step.source, "learnings file")  # a folder, FIFO or device is refused, never opened
         parse(data.decode("utf-8"), filename=str(step.source))
-    except (StoreFormatError, UnicodeDecodeError) as error:
+    except (StoreFormatError, UnicodeDecodeError, FileAccessError) as error:  # this one fails; the rest go on
         return step.model_copy(update={"outcome": "failed", "detail": str(error)})
     with store.lock_for(location.store_path):
         if location.store_path.exists():

@@ -33,7 +33,15 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import check_regular, read_optional, writing
 from agentuse.core.learning import Learning, State
 # Where a store lives is its own module (no pydantic, no GitPython): `learnings --path` needs only that.
-from agentuse.core.location import STORE_SUFFIX, AgentLocation, data_dir, locate, project_hash, project_root
+from agentuse.core.location import (  # noqa: F401 - re-exported
+    STORE_SUFFIX,
+    AgentLocation,
+    DataDirError,
+    data_dir,
+    locate,
+    project_hash,
+    project_root,
+)
 from agentuse.core.store_format import (
     StoreDoc,
     StoreFormatError,

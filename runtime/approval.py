@@ -30,6 +30,8 @@ from agentuse.runtime.events import (
     Decision,
     LearningResult,
     RunEnd,
+    standing,
+    under_review,
 )
 from agentuse.runtime.providers import Provider, provider_for
 from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
@@ -92,7 +94,7 @@ class Answered(BaseModel):
 
 
 def answered(session: Session) -> Answered:
-    events = session.events
+    events = standing(session.events)  # a revision that failed answered nothing: the gate stands again
     asked = max((i for i, e in enumerate(events) if isinstance(e, ApprovalRequest)), default=-1)
     found = Answered(round=events[asked].round if asked >= 0 else 0)
     for event in events[asked + 1:]:
@@ -130,6 +132,13 @@ def _resume_locked(
     )
     log = SessionLog(path, clock=clock)
     done = answered(session)
+    if done.decision is not None and done.decision.decision == "revise" and done.ended is None:
+        # A revision with no run_end, and this resume holds the log's lock: the resume that was revising is
+        # gone (killed). Withdraw its revision as a failed one is, and answer the gate as it stands.
+        log.append(RunEnd(status="awaiting_review", output=under_review(session.events),
+                          error="the revision was interrupted before it finished (its process is gone)"))
+        session = summarize(path)
+        done = answered(session)
     if done.decision is not None:
         return _finish(log, session, done, chosen)
     if session.status != "awaiting_review":

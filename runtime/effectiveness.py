@@ -11,7 +11,15 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.overlap import about_the_same
 from agentuse.core.inject import injected_texts
 from agentuse.core.tool_errors import signature
-from agentuse.runtime.events import ApprovalDecision, Event, RoundStart, RunEnd, RunStart, ToolResultEvent
+from agentuse.runtime.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Event,
+    RoundStart,
+    RunEnd,
+    RunStart,
+    ToolResultEvent,
+)
 from agentuse.runtime.session import read_events
 
 
@@ -19,6 +27,8 @@ def digest(events: list[Event]) -> effectiveness.SessionDigest | None:
     """What a session says about its rules; None for a log with no run_start (nothing was in force)."""
     rounds: list[effectiveness.RoundDigest] = []
     texts: dict[str, str] = {}  # the rules of the round a comment answers, as its prompt carried them
+    reviewed: dict[str, str] = {}  # ... of the round whose output is under review: a failed revision's round
+    # answers nothing, so the next comment answers this one (its rules and tool failures still count as in force)
     decisions: list[ApprovalDecision] = []
     about: set[str] = set()
     gated, end = False, None
@@ -35,8 +45,12 @@ def digest(events: list[Event]) -> effectiveness.SessionDigest | None:
             decisions.append(event)
             said = " ".join(t for t in (event.comment, event.remember) if t and t.strip())
             about.update(rule_id for rule_id, text in texts.items() if said and about_the_same(said, text))
+        elif isinstance(event, ApprovalRequest):
+            reviewed = texts
         elif isinstance(event, RunEnd):
             end = event
+            if event.revision_failed:
+                texts = reviewed
     if not rounds:
         return None
     return effectiveness.SessionDigest(outcome=_outcome(gated, decisions, end), rounds=rounds,
@@ -101,7 +115,10 @@ def rebuild(project_dir: Path, agent_key: str) -> effectiveness.Index:
     with store.lock_for(path):
         digests: dict[str, effectiveness.SessionDigest] = {}
         for log_path in sorted((project_dir / "session").glob("*.jsonl")):
-            events, _ = read_events(log_path)
+            try:
+                events, _ = read_events(log_path)
+            except AgentuseError:  # a folder in a log's place, no permission: nothing here can count it, and
+                continue           # `sessions list` names it
             if _agent_of(events) == agent_key and (found := digest(events)) is not None:
                 digests[log_path.stem] = found
         return effectiveness.replace_all(path, agent_key, digests)

@@ -117,10 +117,18 @@ class LearningResult(_Event):
 
 
 class RunEnd(_Event):
+    """How a stretch of work ended. `awaiting_review` with an `error` is a revision whose work failed (a
+    model fault, an interruption): the revision is withdrawn (`standing`) and the gate stands again on the
+    output the reviewer was shown, so a failed revision never costs the reviewer their review."""
+
     type: Literal["run_end"] = "run_end"
     status: RunStatus
     output: str | None = None
     error: str | None = None
+
+    @property
+    def revision_failed(self) -> bool:
+        return self.status == "awaiting_review" and self.error is not None
 
 
 Event = Annotated[
@@ -144,5 +152,25 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 def current_round(events: list[Event]) -> RunStart | RoundStart | None:
-    """The round whose system prompt and rules are in force: the latest revision round, else the start."""
-    return next((e for e in reversed(events) if isinstance(e, (RunStart, RoundStart))), None)
+    """The round whose system prompt and rules are in force: the latest revision round that was not
+    withdrawn, else the start."""
+    return next((e for e in reversed(standing(events)) if isinstance(e, (RunStart, RoundStart))), None)
+
+
+def under_review(events: list[Event]) -> str:
+    """The output the gate is asked about: the latest approval request's ("" before there is one)."""
+    return next((e.output for e in reversed(events) if isinstance(e, ApprovalRequest)), "")
+
+
+def standing(events: list[Event]) -> list[Event]:
+    """The log without its withdrawn revisions: each failed one, from its decision to the run_end that says
+    it failed. The conversation the model is sent next, the round under review and the gate still to answer
+    are read from what stands; the log itself keeps everything (the comment still counts as feedback)."""
+    kept: list[Event] = []
+    for event in events:
+        if isinstance(event, RunEnd) and event.revision_failed:
+            asked = max((i for i, e in enumerate(kept) if isinstance(e, ApprovalDecision)), default=len(kept))
+            del kept[asked:]
+            continue
+        kept.append(event)
+    return kept

@@ -18,6 +18,7 @@ from agentuse.runtime.events import (
     ToolCallEvent,
     ToolResultEvent,
     current_round,
+    standing,
 )
 from agentuse.runtime.messages import Message, ModelCall, ToolResultBlock, Usage
 from agentuse.runtime.providers import ModelError, Provider
@@ -67,7 +68,7 @@ def revision_message(comment: str) -> str:
 
 def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns: int = MAX_TURNS) -> TurnsResult:
     """Work until the model ends its turn. Tool failures go back to the model; model faults raise."""
-    events, _ = log.read()
+    events = standing(log.read()[0])  # a revision that failed is not part of the conversation
     system = current_round(events).system  # a revision round's rules replace the earlier round's
     messages = conversation_from(events)
     usage = Usage()

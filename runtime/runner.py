@@ -22,7 +22,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.effectiveness import count_session
-from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus
+from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus, under_review
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
@@ -44,6 +44,11 @@ class RunResult(BaseModel):
     error: str | None = None
     tokens: Usage = Field(default_factory=Usage)
     notices: list[str] = Field(default_factory=list, description="warn-once texts to show the user")
+
+    @property
+    def revision_failed(self) -> bool:
+        """A revision that failed: the session still awaits review on the output the reviewer was shown."""
+        return self.status == "awaiting_review" and self.error is not None
 
     @property
     def resume_command(self) -> str:
@@ -149,23 +154,32 @@ def start_run(
 def revise(
     log: SessionLog, now: Instructions, *, location: store.AgentLocation, provider: Provider, tools: ToolBox
 ) -> RunResult:
-    """A revision round: log the rules in force now (counted once, like a run's), then work again."""
+    """A revision round: log the rules in force now (counted once, like a run's), then work again. If the
+    work fails, the round is withdrawn and the gate stands on the output under review (RunEnd)."""
     events, _ = log.read()
     answered = sum(1 for e in events if isinstance(e, ApprovalRequest))
     log.append(RoundStart(round=answered + 1, ih=now.ih, system=now.system, injected=now.injected))
     record_injection(location, now.injected)
-    return work(log, provider=provider, tools=tools, approval=True)
+    return work(log, provider=provider, tools=tools, approval=True, shown=under_review(events))
 
 
-def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool) -> RunResult:
-    """Run the loop to the end of the model's turn, then finish or stop at the approval gate."""
+def work(log: SessionLog, *, provider: Provider, tools: ToolBox, approval: bool,
+         shown: str | None = None) -> RunResult:
+    """Run the loop to the end of the model's turn, then finish or stop at the approval gate. A revision
+    (`shown`: the output the reviewer was shown) that fails leaves that output awaiting review."""
+
+    def failed(error: str) -> RunEnd:
+        if shown is None:
+            return RunEnd(status="failed", error=error)
+        return RunEnd(status="awaiting_review", output=shown, error=error)
+
     try:
         turns = run_turns(log=log, provider=provider, tools=tools)
     except ModelError as problem:
-        log.append(RunEnd(status="failed", error=str(problem)))
+        log.append(failed(str(problem)))
         return result_of(log)
     except BaseException as problem:  # Ctrl-C or a bug: say so in the log, then let it propagate
-        log.append(RunEnd(status="failed", error=f"interrupted: {type(problem).__name__}: {problem}"))
+        log.append(failed(f"interrupted: {type(problem).__name__}: {problem}"))
         raise
     if approval:
         events, _ = log.read()

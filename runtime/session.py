@@ -85,11 +85,20 @@ def read_events(path: Path) -> tuple[list[Event], list[str]]:
             continue
         try:
             events.append(EVENT_ADAPTER.validate_python(json.loads(line.decode("utf-8"))))
-        except (ValueError, ValidationError):
+        except (ValueError, ValidationError) as problem:  # UnicodeDecodeError is a ValueError
             last = all(not rest.strip() for rest in lines[number:])
-            what = "torn last line (the run was interrupted while writing)" if last else "unreadable line"
-            notes.append(f"{path.name}:{number}: {what} ignored")
+            notes.append(f"{path.name}:{number}: {_unreadable(problem, line, last=last)}")
     return events, notes
+
+
+def _unreadable(problem: ValueError, line: bytes, *, last: bool) -> str:
+    # A character cut off at the very end of the last line is crash damage; any other bad byte means the
+    # file is not UTF-8 text (something else wrote it), and "interrupted" would send the reader astray.
+    cut_off = last and problem.end == len(line) and problem.reason == "unexpected end of data" \
+        if isinstance(problem, UnicodeDecodeError) else True
+    if not cut_off:
+        return f"not UTF-8 text (byte {problem.start + 1} is 0x{line[problem.start]:02x}): line ignored"
+    return "torn last line (the run was interrupted while writing) ignored" if last else "unreadable line ignored"
 
 
 def pid_alive(pid: int) -> bool:

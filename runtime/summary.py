@@ -6,11 +6,13 @@ going if the process that last wrote to it is alive, and `crashed` if not (kille
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agentuse.core.errors import AgentuseError
 from agentuse.runtime.events import (
     ApprovalCredit,
     ApprovalDecision,
@@ -134,6 +136,16 @@ def summarize(path: Path) -> Session:
         notes=notes,
         events=events,
     )
+
+
+def summaries(logs: Iterable[Path], unread: list[str]) -> Iterator[Session]:
+    """Each log summarized, lazily (a listing stops at its limit). A log that cannot be read at all (a
+    folder in its place, no permission) is named in `unread`, and the rest are still listed."""
+    for path in logs:
+        try:
+            yield summarize(path)
+        except AgentuseError as problem:
+            unread.append(str(problem))
 
 
 def stretch_learning_lines(session_file: Path) -> list[str]:

@@ -7,6 +7,7 @@ clipped per call so one big file read cannot crowd the rest of the run out of th
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agentuse.core.file_access import check_regular
@@ -36,6 +37,28 @@ def resolve_session(ref: str, data_dir: Path) -> Path:
             raise SessionError(f"session log {candidate} does not exist")
         return candidate.absolute()
     return find_log(ref, sessions_roots(data_dir))
+
+
+def agent_session(ref: str, agent: Path, data_dir: Path) -> Path:
+    """`resolve_session` for learning about one agent: a log another agent file recorded is refused, since
+    its trace is evidence about that agent's instructions, never this one's. "Another" is a file that is
+    there and is not this one: a recording made elsewhere (the bundled example, a clone at another path) or
+    by this agent before it was moved names a file that is not here, and a log without its run_start names
+    none; those are taken as given."""
+    path = resolve_session(ref, data_dir)
+    start = next((e for e in read_events(path)[0] if isinstance(e, RunStart)), None)
+    if start is not None and _another_file(Path(start.agent_path), agent):
+        raise SessionError(f"session {path.stem} is a run of {start.agent_path}, not of {agent}: "
+                           f"learn from it for its own agent (agentuse learnings capture {start.agent_path} "
+                           f"--session {path.stem})")
+    return path
+
+
+def _another_file(recorded: Path, agent: Path) -> bool:
+    try:
+        return recorded.is_file() and not os.path.samefile(recorded, agent)
+    except OSError:  # this agent file is not there: the agent's own reader says so
+        return False
 
 
 def trace_from_events(events: list[Event], *, session: str | None = None) -> ToolTrace:

@@ -47,7 +47,7 @@ def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
 
 def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> tuple[bool, list[str]]:
     """The review form -> `agentuse sessions resume`: the same flag rules, the same runtime call. Returns
-    (failed, lines): a run that ended failed is reported as the error it is."""
+    (failed, lines): a run that ended failed, or a revision that failed, is reported as the error it is."""
     from agentuse.runtime.approval import decision_from_flags, resume
 
     remember = comment if learn else None
@@ -58,6 +58,9 @@ def resume_session(session_id: str, decision: str, comment: str | None, learn: b
 
     after_resume(result, remember=remember, comment=comment)  # the CLI's hook: save the note, capture if done
     lines = [f"Session {result.session_id}: {result.status.replace('_', ' ')}."]
-    if result.status == "failed" and result.error:
+    if result.revision_failed:
+        lines.append(f"The revision failed: {result.error}. The output you were shown still awaits your review.")
+    elif result.status == "failed" and result.error:
         lines.append(f"The run failed: {result.error}")
-    return result.status == "failed", lines + stretch_learning_lines(Path(result.session_file))
+    failed = result.status == "failed" or result.revision_failed
+    return failed, lines + stretch_learning_lines(Path(result.session_file))

@@ -18,7 +18,7 @@ LEARNING_PREFIX = "[Learning] "
 
 class Item(BaseModel):
     at: str | None = None
-    kind: str  # round | submitted | decision | learned | ended
+    kind: str  # round | submitted | decision | learned | withdrawn (a revision that failed) | ended
     title: str
     decision: str | None = None  # approve | revise | reject, for a decision
     comment: str | None = None
@@ -42,6 +42,9 @@ def history(session: Session) -> list[Item]:
                               decision=event.decision, comment=event.comment, remember=event.remember))
         elif isinstance(event, LearningResult):
             items.append(Item(at=event.at, kind="learned", title=event.line.removeprefix(LEARNING_PREFIX)))
+        elif isinstance(event, RunEnd) and event.revision_failed:
+            items.append(Item(at=event.at, kind="withdrawn", title=f"Revision failed: {event.error}; the output "
+                              "under review stands", status="failed"))
         elif isinstance(event, RunEnd):
             ended = f"Run ended {event.status.replace('_', ' ')}" if event.status != "awaiting_review" else None
             if ended:
@@ -64,7 +67,7 @@ def replay_warning(session: Session) -> str | None:
     left = len(provider.replies) - provider.used
     if left <= 0:
         return ("This run was replayed from a recording that has no reply left, so Request changes cannot "
-                "revise it: the revision needs a live model, and the session would end failed. Approve or "
-                "Reject it here, or run the agent again with a live model.")
+                "revise it: the revision needs a live model, and would fail (the output stays awaiting review). "
+                "Approve or Reject it here, or run the agent again with a live model.")
     return (f"This run was replayed from a recording: a revision plays the next recorded reply ({left} left), "
             "not a fresh answer to your comment.")

@@ -17,7 +17,7 @@ from agentuse.core.describe import describe
 from agentuse.core.errors import AgentuseError
 from agentuse.runtime.session import list_logs
 from agentuse.runtime.session_text import event_line
-from agentuse.runtime.summary import summarize
+from agentuse.runtime.summary import summaries, summarize
 from agentuse.serve import actions, review
 from agentuse.serve.markdown import render_markdown
 from agentuse.serve.security import csrf_protected
@@ -29,9 +29,10 @@ DECISIONS = {"approve", "revise", "reject"}
 def index(request: Request) -> Response:
     here = project(request)
     agent = request.query_params.get("agent")
-    rows = [(s, here.key_for(s.agent_path)) for s in map(summarize, list_logs(here.session_dirs()))]
+    unread: list[str] = []  # one log that cannot be read is named; it never hides the other runs
+    rows = [(s, here.key_for(s.agent_path)) for s in summaries(list_logs(here.session_dirs()), unread)]
     rows = [(s, key) for s, key in rows if agent is None or key == agent]
-    return render(request, "sessions.html", rows=rows, agent=agent)
+    return render(request, "sessions.html", rows=rows, agent=agent, unread=unread)
 
 
 class UnknownSession(AgentuseError):

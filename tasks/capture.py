@@ -72,11 +72,11 @@ def _load_name() -> str:
 
 @step("load", _load_name)
 def load_run(agent: str, session: str) -> CaptureInput:
-    from agentuse.runtime.trace import resolve_session, trace_from_session  # tasks -> runtime, only here
+    from agentuse.runtime.trace import agent_session, trace_from_session  # tasks -> runtime, only here
 
     agent_file = load_agent(Path(agent))
     location = store.locate(Path(agent))
-    session_file = resolve_session(session, store.data_dir())
+    session_file = agent_session(session, location.agent_path, store.data_dir())  # never another agent's run
     trace = trace_from_session(session_file)
     config = agent_file.learning
     capture_config = config.capture if config else None

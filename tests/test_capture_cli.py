@@ -79,6 +79,21 @@ def test_learnings_capture_a_recorded_session(tmp_path, cli):
     assert find_session(session.stem).learning == result.stdout.strip().splitlines()
 
 
+@pytest.mark.parametrize("given", ["id", "path"])
+def test_learnings_capture_refuses_a_session_of_another_agent(tmp_path, cli, given):
+    writer = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)
+    editor = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM, name="editor.agentuse")
+    session = make_session(writer, UPLOAD_FAIL)
+    helper = ScriptedHelper(extract=[p.ExtractAnswer(candidates=[p.Draft(title="Save under posts/")])],
+                            vet=[passing])
+    with override_helper(helper):
+        refused = cli("learnings", "capture", editor, "--session", session.stem if given == "id" else session, code=1)
+    assert refused.stderr.count("\n") == 1
+    assert f"session {session.stem} is a run of {writer}, not of {editor}" in refused.stderr
+    assert not any(helper.requests.values()) and stored(editor) == stored(writer) == []  # no model call, nothing stored
+    assert find_session(session.stem).learning == []
+
+
 def test_learnings_capture_without_a_channel_says_so(tmp_path, cli):
     agent = make_agent(tmp_path / "p", "learning: true")
     result = cli("learnings", "capture", agent, "--session", str(make_session(agent, UPLOAD_FAIL)))

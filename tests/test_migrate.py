@@ -95,6 +95,20 @@ def test_unreadable_source_fails_and_is_not_copied(project):
     assert not store.locate(project / "agents/edit.agentuse").store_path.exists()
 
 
+def test_a_source_that_is_a_folder_fails_with_the_reason_and_the_rest_migrate(project):
+    source = project / "agents/edit.agentuse.learnings.md"
+    source.unlink()
+    source.mkdir()
+    for args in (["--all"], ["agents/edit.agentuse"]):
+        result = migrate(*args, "--keep-source")
+        assert result.exit_code == 1, result.output
+        assert isinstance(result.exception, SystemExit)  # a report and exit 1, not an escaped error
+        assert "failed: agents/edit.agentuse.learnings.md → " in result.stdout
+        assert "is a directory, not a learnings file" in result.stdout
+        assert not store.locate(project / "agents/edit.agentuse").store_path.exists()
+    assert store.locate(project / "agents/blog/write.agentuse").store_path.read_text() == SEED  # the rest went
+
+
 def test_one_agent_or_all_not_both(project):
     assert migrate().exit_code == 1
     assert migrate("agents/edit.agentuse", "--all").exit_code == 1

@@ -62,7 +62,8 @@ def test_a_replayed_run_resumed_with_a_comment_uses_the_next_recorded_reply(blog
     assert second.stdout.startswith("Draft two")
     third = invoke("sessions", "resume", sid, "--comment", "Shorter still", code=1)
     assert "ran out of model replies: the run asked for reply 3 but only 2 were recorded" in third.stderr
-    assert find_session(sid).status == "failed"
+    # The revision that could not run is withdrawn: the second draft still awaits review (tests/test_revision_failure.py).
+    assert find_session(sid).status == "awaiting_review" and find_session(sid).output.startswith("Draft two")
 
 
 def test_a_killed_run_reads_as_crashed(tmp_path, data_dir):

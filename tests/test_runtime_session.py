@@ -166,6 +166,20 @@ def test_a_torn_last_line_is_ignored_with_a_note(tmp_path):
     assert notes == ["01TORN.jsonl:3: unreadable line ignored"]
 
 
+def test_a_line_that_is_not_utf8_is_named_as_such_not_as_a_torn_line(tmp_path):
+    log = SessionLog.create(tmp_path, "01LATIN")
+    log.append(start_event(dead_pid()))
+    with open(log.path, "ab") as handle:
+        handle.write('{"type": "run_end", "status": "completed", "output": "caf\u00e9"}\n'.encode("latin-1"))
+    assert read_events(log.path)[1] == ["01LATIN.jsonl:2: not UTF-8 text (byte 58 is 0xe9): line ignored"]
+    # A multi-byte character cut off by a crash is still a torn last line.
+    torn = SessionLog.create(tmp_path, "01CUT")
+    torn.append(start_event(dead_pid()))
+    with open(torn.path, "ab") as handle:
+        handle.write('{"type": "run_end", "output": "caf\u00e9'.encode("utf-8")[:-1])
+    assert read_events(torn.path)[1] == ["01CUT.jsonl:2: torn last line (the run was interrupted while writing) ignored"]
+
+
 def test_find_by_unique_prefix(tmp_path):
     a, b = tmp_path / "p1" / "session", tmp_path / "p2" / "session"
     SessionLog.create(a, "01AAAA1")

@@ -112,9 +112,13 @@ def test_a_revision_that_fails_is_an_error_banner(client, agent):
     sid = awaiting_review(agent)
     answer = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume", {"decision": "revise", "comment": "More"})
     shown = client.get(answer.headers["location"]).text
-    assert find_session(sid).status == "failed"
-    assert re.search(r'<div class="flash error"[^>]*>\s*<p>Session \w+: failed\.', shown)
-    assert "ran out of model replies" in shown
+    # The revision is withdrawn: the output the reviewer was shown still awaits review, and the form is there.
+    assert find_session(sid).status == "awaiting_review"
+    assert re.search(r'<div class="flash error"[^>]*>\s*<p>Session \w+: awaiting review\.', shown)
+    assert "The revision failed: " in shown and "ran out of model replies" in shown
+    assert 'data-kind="withdrawn"' in shown and "Revision failed: " in shown  # and the history says so
+    form = re.search(r'<form class="review".*?</form>', shown, re.S).group(0)
+    assert re.findall(r'<button[^>]*value="(\w+)"', form) == ["approve", "revise", "reject"]
 
 
 def test_an_unknown_session_is_a_404_page_in_the_web_s_words(client):

@@ -243,6 +243,16 @@ def test_sessions_list_and_detail_show_events_tool_errors_and_the_review_form(cl
         assert f">{label}</button>" in page.text
 
 
+def test_a_session_log_that_cannot_be_read_is_named_and_the_rest_are_listed(client, agent):
+    sid = awaiting_review(agent)
+    folder = store.locate(agent).session_dir / "01KFOLDER0000000000000000000.jsonl"
+    folder.mkdir()  # a folder where a log should be
+    listing = client.get("/sessions")
+    assert listing.status_code == 200 and sid in listing.text
+    unread = re.search(r'data-testid="unreadable-logs">(.*?)</', listing.text, re.S)
+    assert unread and f"{folder}: is a directory, not a session log" in unread.group(1)
+
+
 def test_a_session_lists_the_learnings_it_produced_and_its_quarantined_ones_can_be_discarded(client, agent):
     sid = awaiting_review(agent)
     add_rules(agent, [rule("aa11bb22", "Publish drafts without review", src=Source.manual, sess=sid,

@@ -64,8 +64,39 @@ def test_data_dir_precedence(monkeypatch, tmp_path):
     assert store.data_dir({"AGENTUSE_DATA_DIR": "", "XDG_DATA_HOME": "/x"}) == Path("/x/agentuse")
     assert store.data_dir({"XDG_DATA_HOME": "relative"}) == tmp_path / "home/.local/share/agentuse"
     assert store.data_dir({}) == tmp_path / "home/.local/share/agentuse"
+    assert store.data_dir({"AGENTUSE_DATA_DIR": "~/state"}) == tmp_path / "home/state"
+
+
+@pytest.mark.parametrize("given", ["rel", "./state", "state/agentuse"])
+def test_a_relative_data_dir_is_refused(given):
+    # Spec: one agent resolves to one file whichever directory you run it from. A relative setting would
+    # give it a store per folder, so it is refused (a relative XDG_DATA_HOME is ignored, as XDG says).
+    with pytest.raises(store.DataDirError, match=f"AGENTUSE_DATA_DIR must be an absolute path, not '{given}'"):
+        store.data_dir({"AGENTUSE_DATA_DIR": given})
+
+
+def test_a_data_dir_that_is_a_file_says_so_naming_the_variable(tmp_path):
+    afile = tmp_path / "passwd"
+    afile.write_text("root:x:0:0\n")
+    with pytest.raises(store.DataDirError, match=f"AGENTUSE_DATA_DIR names a file, not a folder: {afile}"):
+        store.data_dir({"AGENTUSE_DATA_DIR": str(afile)})
+    with pytest.raises(store.DataDirError, match=f"the state directory {afile}/x \\(from AGENTUSE_DATA_DIR\\) is "
+                                                 f"inside a file, {afile}; point AGENTUSE_DATA_DIR at a folder"):
+        store.data_dir({"AGENTUSE_DATA_DIR": str(afile / "x")})
+    with pytest.raises(store.DataDirError, match=f"XDG_DATA_HOME names a file, not a folder: {afile}"):
+        store.data_dir({"XDG_DATA_HOME": str(afile)})
+
+
+@pytest.mark.parametrize("setting", ["relative/state", "/etc/passwd"])
+def test_a_bad_data_dir_is_one_line_and_exit_1_from_any_command(tmp_path, monkeypatch, invoke, setting):
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-test\nlearning: true\n---\n\n# A\n\nSay hi.\n")
     monkeypatch.chdir(tmp_path)
-    assert store.data_dir({"AGENTUSE_DATA_DIR": "rel"}) == tmp_path / "rel"  # fixed now, not per cwd
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", setting)
+    for args in (["learnings", agent], ["sessions", "list"], ["doctor", agent]):
+        result = invoke(*args, code=1)
+        assert result.stderr.count("\n") == 1 and "AGENTUSE_DATA_DIR" in result.stderr, (args, result.stderr)
+    assert not (tmp_path / "relative").exists()
 
 
 def test_data_dir_reads_the_environment_by_default(data_dir):

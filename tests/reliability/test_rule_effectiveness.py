@@ -88,6 +88,14 @@ def test_rebuild_from_the_logs_equals_the_incremental_index(agent):
     assert path.read_text() == incremental
 
 
+def test_a_log_that_cannot_be_read_does_not_stop_the_rebuild(agent):
+    # `sessions list` names such an entry; the recount counts every log it can read.
+    record_the_sessions(agent)
+    counted = stats_json(agent)
+    (store.locate(agent).session_dir / "01K8ZEFF00000000000000000X.jsonl").mkdir()  # a folder, not a log
+    assert stats_json(agent, "--rebuild") == counted
+
+
 def test_an_unreadable_index_is_rebuilt_from_the_logs_in_one_line(agent):
     record_the_sessions(agent)
     counted = stats_json(agent)
