@@ -76,6 +76,10 @@ class Manifest(BaseModel):
     # True from the moment an undo starts writing until it has put every file back and removed the
     # snapshot. An undo killed in between leaves it True, and `recover` then finishes it from these bytes.
     undoing: bool = False
+    # The order the snapshots of this agent were taken in (1, 2, ...): newest is highest. The folder name
+    # and `created` have one-second resolution and two passes can share a second. 0: written before this
+    # field existed, ordered by `_order` below, and older than any snapshot that has one.
+    seq: int = 0
 
     @property
     def settled(self) -> bool:
@@ -139,6 +143,7 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
     """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
     _root(location).mkdir(parents=True, exist_ok=True)
+    seq = max((s.manifest.seq for s in _all(location)), default=0) + 1  # under the caller's locks
     while True:  # two passes in one second can draw the same 4 hex: draw again rather than fail the pass
         folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
         try:
@@ -163,7 +168,7 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
                         store_path=str(location.store_path), store_existed=store_before is not None,
                         agent_after=digest(agent_after), store_after=digest(store_after),
                         block_after=block_digest(block_after), summary=summary, kind=kind, complete=complete,
-                        **archived)
+                        seq=seq, **archived)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
     store.atomic_write(folder / MANIFEST, manifest.model_dump_json(indent=2))
     store.fsync_dir(folder.parent)  # the new folder's own name
@@ -183,17 +188,26 @@ def mark_complete(snapshot: Snapshot) -> Snapshot:
 
 
 def _all(location: store.AgentLocation) -> list[Snapshot]:
+    """Every snapshot with a readable manifest, newest first."""
     root = _root(location)
     if not root.is_dir():
         return []
     found = []
-    for folder in sorted((p for p in root.iterdir() if p.is_dir()), reverse=True):
+    for folder in (p for p in root.iterdir() if p.is_dir()):
         try:
             manifest = Manifest.model_validate(json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
+            written = (folder / MANIFEST).stat().st_mtime_ns
         except (FileNotFoundError, ValueError):
             continue
-        found.append(Snapshot(folder=folder, manifest=manifest))
-    return found
+        found.append((_order(manifest, folder, written), Snapshot(folder=folder, manifest=manifest)))
+    return [snapshot for _, snapshot in sorted(found, key=lambda pair: pair[0], reverse=True)]
+
+
+def _order(manifest: Manifest, folder: Path, written: int) -> tuple[int, str, int]:
+    """Newest is largest: the recorded order; for snapshots an older version wrote (seq 0), the second in
+    the folder name, then when the manifest was last written (a commit marks it complete after both files,
+    so of two passes in one second the later one's is written later)."""
+    return manifest.seq, folder.name.partition("-")[0], written
 
 
 def listing(location: store.AgentLocation) -> list[Snapshot]:
