@@ -46,7 +46,10 @@ def test_undo_restores_both_files_byte_for_byte_and_removes_the_snapshot(agent):
 def test_undo_refuses_when_a_file_changed_since_the_tidy(agent):
     location = store.locate(agent)
     run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
-    record_injection(location, [ROLES["S1"]])  # a run finished after the tidy-up
+    text = location.store_path.read_text(encoding="utf-8")
+    assert "Stay under 60 characters" in text
+    location.store_path.write_text(text.replace("Stay under 60 characters", "Stay under 50 characters"),
+                                   encoding="utf-8")  # a person edited a rule after the tidy-up
     after_run = location.store_path.read_bytes()
 
     with pytest.raises(UndoError) as refused:
