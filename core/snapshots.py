@@ -329,7 +329,8 @@ def undo(location: store.AgentLocation) -> Snapshot:
         store_now = _read(location.store_path)
         if digest(store_now) != snapshot.manifest.store_after:  # runs counted since: carry their counts back
             _, leaves = _store_target(location, snapshot, store_now)
-            store.atomic_write(snapshot.folder / STORE_UNDO, leaves or b"")
+            assert leaves is not None  # blockers() above found it undoable, so it leaves a store
+            store.atomic_write(snapshot.folder / STORE_UNDO, leaves)
             update["undo_from"] = digest(store_now)
         manifest = snapshot.manifest.model_copy(update=update)
         store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
