@@ -4,18 +4,16 @@ it later simply adds it back"). An editor that saves an empty buffer archives ev
 
 from __future__ import annotations
 
-import shutil
 import sys
-from pathlib import Path
 
 import pytest
+from tidy_scenario import BLOG_SEED, install
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
 from agentuse.core import store
 from agentuse.core.store_edit import EDIT_REASON
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 runner = CliRunner()
 
 # Drops the entries whose heading names one of the titles given (a person deleting them in the editor).
@@ -29,13 +27,7 @@ open(path, "w", encoding="utf-8").write("\\n### ".join(kept))
 
 @pytest.fixture
 def seeded(tmp_path):
-    agent = tmp_path / "proj" / "blog-writer.agentuse"
-    agent.parent.mkdir()
-    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
-    location = store.locate(agent)
-    location.store_path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(EXAMPLES / "seeds" / "blog-writer.learnings.md", location.store_path)
-    return agent
+    return install(tmp_path / "proj", store.locate, seed=BLOG_SEED)
 
 
 def edit(monkeypatch, agent, editor: str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from tidy_scenario import ROLES, Scenario, install
+from tidy_scenario import ROLES, Scenario, install, killed_writing
 
 from agentuse.core import snapshots, store
 from agentuse.core.inject import record_injection
@@ -194,17 +194,8 @@ def test_a_commit_killed_before_the_store_write_also_takes_its_archive_entries_b
     """The commit archives, writes the agent file, then the store: rolled back, none of it happened."""
     location = store.locate(agent)
     agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
-    real_write = store.atomic_write
-
-    def dies_at_the_store(path, text, **options):
-        if path == location.store_path:
-            raise KeyboardInterrupt("killed")
-        real_write(path, text, **options)
-
-    monkeypatch.setattr(store, "atomic_write", dies_at_the_store)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), killed_writing(location.store_path, monkeypatch):
         run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
-    monkeypatch.setattr(store, "atomic_write", real_write)
     assert agent.read_bytes() != agent_before and location.archive_path.exists()
 
     store.load(location)  # any store read settles the interrupted commit

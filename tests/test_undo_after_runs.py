@@ -11,7 +11,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from tidy_scenario import MERGED, ROLES, Scenario, install
+from tidy_scenario import MERGED, ROLES, Scenario, install, killed_writing
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
@@ -159,17 +159,8 @@ def test_an_undo_killed_while_carrying_counts_is_finished_by_the_next_command(ag
         record_injection(where, [_merged_a(where).id, ROLES["S1"]])
     snapshots.undo(store.locate(twin))
     expected = store.locate(twin).store_path.read_bytes()
-    real_write = store.atomic_write
-
-    def dies_at_the_store(path, text, **options):
-        if path == location.store_path:
-            raise KeyboardInterrupt("killed")
-        real_write(path, text, **options)
-
-    monkeypatch.setattr(store, "atomic_write", dies_at_the_store)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), killed_writing(location.store_path, monkeypatch):
         snapshots.undo(location)
-    monkeypatch.setattr(store, "atomic_write", real_write)
 
     store.load(location)  # any store read finishes the undo
     assert location.store_path.read_bytes() == expected
