@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from types import SimpleNamespace
 
 import pytest
 from tidy_scenario import ROLES, Scenario, install, killed_writing
@@ -250,7 +251,7 @@ class _OneSecond:
                 return instant
 
         monkeypatch.setattr(snapshots, "datetime", Frozen)
-        monkeypatch.setattr(snapshots.secrets, "token_hex", lambda n: next(suffixes))
+        monkeypatch.setattr(snapshots, "secrets", SimpleNamespace(token_hex=lambda n: next(suffixes)))
 
 
 def test_of_two_snapshots_taken_in_one_second_the_later_is_the_newest(agent, monkeypatch):
