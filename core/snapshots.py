@@ -57,6 +57,7 @@ KEEP = 20  # newest snapshots kept per agent
 MANIFEST = "manifest.json"
 STORE_AFTER = "store.after"  # the store as the pass wrote it: what runs' counts since are measured from
 STORE_UNDO = "store.undo"
+CARRIED = "the counts runs recorded since are kept, on the rules it put back"  # said when undo carried them
 TIDY_UP = "tidy-up"  # Manifest.kind of a tidy-up; capture's passes name themselves ("capture re-vet", ...)
 
 
@@ -335,7 +336,7 @@ def undo(location: store.AgentLocation) -> Snapshot:
         manifest = snapshot.manifest.model_copy(update=update)
         store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
         _finish_undo(location, Snapshot(folder=snapshot.folder, manifest=manifest))
-    return snapshot
+    return Snapshot(folder=snapshot.folder, manifest=manifest)  # `undo_from` set: it carried runs' counts
 
 
 def _finish_undo(location: store.AgentLocation, snapshot: Snapshot) -> None:

@@ -65,6 +65,7 @@ def test_a_run_after_the_tidy_up_is_undone_with_it_and_its_counts_are_kept(agent
     undone = runner.invoke(app, ["learnings", "undo", str(agent)])
     assert undone.exit_code == 0, undone.output
     assert undone.output.startswith("Undid the tidy-up of ")
+    assert f"  restored {location.store_path}: {snapshots.CARRIED}\n" in undone.output
     assert agent.read_bytes() == original_agent
     now = _rules(location)
     assert list(now) == list(original)  # every rule from before, in its place
