@@ -166,3 +166,20 @@ def test_an_undo_killed_while_carrying_counts_is_finished_by_the_next_command(ag
     store.load(location)  # any store read finishes the undo
     assert location.store_path.read_bytes() == expected
     assert snapshots.listing(location) == [] and not os.path.exists(store.pending_tidy_marker(location))
+
+
+def test_two_tidy_ups_each_followed_by_a_run_undo_one_after_the_other(agent):
+    from agentuse.core.helper.offline import OfflineHelper
+
+    location = store.locate(agent)
+    original = _rules(location)
+    counted_total = 0
+    for _ in range(2):
+        assert run_tidy(agent, helper=OfflineHelper(), today=TODAY, seed=3).written
+        record_injection(location, [ROLES["S1"]])
+        counted_total += 1
+    snapshots.undo(location)
+    snapshots.undo(location)
+    now = _rules(location)
+    assert list(now) == list(original)
+    assert now[ROLES["S1"]].injected == original[ROLES["S1"]].injected + counted_total
