@@ -86,7 +86,7 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
     with store.lock_for(location.store_path):
         now = _read(location.store_path)
         if now == baseline:
-            removed = _archive_removed(location, _readable(location, baseline), mine.learnings)
+            removed = _archive_removed(location, _readable(location, baseline), mine.learnings, copy=copy)
             store.atomic_write(location.store_path, edited)
             copy.unlink()
             return Outcome(changed=True, archived=removed, emptied=emptied)
@@ -99,7 +99,7 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
                               f"nothing was written. {_kept(copy)}: run --edit again and redo the change.") from None
         doc = mine.model_copy(update={"learnings": merged, "name": mine.name or location.name,
                                       "agent": mine.agent or location.breadcrumb})
-        removed = _archive_removed(location, theirs.learnings, merged)
+        removed = _archive_removed(location, theirs.learnings, merged, copy=copy)
         store.atomic_write(location.store_path, render(doc))
     copy.unlink()
     before = {r.id for r in start.learnings}
@@ -116,12 +116,17 @@ def _readable(location: store.AgentLocation, baseline: bytes) -> list[Learning]:
         return []
 
 
-def _archive_removed(location: store.AgentLocation, now: list[Learning], written: list[Learning]) -> list[Learning]:
+def _archive_removed(location: store.AgentLocation, now: list[Learning], written: list[Learning], *,
+                     copy: Path) -> list[Learning]:
     """Archive the rules in the store `now` that the store about to be `written` no longer holds. Before
     the store is written, under its lock, as discard does: a crash in between leaves a rule in both."""
     kept = {r.id for r in written}
     removed = [r for r in now if r.id not in kept]
-    store.archive(location, removed, reason=EDIT_REASON)
+    try:
+        store.archive(location, removed, reason=EDIT_REASON)
+    except StoreFormatError as broken:  # never appended to an archive it cannot read
+        raise EditRefused(f"{broken}. The rules you removed could not be archived there, so nothing was written "
+                          f"to {location.store_path}. {_kept(copy)}: fix the archive and run --edit again.") from None
     return removed
 
 

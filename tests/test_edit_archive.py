@@ -129,3 +129,16 @@ def test_a_store_that_did_not_parse_can_still_be_repaired_in_the_editor(seeded, 
     result = edit(monkeypatch, seeded, f"{sys.executable} {script}")
     assert result.exit_code == 0, result.output
     assert location.store_path.read_text(encoding="utf-8") == good
+
+
+def test_an_archive_that_does_not_parse_refuses_the_edit_and_keeps_both(seeded, tmp_path, monkeypatch):
+    location = store.locate(seeded)
+    before = location.store_path.read_bytes()
+    location.archive_path.parent.mkdir(parents=True, exist_ok=True)
+    location.archive_path.write_text("# Learnings for blog-writer\n\n### [bogus] x\n", encoding="utf-8")
+    result = edit(monkeypatch, seeded, dropping(tmp_path, "Keep intros factual"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"{location.archive_path}:3:" in result.stderr and "could not be archived there" in result.stderr
+    assert location.store_path.read_bytes() == before
+    kept = result.stderr.split("Your edit is kept at ")[1].split(":")[0]
+    assert "Keep intros factual" not in open(kept, encoding="utf-8").read()
