@@ -118,6 +118,8 @@ def _edit(agent_file: Path) -> None:
     if outcome.merged:
         say(f"Saved your edit to {location.store_path}, merged with what changed while the editor was open"
             + (f" ({outcome.kept_added} rule(s) added meanwhile kept)." if outcome.kept_added else "."))
+    for line in store_edit.archived_lines(outcome, location, agent_arg=str(agent_file)):
+        say(line)
 
 
 IdArg = Annotated[str, typer.Argument(help="The rule's id (8 characters, or a prefix only one rule has).",

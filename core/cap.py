@@ -273,6 +273,9 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         if undoable and replaced:
             # The pass's snapshot appends them to the archive itself, so undo can take them back out.
             work.retired = list(replaced)
+            # Runs that count a fold's rule after it are counted on the rules it replaced, should it be undone.
+            work.carriers = {rule.id: placed.record.id for placed in report.placed if placed.how is Placement.folded
+                             for rule in placed.replaced}
             counts = ", ".join(f"{n} {how.value}" for how in (Placement.folded, Placement.traded, Placement.superseded)
                                if (n := sum(1 for p in report.placed if p.how is how and p.replaced)))
             work.summary, work.kind = f"{PLACE_PASS}: {counts}", PLACE_PASS

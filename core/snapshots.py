@@ -6,8 +6,16 @@ store (and the archive), so their snapshot records the agent file's bytes as bot
 
 Before a tidy-up writes, the exact bytes of both files go into a snapshot folder, with the digests of
 what the tidy-up is about to write. Undo restores the newest snapshot byte for byte and removes it, but
-only while both files still hold what the tidy-up wrote: anything written since (a run, a hand edit)
+only while both files still hold what the tidy-up wrote: anything written since (a hand edit, a capture)
 would be silently lost otherwise, so undo refuses and says which file changed.
+
+Runs are the exception. Every run rewrites the store to count what it injected and what an approval
+credited (spec: Storage), so refusing then would make a tidy-up undoable only until the next run. When
+what changed in the store since is only those counts (`store_merge.RUN_COUNTERS`), undo puts back the
+rules from before with the counts carried onto them, each to the rules the tidy-up had merged or rewritten
+into the rule the runs counted (`store_merge.carry_back`): no run's count is lost. That needs the store as
+the pass wrote it (`store.after`) and what it carried into what (`Manifest.carriers`); a snapshot from
+before they were kept refuses after a run, as it always did.
 
 The archive is the third file a tidy-up writes: the rules it retired or merged away. Undo puts those
 rules back in the store, so it takes them back out of the archive too (or the archive would say they were
@@ -19,7 +27,8 @@ those later appends would have written had the tidy-up never run. Anything else 
 archive, or one a restore took an entry out of) refuses like the other two files.
 
     consolidations/<agent key minus .agentuse>/<YYYYmmddTHHMMSS>-<4 hex>/
-        manifest.json   agent.before   store.before (absent when the store did not exist)
+        manifest.json   agent.before   store.before (absent when the store did not exist)   store.after
+        store.undo      (while an undo that carries runs' counts is writing: the store it leaves)
         archive.before  (when the tidy-up appended to an archive that existed)
 """
 
@@ -37,15 +46,18 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agentuse.core import store
+from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import check_regular, read_optional
 from agentuse.core.learned_block import BlockRule, read_block
 from agentuse.core.learning import Learning
-from agentuse.core.store_format import StoreDoc, render
+from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 KEEP = 20  # newest snapshots kept per agent
 MANIFEST = "manifest.json"
+STORE_AFTER = "store.after"  # the store as the pass wrote it: what runs' counts since are measured from
+STORE_UNDO = "store.undo"
+CARRIED = "the counts runs recorded since are kept, on the rules it put back"  # said when undo carried them
 TIDY_UP = "tidy-up"  # Manifest.kind of a tidy-up; capture's passes name themselves ("capture re-vet", ...)
 
 
@@ -76,6 +88,14 @@ class Manifest(BaseModel):
     # True from the moment an undo starts writing until it has put every file back and removed the
     # snapshot. An undo killed in between leaves it True, and `recover` then finishes it from these bytes.
     undoing: bool = False
+    # The order the snapshots of this agent were taken in (1, 2, ...): newest is highest. The folder name
+    # and `created` have one-second resolution and two passes can share a second. 0: written before this
+    # field existed, ordered by `_order` below, and older than any snapshot that has one.
+    seq: int = 0
+    carriers: dict[str, str] = {}  # id of a rule the pass merged or rewrote away -> the id it went into
+    # Set by an undo that carries runs' counts, before its first write: the digest of the store it found
+    # (it then writes `store.undo`, not `store.before`), so an undo killed midway is finished the same way.
+    undo_from: str | None = None
 
     @property
     def settled(self) -> bool:
@@ -135,10 +155,11 @@ def archive_append(location: store.AgentLocation, retired: list[tuple[Learning, 
 def take(location: store.AgentLocation, *, agent_before: bytes, store_before: bytes | None,
          agent_after: bytes, store_after: bytes, block_after: list[BlockRule], summary: str = "",
          archive: ArchiveAppend | None = None, now: datetime | None = None, complete: bool = True,
-         kind: str = TIDY_UP) -> Snapshot:
+         kind: str = TIDY_UP, carriers: dict[str, str] | None = None) -> Snapshot:
     """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
     _root(location).mkdir(parents=True, exist_ok=True)
+    seq = max((s.manifest.seq for s in _all(location)), default=0) + 1  # under the caller's locks
     while True:  # two passes in one second can draw the same 4 hex: draw again rather than fail the pass
         folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
         try:
@@ -151,6 +172,7 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
     store.atomic_write(folder / "agent.before", agent_before)
     if store_before is not None:
         store.atomic_write(folder / "store.before", store_before)
+    store.atomic_write(folder / STORE_AFTER, store_after)
     archived = {}
     if archive is not None:
         if archive.before is not None:
@@ -163,7 +185,7 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
                         store_path=str(location.store_path), store_existed=store_before is not None,
                         agent_after=digest(agent_after), store_after=digest(store_after),
                         block_after=block_digest(block_after), summary=summary, kind=kind, complete=complete,
-                        **archived)
+                        seq=seq, carriers=carriers or {}, **archived)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
     store.atomic_write(folder / MANIFEST, manifest.model_dump_json(indent=2))
     store.fsync_dir(folder.parent)  # the new folder's own name
@@ -183,17 +205,26 @@ def mark_complete(snapshot: Snapshot) -> Snapshot:
 
 
 def _all(location: store.AgentLocation) -> list[Snapshot]:
+    """Every snapshot with a readable manifest, newest first."""
     root = _root(location)
     if not root.is_dir():
         return []
     found = []
-    for folder in sorted((p for p in root.iterdir() if p.is_dir()), reverse=True):
+    for folder in (p for p in root.iterdir() if p.is_dir()):
         try:
             manifest = Manifest.model_validate(json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
+            written = (folder / MANIFEST).stat().st_mtime_ns
         except (FileNotFoundError, ValueError):
             continue
-        found.append(Snapshot(folder=folder, manifest=manifest))
-    return found
+        found.append((_order(manifest, folder, written), Snapshot(folder=folder, manifest=manifest)))
+    return [snapshot for _, snapshot in sorted(found, key=lambda pair: pair[0], reverse=True)]
+
+
+def _order(manifest: Manifest, folder: Path, written: int) -> tuple[int, str, int]:
+    """Newest is largest: the recorded order; for snapshots an older version wrote (seq 0), the second in
+    the folder name, then when the manifest was last written (a commit marks it complete after both files,
+    so of two passes in one second the later one's is written later)."""
+    return manifest.seq, folder.name.partition("-")[0], written
 
 
 def listing(location: store.AgentLocation) -> list[Snapshot]:
@@ -295,10 +326,17 @@ def undo(location: store.AgentLocation) -> Snapshot:
                 f"it ran, and undoing would throw those changes away. Nothing was restored.")
         # The marker first: `store.settle` only looks for it, and it must see the undo from its first write.
         store.atomic_write(store.pending_tidy_marker(location), snapshot.manifest.created)
-        manifest = snapshot.manifest.model_copy(update={"undoing": True})
+        update: dict[str, object] = {"undoing": True}
+        store_now = _read(location.store_path)
+        if digest(store_now) != snapshot.manifest.store_after:  # runs counted since: carry their counts back
+            _, leaves = _store_target(location, snapshot, store_now)
+            assert leaves is not None  # blockers() above found it undoable, so it leaves a store
+            store.atomic_write(snapshot.folder / STORE_UNDO, leaves)
+            update["undo_from"] = digest(store_now)
+        manifest = snapshot.manifest.model_copy(update=update)
         store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
         _finish_undo(location, Snapshot(folder=snapshot.folder, manifest=manifest))
-    return snapshot
+    return Snapshot(folder=snapshot.folder, manifest=manifest)  # `undo_from` set: it carried runs' counts
 
 
 def _finish_undo(location: store.AgentLocation, snapshot: Snapshot) -> None:
@@ -308,7 +346,10 @@ def _finish_undo(location: store.AgentLocation, snapshot: Snapshot) -> None:
     manifest, folder = snapshot.manifest, snapshot.folder
     if digest(_read(location.agent_path)) == manifest.agent_after:
         _restore(location.agent_path, (folder / "agent.before").read_bytes(), follow_symlinks=True)
-    if digest(_read(location.store_path)) == manifest.store_after:
+    store_now = digest(_read(location.store_path))
+    if manifest.undo_from is not None and store_now == manifest.undo_from:
+        _restore(location.store_path, (folder / STORE_UNDO).read_bytes())
+    elif store_now == manifest.store_after:
         _put(location.store_path, (folder / "store.before").read_bytes() if manifest.store_existed else None)
     # After the store: killed in between, the rules are in both files, never in neither.
     restorable, archive_before = _archive_target(snapshot, _read(location.archive_path))
@@ -326,11 +367,45 @@ def blockers(location: store.AgentLocation, snapshot: Snapshot) -> list[str]:
     changed = []
     if digest(_read(location.agent_path)) != manifest.agent_after:
         changed.append(str(location.agent_path))
-    if digest(_read(location.store_path)) != manifest.store_after:
+    if not _store_target(location, snapshot, _read(location.store_path))[0]:
         changed.append(str(location.store_path))
     if not _archive_target(snapshot, _read(location.archive_path))[0]:
         changed.append(str(location.archive_path))
     return changed
+
+
+def _store_target(location: store.AgentLocation, snapshot: Snapshot, now: bytes | None) -> tuple[bool, bytes | None]:
+    """(undoable, the store undo leaves) given the store as it is `now`.
+
+    Unchanged since the pass: the bytes before it, exactly (None: there was no store). Changed since only
+    by runs' counts: the rules before it, with those counts carried onto them (module docstring). Anything
+    else is not undoable."""
+    manifest, folder = snapshot.manifest, snapshot.folder
+    before = _read(folder / "store.before") if manifest.store_existed else None
+    if digest(now) == manifest.store_after:
+        return True, before
+    written = _read(folder / STORE_AFTER)
+    if written is None or now is None:
+        return False, now
+    try:
+        old, then, current = (_parsed(location, data, name) for data, name in
+                              ((before, folder / "store.before"), (written, folder / STORE_AFTER),
+                               (now, location.store_path)))
+    except (StoreFormatError, UnicodeDecodeError):
+        return False, now
+    carried = store_merge.carry_back(old.learnings, then.learnings, current.learnings, carriers=manifest.carriers)
+    # And byte for byte what a run counting on the pass's store writes: a change the rules do not show (a
+    # blank line, text the reader skips) is a person's, and undo would throw it away.
+    counted = then.model_copy(update={"learnings": current.learnings})
+    if carried is None or now != render(counted).encode("utf-8"):
+        return False, now
+    return True, render(old.model_copy(update={"learnings": carried})).encode("utf-8")
+
+
+def _parsed(location: store.AgentLocation, data: bytes | None, path: Path) -> StoreDoc:
+    if data is None:
+        return StoreDoc(name=location.name, agent=location.breadcrumb)
+    return parse(data.decode("utf-8-sig"), filename=str(path))
 
 
 def _archive_target(snapshot: Snapshot, now: bytes | None) -> tuple[bool, bytes | None]:
@@ -362,6 +437,7 @@ class StorePass:
     # the pass is then one undo, and undo says this is what it undid.
     summary: str = ""
     kind: str = ""  # what undo calls the pass, when the caller knows better than at the start (a capture fold)
+    carriers: dict[str, str] = field(default_factory=dict)  # a rule folded away -> the rule that now carries it
 
     def undo_point(self) -> None:
         """What the caller did to `doc` so far is not part of the pass: undo returns to it. Capture places
@@ -389,7 +465,8 @@ def store_pass(location: store.AgentLocation, *, kind: str) -> Iterator[StorePas
                 block = read_block(agent.decode("utf-8-sig"), filename=str(location.agent_path)) or []
                 snapshot = take(location, agent_before=agent, store_before=work.before, agent_after=agent,
                                 store_after=store_after, block_after=block, summary=work.summary,
-                                archive=archive, complete=False, kind=work.kind or kind)
+                                archive=archive, complete=False, kind=work.kind or kind,
+                                carriers=work.carriers)
             # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
             if archive is not None:
                 store.atomic_write(location.archive_path, archive.after)

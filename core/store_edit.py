@@ -11,6 +11,10 @@ not in `learnings/`), and when the editor closes the copy is read back, under th
   meanwhile is a conflict, and nothing is written;
 - the copy does not parse, or conflicts: the store is left as it is, and the copy stays where it is, its
   path in the error, so nothing the person typed is lost.
+
+A rule deleted in the editor is not deleted: it goes to the archive, as `learnings discard` files it
+(core/discard.py), before the store is written, and `archived_lines` names each one and how to restore
+it. An editor that saved an empty buffer archives every rule that way, and the lines say so first.
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ from pydantic import BaseModel
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import read_optional
+from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
+
+EDIT_REASON = "removed in learnings --edit"  # the archive's reason, beside discard's "discarded by hand"
 
 
 class EditRefused(AgentuseError):
@@ -35,6 +42,8 @@ class Outcome(BaseModel):
     changed: bool = False  # the store was written
     merged: bool = False  # ...onto changes made while the editor was open
     kept_added: int = 0  # rules added meanwhile, kept beside the edit
+    archived: list[Learning] = []  # rules the edit removed, as they were in the store: now in the archive
+    emptied: bool = False  # the editor saved nothing at all
 
 
 def _read(path: Path) -> bytes | None:
@@ -72,13 +81,15 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
     except (StoreFormatError, UnicodeDecodeError) as broken:
         raise EditRefused(f"{broken}. Nothing was written to {location.store_path}. {_kept(copy)}: fix it "
                           "there and run --edit again to redo the change.") from None
+    emptied = not edited.strip()
     store.settle(location)
     with store.lock_for(location.store_path):
         now = _read(location.store_path)
         if now == baseline:
+            removed = _archive_removed(location, _readable(location, baseline), mine.learnings, copy=copy)
             store.atomic_write(location.store_path, edited)
             copy.unlink()
-            return Outcome(changed=True)
+            return Outcome(changed=True, archived=removed, emptied=emptied)
         start = _parse(location, baseline)
         theirs = _parse(location, now)
         try:
@@ -88,10 +99,49 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
                               f"nothing was written. {_kept(copy)}: run --edit again and redo the change.") from None
         doc = mine.model_copy(update={"learnings": merged, "name": mine.name or location.name,
                                       "agent": mine.agent or location.breadcrumb})
+        removed = _archive_removed(location, theirs.learnings, merged, copy=copy)
         store.atomic_write(location.store_path, render(doc))
     copy.unlink()
     before = {r.id for r in start.learnings}
-    return Outcome(changed=True, merged=True, kept_added=sum(1 for r in theirs.learnings if r.id not in before))
+    return Outcome(changed=True, merged=True, kept_added=sum(1 for r in theirs.learnings if r.id not in before),
+                   archived=removed, emptied=emptied)
+
+
+def _readable(location: store.AgentLocation, baseline: bytes) -> list[Learning]:
+    """The rules the store held when the editor opened. A store that did not parse is what --edit repairs:
+    it offered no rule to remove, and the repaired text is written as typed, as before."""
+    try:
+        return _parse(location, baseline).learnings
+    except (StoreFormatError, UnicodeDecodeError):
+        return []
+
+
+def _archive_removed(location: store.AgentLocation, now: list[Learning], written: list[Learning], *,
+                     copy: Path) -> list[Learning]:
+    """Archive the rules in the store `now` that the store about to be `written` no longer holds. Before
+    the store is written, under its lock, as discard does: a crash in between leaves a rule in both."""
+    kept = {r.id for r in written}
+    removed = [r for r in now if r.id not in kept]
+    try:
+        store.archive(location, removed, reason=EDIT_REASON)
+    except StoreFormatError as broken:  # never appended to an archive it cannot read
+        raise EditRefused(f"{broken}. The rules you removed could not be archived there, so nothing was written "
+                          f"to {location.store_path}. {_kept(copy)}: fix the archive and run --edit again.") from None
+    return removed
+
+
+def archived_lines(outcome: Outcome, location: store.AgentLocation, *, agent_arg: str) -> list[str]:
+    """What the command says about the rules the edit archived: how many, where, each one, how to undo."""
+    rules = outcome.archived
+    if not rules:
+        return []
+    where = f"not deleted: {location.archive_path}"
+    if outcome.emptied:
+        head = f"The edited file was empty: all {len(rules)} rules were archived, {where}"
+    else:
+        head = f"Archived {len(rules)} rule{'s' if len(rules) != 1 else ''} removed in the editor, {where}"
+    return [head, *(f'  "{r.title}" (id:{r.id})' for r in rules),
+            f"Put one back with: agentuse learnings restore {agent_arg} <id>"]
 
 
 def _parse(location: store.AgentLocation, data: bytes | None) -> StoreDoc:

@@ -12,6 +12,9 @@ None of that may be lost (spec issue: "no concurrent update is lost"). Three ver
 - a rule added meanwhile is kept, at the end;
 - a rule it changed or dropped that was edited or deleted meanwhile, and a rule it drops without a carrier
   that a person repeated meanwhile, are conflicts: `MergeConflict` names them and nothing is merged.
+
+Undo runs the other way (`carry_back`): it puts back the rules from before a pass, and the counts runs
+recorded on the pass's rules since go back with them, each to the rules the pass had carried into it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from agentuse.core.store_format import new_id
 
 CONTENT = ("category", "title", "body", "state", "ih", "vet", "why")  # ih, vet: a re-vet meanwhile is an edit
 COUNTERS = ("injected", "ok", "re")
+# What a run's own bookkeeping writes to the store (core/inject.py: an injection, an approval's credit).
+# `re` is a person repeating a rule: a capture, not a run's count.
+RUN_COUNTERS = ("injected", "ok")
 
 
 class MergeConflict(AgentuseError):
@@ -107,3 +113,47 @@ def merge(start: list[Learning], result: list[Learning], now: list[Learning], *,
         taken.add(rule.id)
         merged.append(rule)
     return merged
+
+
+def _all_but_run_counts(rule: Learning) -> tuple:
+    return tuple(getattr(rule, key) for key in type(rule).model_fields if key not in RUN_COUNTERS)
+
+
+def run_counts_since(written: list[Learning], now: list[Learning]) -> dict[str, dict[str, int]] | None:
+    """What runs added to each rule since `written`, when that is all that changed: the same rules in the
+    same order, each differing at most in RUN_COUNTERS, and none of those lower. None otherwise (a rule
+    added, removed, edited, or a count taken back: a person's or a capture's doing, not a run's)."""
+    if [r.id for r in written] != [r.id for r in now]:
+        return None
+    added = {}
+    for old, new in zip(written, now):
+        if _all_but_run_counts(old) != _all_but_run_counts(new):
+            return None
+        added[old.id] = {key: getattr(new, key) - getattr(old, key) for key in RUN_COUNTERS}
+        if min(added[old.id].values()) < 0:
+            return None
+    return added
+
+
+def carry_back(before: list[Learning], written: list[Learning], now: list[Learning], *,
+               carriers: dict[str, str] | None = None) -> list[Learning] | None:
+    """`before` (what undo puts back over a pass that wrote `written`), with the counts runs added since
+    (`now`): each rule gets those of the rule that carries it in `written`, itself or what the pass merged
+    or rewrote it into (`carriers`, as for `merge`; every source of a merge gets the merged rule's runs,
+    since each run had what the source says in force). None when something other than runs' counts changed,
+    or runs counted a rule that carries none of `before` (undo would lose those counts)."""
+    added = run_counts_since(written, now)
+    if added is None:
+        return None
+    final = {r.id: r for r in written}
+    carrier_of = {rule.id: _carrier(rule.id, carriers or {}, final) for rule in before}
+    claimed = set(carrier_of.values())
+    if any(any(counts.values()) for rule_id, counts in added.items() if rule_id not in claimed):
+        return None
+    restored = []
+    for rule in before:
+        counts = added.get(carrier_of[rule.id] or "")
+        if counts and any(counts.values()):
+            rule = rule.model_copy(update={key: getattr(rule, key) + counts[key] for key in RUN_COUNTERS})
+        restored.append(rule)
+    return restored

@@ -136,7 +136,8 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         archive = _archive_append(location, state, now_doc.learnings)
         snapshot = snapshots.take(location, agent_before=agent_now, store_before=store_now,
                                   agent_after=new_agent.encode("utf-8"), store_after=new_store.encode("utf-8"),
-                                  block_after=block, summary=summary, archive=archive, complete=False)
+                                  block_after=block, summary=summary, archive=archive, complete=False,
+                                  carriers=carriers(state))
         # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
         if archive is not None:
             store.atomic_write(location.archive_path, archive.after.decode("utf-8"))

@@ -92,7 +92,8 @@ async def undo(request: Request) -> Response:
     return redirect(request, agent_url(key), lines=[
         f"Undid the {snapshot.manifest.kind} of {snapshot.manifest.created}: "
         + ("the agent file and the learnings file are back to what they were before it."
-           if snapshot.manifest.kind == snapshots.TIDY_UP else "the learnings file is back to what it was before it.")])
+           if snapshot.manifest.kind == snapshots.TIDY_UP else "the learnings file is back to what it was before it.")
+        + (f" ({snapshots.CARRIED}.)" if snapshot.manifest.undo_from else "")])
 
 
 ROUTES = [

@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 from fakes.scripted_helper import ScriptedHelper
-from tidy_scenario import MERGED, ROLES, Scenario, install
+from tidy_scenario import BLOG_SEED, MERGED, ROLES, Scenario, install
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
@@ -146,20 +146,11 @@ def _cli(*args):
     return [sys.executable, "-m", "agentuse", *map(str, args)]
 
 
-EXAMPLES = install.__globals__["REPO"] / "examples"
 
 
 @pytest.fixture
 def seeded(tmp_path):
-    import shutil
-
-    agent = tmp_path / "proj" / "blog-writer.agentuse"
-    agent.parent.mkdir()
-    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
-    location = store.locate(agent)
-    location.store_path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(EXAMPLES / "seeds" / "blog-writer.learnings.md", location.store_path)
-    return agent
+    return install(tmp_path / "proj", store.locate, seed=BLOG_SEED)
 
 
 # The "editor": reads the file when it opens, lets the world move on (`meanwhile`), then saves its buffer

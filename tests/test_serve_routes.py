@@ -415,9 +415,30 @@ def test_a_tidy_up_from_the_terminal_is_linked_until_it_can_no_longer_be_undone(
     tab = client.get(LEARNINGS).text
     assert "see what changed or undo it" in tab
     assert result.summary in client.get(f"/agents/{AGENT_KEY}/tidy/last").text
+    from agentuse.core.inject import record_injection
+
+    in_force = [r.id for r in store.load(store.locate(agent)).learnings if r.state is State.active]
+    record_injection(store.locate(agent), in_force[:2])  # a run since: still undoable, still linked
+    assert "see what changed or undo it" in client.get(LEARNINGS).text
     store.locate(agent).store_path.write_text(store.locate(agent).store_path.read_text() + "\n")  # edited since
     assert "see what changed or undo it" not in client.get(LEARNINGS).text
     assert "can no longer be undone" in client.get(f"/agents/{AGENT_KEY}/tidy/last").text
+
+
+def test_undo_after_a_run_says_the_runs_counts_are_kept(client, agent):
+    from agentuse.core.inject import record_injection
+    from agentuse.flows.tidy import run_tidy
+
+    overcap_store(agent)
+    assert run_tidy(agent).written
+    location = store.locate(agent)
+    counted = next(r for r in store.load(location).learnings if r.state is State.active)
+    record_injection(location, [counted.id])
+    undone = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/undo")
+    assert undone.status_code == 303
+    page = client.get(undone.headers["location"]).text
+    assert "Undid the tidy-up of" in page and "the counts runs recorded since are kept" in page
+    assert {r.id: r for r in store.load(location).learnings}[counted.id].injected == counted.injected + 1
 
 
 def test_the_running_tidy_page_refreshes_itself_without_javascript(app, client):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import date
+from types import SimpleNamespace
 
 import pytest
-from tidy_scenario import ROLES, Scenario, install
+from tidy_scenario import ROLES, Scenario, install, killed_writing
 
 from agentuse.core import snapshots, store
 from agentuse.core.inject import record_injection
@@ -46,7 +47,10 @@ def test_undo_restores_both_files_byte_for_byte_and_removes_the_snapshot(agent):
 def test_undo_refuses_when_a_file_changed_since_the_tidy(agent):
     location = store.locate(agent)
     run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
-    record_injection(location, [ROLES["S1"]])  # a run finished after the tidy-up
+    text = location.store_path.read_text(encoding="utf-8")
+    assert "Stay under 60 characters" in text
+    location.store_path.write_text(text.replace("Stay under 60 characters", "Stay under 50 characters"),
+                                   encoding="utf-8")  # a person edited a rule after the tidy-up
     after_run = location.store_path.read_bytes()
 
     with pytest.raises(UndoError) as refused:
@@ -191,17 +195,8 @@ def test_a_commit_killed_before_the_store_write_also_takes_its_archive_entries_b
     """The commit archives, writes the agent file, then the store: rolled back, none of it happened."""
     location = store.locate(agent)
     agent_before, store_before = agent.read_bytes(), location.store_path.read_bytes()
-    real_write = store.atomic_write
-
-    def dies_at_the_store(path, text, **options):
-        if path == location.store_path:
-            raise KeyboardInterrupt("killed")
-        real_write(path, text, **options)
-
-    monkeypatch.setattr(store, "atomic_write", dies_at_the_store)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), killed_writing(location.store_path, monkeypatch):
         run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
-    monkeypatch.setattr(store, "atomic_write", real_write)
     assert agent.read_bytes() != agent_before and location.archive_path.exists()
 
     store.load(location)  # any store read settles the interrupted commit
@@ -235,3 +230,83 @@ def test_a_snapshot_is_on_disk_before_the_commit_is_marked_pending(agent, monkey
         assert any(p.startswith(os.path.join(folder, "." + name)) or p == os.path.join(folder, name)
                    for p in before_marker), name
     assert folder in before_marker and os.path.dirname(folder) in before_marker
+
+
+# --- which snapshot is the newest: two passes in one second ------------------------------------------------
+
+
+class _OneSecond:
+    """Every snapshot taken at the same instant, and each drawing a folder suffix that sorts before the last
+    one's: the folder names then order the two passes backwards."""
+
+    def __init__(self, monkeypatch):
+        from datetime import datetime, timezone
+
+        instant = datetime(2026, 11, 30, 9, 15, 7, tzinfo=timezone.utc)
+        suffixes = iter(f"{n:04x}" for n in range(0xFFFF, 0, -1))
+
+        class Frozen(datetime):
+            @classmethod
+            def now(cls, tz=None):
+                return instant
+
+        monkeypatch.setattr(snapshots, "datetime", Frozen)
+        monkeypatch.setattr(snapshots, "secrets", SimpleNamespace(token_hex=lambda n: next(suffixes)))
+
+
+def test_of_two_snapshots_taken_in_one_second_the_later_is_the_newest(agent, monkeypatch):
+    _OneSecond(monkeypatch)
+    location = store.locate(agent)
+    first = snapshots.take(location, agent_before=b"a", store_before=None, agent_after=b"a", store_after=b"1",
+                           block_after=[], summary="first")
+    second = snapshots.take(location, agent_before=b"a", store_before=b"1", agent_after=b"a", store_after=b"2",
+                            block_after=[], summary="second")
+    assert first.folder.name > second.folder.name  # the names alone would pick the first
+    assert [s.manifest.summary for s in snapshots.listing(location)] == ["second", "first"]
+
+
+def test_tidy_tidy_undo_undo_in_one_second_undoes_the_second_then_the_first(agent, monkeypatch):
+    from agentuse.core.helper.offline import OfflineHelper
+
+    _OneSecond(monkeypatch)
+    location = store.locate(agent)
+    original = agent.read_bytes(), location.store_path.read_bytes()
+    run_tidy(agent, helper=OfflineHelper(), today=TODAY, seed=3)
+    after_first = agent.read_bytes(), location.store_path.read_bytes()
+    second = run_tidy(agent, helper=OfflineHelper(), today=TODAY, seed=3)  # goes on where the first stopped
+    assert second.written and len(snapshots.listing(location)) == 2
+
+    assert snapshots.undo(location).manifest.summary == second.summary
+    assert (agent.read_bytes(), location.store_path.read_bytes()) == after_first
+    snapshots.undo(location)
+    assert (agent.read_bytes(), location.store_path.read_bytes()) == original
+
+
+def test_snapshots_an_older_version_wrote_in_one_second_still_sort_and_undo(agent, monkeypatch):
+    """Before the order was recorded, a snapshot's name and its manifest's time were all there was: of two in
+    one second, the one whose manifest was written later is the newer; anything written now is newer still."""
+    import json
+    import os
+
+    _OneSecond(monkeypatch)
+    location = store.locate(agent)
+    old = [snapshots.take(location, agent_before=b"a", store_before=b"s", agent_after=b"a", store_after=data,
+                          block_after=[], summary=data.decode()) for data in (b"1", b"2")]
+    for index, snapshot in enumerate(old):  # as an older version wrote them: no order in the manifest
+        manifest = snapshot.folder / snapshots.MANIFEST
+        fields = json.loads(manifest.read_text())
+        fields.pop("seq", None)
+        manifest.write_text(json.dumps(fields))
+        os.utime(manifest, ns=(10**18 + index, 10**18 + index))
+    assert [s.manifest.summary for s in snapshots.listing(location)] == ["2", "1"]
+
+    newer = snapshots.take(location, agent_before=b"a", store_before=b"s", agent_after=b"a", store_after=b"3",
+                           block_after=[], summary="3")
+    assert newer.folder.name < old[1].folder.name
+    assert [s.manifest.summary for s in snapshots.listing(location)] == ["3", "2", "1"]
+
+    location.store_path.write_bytes(b"2")  # what the older version's second pass left
+    agent.write_bytes(b"a")
+    newer.folder.joinpath(snapshots.MANIFEST).unlink()  # out of the way: undo the old ones
+    assert snapshots.undo(location).manifest.summary == "2"
+    assert location.store_path.read_bytes() == b"s"

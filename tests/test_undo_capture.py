@@ -50,16 +50,24 @@ def test_the_re_vet_after_an_upgrade_is_one_undo_restoring_the_store_byte_for_by
     assert "Nothing to undo" in undo(agent).output
 
 
-def test_undoing_a_re_vet_refuses_once_a_run_counted_on_the_store(tmp_path):
+def test_undoing_a_re_vet_keeps_a_runs_count_and_refuses_a_persons_edit(tmp_path):
     agent = make_agent(tmp_path / "p", CUSTOM.format(max=15))
     location = seed(agent, [rule("aaaa0001", "Keep posts short"), rule("aaaa0002", "Save as markdown")])
+    before = {r.id: r for r in stored(agent)}
     capture(agent, ScriptedHelper(extract=[drafts()], vet=[passing]))
-    record_injection(location, ["aaaa0001"])  # a run finished after the capture
-    after_run = location.store_path.read_bytes()
-    refused = undo(agent)
+    record_injection(location, ["aaaa0001"])  # a run finished after the capture: its count survives the undo
+    counted = location.store_path.read_text(encoding="utf-8")
+    location.store_path.write_text(counted.replace("Keep posts short", "Keep posts brief"), encoding="utf-8")
+    edited = location.store_path.read_bytes()
+    refused = undo(agent)  # a person's edit is not a run's count
     assert refused.exit_code == 1
     assert "Cannot undo the capture re-vet of" in refused.output and "Nothing was restored" in refused.output
-    assert location.store_path.read_bytes() == after_run
+    assert location.store_path.read_bytes() == edited
+
+    location.store_path.write_text(counted, encoding="utf-8")  # the edit taken back: undoable again
+    assert undo(agent).exit_code == 0
+    assert {r.id: r for r in stored(agent)} == {**before, "aaaa0001": before["aaaa0001"].model_copy(
+        update={"injected": before["aaaa0001"].injected + 1})}
 
 
 def test_a_capture_that_only_adds_is_not_an_undo(tmp_path):
@@ -129,3 +137,23 @@ def test_a_capture_fold_is_one_undo_putting_back_the_rule_it_replaced(tmp_path):
     assert "Undid the capture fold of " in undone.output and "(capture fold: 1 folded)" in undone.output
     assert location.store_path.read_bytes() == before
     assert not location.archive_path.exists()  # the fold's archive entry is taken back out
+
+
+def test_a_run_counting_a_folded_rule_is_counted_on_the_rule_the_undo_puts_back(tmp_path):
+    from agentuse.core.helper import protocol as p
+
+    agent = make_agent(tmp_path / "p", CUSTOM.format(max=2))
+    ih = current_ih(agent)
+    location = seed(agent, [rule("a0000001", "Save posts as markdown", date_="2026-06-01", ih=ih),
+                            rule("a0000002", "Use numbered lists", date_="2026-06-02", ih=ih)])
+    before = {r.id: r for r in stored(agent)}
+    merged = p.Draft(title="Save posts as markdown files under posts/")
+    capture(agent, ScriptedHelper(extract=[drafts("Save under posts/")], vet=[passing, passing],
+                                  reconcile=[p.ReconcileAnswer(action="fold", replaces=["a0000001"], merged=merged)],
+                                  audit=[p.AuditAnswer()]))
+    [folded] = [r for r in stored(agent) if r.title == merged.title]
+    record_injection(location, [folded.id, "a0000002"])  # a run after the capture
+
+    assert undo(agent).exit_code == 0
+    assert {r.id: r.injected for r in stored(agent)} == {"a0000001": before["a0000001"].injected + 1,
+                                                         "a0000002": before["a0000002"].injected + 1}

@@ -11,6 +11,8 @@ from __future__ import annotations
 import shutil
 import threading
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from fakes.scripted_helper import ScriptedHelper, block_unchanged, nothing_missing
@@ -55,15 +57,37 @@ STALE_CONFLICTS = {"Q1": "Include 3 actionable tips",
                    "Q2": "Write short productivity blog posts (150-200 words)"}
 
 
-def install(project: Path, location_of) -> Path:
-    """Copy the example agent into `project` and the overgrown seed into its store; return the agent."""
+BLOG_SEED = REPO / "examples" / "seeds" / "blog-writer.learnings.md"  # the README's small store
+
+
+def install(project: Path, location_of, seed: Path = SEED) -> Path:
+    """Copy the example agent into `project` and `seed` (the overgrown one) into its store; return the agent."""
     project.mkdir(parents=True, exist_ok=True)
     agent = project / "blog-writer.agentuse"
     shutil.copyfile(AGENT_EXAMPLE, agent)
     store_path = location_of(agent).store_path
     store_path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(SEED, store_path)
+    shutil.copyfile(seed, store_path)
     return agent
+
+
+@contextmanager
+def killed_writing(path: Path, monkeypatch) -> Iterator[None]:
+    """The process dies (KeyboardInterrupt) as it is about to replace `path`; every other write goes through."""
+    from agentuse.core import store
+
+    real_write = store.atomic_write
+
+    def dies_there(target, text, **options):
+        if target == path:
+            raise KeyboardInterrupt("killed")
+        real_write(target, text, **options)
+
+    monkeypatch.setattr(store, "atomic_write", dies_there)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(store, "atomic_write", real_write)
 
 
 class Scenario:
