@@ -4,11 +4,20 @@ else), one regex call each, and every other entry with the full reader.
 `ENTRY` matches an entry only in render's own form: the known metadata tokens in render's order, no
 default written out (state:active, re:0, ok:0), numbers without leading zeros, two-decimal confidences,
 single spaces, no backslash anywhere (so nothing to unescape), notes why-then-evidence, a body with no
-blank line, no trailing space and no line starting with "#" after its first, then render's blank line
+blank line, no trailing space and no line starting with "#" (after indentation), then render's blank line
 (or the end). What such an entry means needs no token loop: its groups are the values, each checked below
 as strictly as the loop's readers (a table lookup that misses is an entry for the full reader, which
 names the problem, or reads what this pattern does not take). The record's fields set is what render
 writes: the fields off their defaults (`STATED_AS_WRITTEN`, made when first asked for).
+
+Written for speed, since this loop is most of reading a large store (benchmarks/store_scale.py):
+- the category, source and channel are spelled out in the pattern, which captures the one character that
+  tells each apart (`_told_apart`): a one-character string Python keeps one copy of, looked up in a table;
+- the tokens after `sess:` (`tool: sig: re: ok: state: vet:`, in most entries none or a counter or two) are
+  one stretch, taken loosely by the pattern (the keys it may hold, values without "|", backslash or a space
+  run) and read once per distinct text by `_later_part`, to the exact grammar spelled out in `_LATER_PART`.
+Either way an entry is read here exactly when a pattern spelling every token out would have taken it, with
+the same values (tests/test_store_format_baseline.py holds both readers to the one of 4c0d947).
 """
 
 from __future__ import annotations
@@ -18,47 +27,65 @@ import re
 import string
 
 from agentuse.core.learning import (
+    Category,
+    Channel,
     Learning,
+    Source,
     State,
     new_values,
     set_fields_slot,
     title_said_once,
 )
 from agentuse.core.store_doc import ParsedRules
-from agentuse.core.store_meta import (
-    CATEGORIES,
-    CHANNELS,
-    KNOWN_DATES,
-    SOURCES,
-    STATED_AS_WRITTEN,
-    STATES,
-    real_date,
-)
+from agentuse.core.store_meta import KNOWN_DATES, STATED_AS_WRITTEN, STATES, real_date
+
+
+def _told_apart(kind) -> tuple[str, dict[str, object]]:
+    """A pattern matching exactly the values of the enum `kind` and capturing one character that tells
+    them apart (the first position where all differ, else the last character), with that character -> member."""
+    values = [member.value for member in kind]
+    spelled = "(?:" + "|".join(map(re.escape, values)) + ")"
+    for index in range(min(map(len, values))):
+        if len({value[index] for value in values}) == len(values):
+            return rf"(?=.{{{index}}}(.)){spelled}", {member.value[index]: member for member in kind}
+    if len({value[-1] for value in values}) == len(values):
+        return rf"{spelled}(?<=(.))", {member.value[-1]: member for member in kind}
+    raise ValueError(f"no one character tells the {kind.__name__} values apart")
+
+
+_CATEGORY, _CATEGORIES = _told_apart(Category)
+_SOURCE, _SOURCES = _told_apart(Source)
+_CHANNEL, _CHANNELS = _told_apart(Channel)
+_CHANNELS[None] = None  # no ch: token
 
 # Ids, hashes, session ids, the vetter: ASCII and no "-" (a quicker class; any other goes the long way).
 _WORD = r"[0-9A-Za-z._:]++"
 _WORDS = r"[^|\\\s]++(?: [^|\\\s]++)*+"  # single spaces between words (tools, signatures)
 _NOTE = r"[^\\\s]++(?: (?!-->(?:\n|\Z))[^\\\s]++)*+"  # up to the line's last " -->"
 ENTRY = re.compile(
-    # The title's spacing, printability and backslashes are checked after (cheaper than a class here).
-    r"### \[([a-z-]++)\](?: ((?! )[^\n]++(?<! )))?+\n"
-    rf"<!-- (?:id:({_WORD}) \| )?+(?:confidence:([0-9]++\.[0-9][0-9]) \| )?+injected:([0-9]++) \| src:([a-z]++)"
-    rf"(?: \| ch:([a-z-]++))?+(?: \| ih:({_WORD}))?+(?: \| sess:({_WORD}))?+(?: \| tool:({_WORDS}))?+"
-    rf"(?: \| sig:({_WORDS}))?+(?: \| re:([0-9]++))?+(?: \| ok:([0-9]++))?+(?: \| state:([a-z]++))?+"
-    rf"(?: \| vet:({_WORD}))?+ \| ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) -->"
+    rf"### \[{_CATEGORY}\](?: ((?! )[^\n]++(?<! )))?+\n"
+    rf"<!-- (?:id:({_WORD}) \| )?+(?:confidence:([0-9]++\.[0-9][0-9]) \| )?+injected:([0-9]++) \| "
+    rf"src:{_SOURCE}(?: \| ch:{_CHANNEL})?+(?: \| ih:({_WORD}))?+(?: \| sess:({_WORD}))?+"
+    rf"((?: \| (?:tool|sig|re|ok|state|vet):{_WORDS})*+) \| ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) -->"
     rf"(?:\n<!-- why: ({_NOTE}) -->)?+(?:\n<!-- evidence: ({_NOTE}) -->)?+"
-    r"(?:\n(?!<!--|#)([^\n]++(?:\n(?!#)[^\n]++)*+)(?<!\s))?+"
+    r"(?:\n(?!<!--|[ \t]*#)([^\n]++(?:\n(?![ \t]*#)[^\n]++)*+)(?<!\s))?+"
     r"(?:\n\n(?=### )|\n?\Z)"
     # Or any other entry (the last group): every line up to the next heading.
     r"|(### [^\n]*+(?:\n(?!### )[^\n]*+)*+)(?:\n(?=### )|\Z)")
+# The stretch ENTRY takes whole, token by token as render writes it.
+_LATER_PART = re.compile(rf"(?: \| tool:({_WORDS}))?+(?: \| sig:({_WORDS}))?+(?: \| re:([0-9]++))?+"
+                         rf"(?: \| ok:([0-9]++))?+(?: \| state:([a-z]++))?+(?: \| vet:({_WORD}))?+")
 
 _STATES = {text: member for text, member in STATES.items() if member is not State.active}  # render omits active
 _COUNTS = {str(number): number for number in range(1000)}  # counts as render writes them
-_POSITIVE = {text: number for text, number in _COUNTS.items() if number}  # re: and ok: (render omits 0)
 # Confidence text -> its number, for the texts that read back as written (two decimals); 0.00-1.00 at
-# first, others as they are met. Dates likewise (store_meta.real_date), both bounded.
-_CONFIDENCES = {f"{hundredths / 100:.2f}": float(f"{hundredths / 100:.2f}") for hundredths in range(101)}
+# first, others as they are met. Dates likewise (store_meta.real_date), both bounded. None: no token.
+_CONFIDENCES: dict[str | None, float | None] = {
+    f"{hundredths / 100:.2f}": float(f"{hundredths / 100:.2f}") for hundredths in range(101)}
+_CONFIDENCES[None] = None
 _KEPT = 10_000
+# Stretch text -> what it reads as (_later_part), bounded like the tables above.
+_LATER_PARTS: dict[str, tuple] = {}
 # title_said_once's quick no, as a table: two ASCII letters or digits that differ but for case.
 _LOWER = {character: character.lower() for character in string.ascii_letters + string.digits}
 
@@ -72,25 +99,42 @@ def _count(text: str, least: int) -> int | None:
 
 
 def _confidence(text: str) -> float | None:
-    number = _CONFIDENCES.get(text)
-    if number is None:
-        number = float(text)
-        if not (math.isfinite(number) and f"{number:.2f}" == text):
-            return None  # e.g. "00.50": the full reader takes it (and render writes it otherwise)
-        if len(_CONFIDENCES) < _KEPT:
-            _CONFIDENCES[text] = number
+    number = float(text)
+    if not (math.isfinite(number) and f"{number:.2f}" == text):
+        return None  # e.g. "00.50": the full reader takes it (and render writes it otherwise)
+    if len(_CONFIDENCES) < _KEPT:
+        _CONFIDENCES[text] = number
     return number
 
 
-def _rare(values: dict, confidence, injected, re_, ok) -> bool:
-    """The table lookups of `read_entries` again for an entry whose text missed a table (a date or
-    confidence first met, a count of 1,000 or more, or text render does not write), filling `values`
-    (its "date" the date's text): whether the entry is render's."""
-    read = {"injected": _count(injected, 0), "date": real_date(values["date"])}
-    if re_ is not None:
-        read["re"] = _count(re_, 1)
-    if ok is not None:
-        read["ok"] = _count(ok, 1)
+def _remember(table: dict, text: str, read: tuple | None) -> tuple | None:
+    if read is not None and len(table) < _KEPT:
+        table[text] = read
+    return read
+
+
+def _later_part(text: str) -> tuple | None:
+    """(tool, sig, re, ok, state, vet, whether render writes tool and sig back as they are) of the tokens
+    after `sess:` (" | re:1 | ok:2"), as render writes them; None for any other text."""
+    part = _LATER_PART.fullmatch(text)
+    if part is None:
+        return None
+    tool, sig, re_, ok, state, vet = part.groups()
+    re_ = 0 if re_ is None else _count(re_, 1)  # render omits 0
+    ok = 0 if ok is None else _count(ok, 1)
+    state = State.active if state is None else _STATES.get(state)
+    if re_ is None or ok is None or state is None:
+        return None
+    # Render escapes a "--" (the other values the pattern takes have none).
+    as_written = not ((tool is not None and "--" in tool) or (sig is not None and "--" in sig))
+    return _remember(_LATER_PARTS, text, (tool, sig, re_, ok, state, vet, as_written))
+
+
+def _rare(values: dict, date: str, confidence: str | None, injected: str) -> bool:
+    """The lookups of `read_entries` again for an entry whose text missed a table (a date or confidence
+    first met, a count of 1,000 or more, or text render does not write), filling `values`: whether the
+    entry is render's."""
+    read = {"date": real_date(date), "injected": _count(injected, 0)}
     if confidence is not None:
         read["confidence"] = _confidence(confidence)
     values.update(read)
@@ -102,49 +146,43 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
     final newline), each with its span when render writes it back as it is. `other(first, end, last)`
     reads an entry this pattern does not take: (record, whether its text is render's). Written for speed
     (this loop is most of reading a large store): table lookups, and the record made in place."""
-    spans, bound, keep, size = rules.spans, rules.bounds.append, rules.append, len(text)
-    categories, sources, channels, states = CATEGORIES, SOURCES, CHANNELS, _STATES
-    counts, positive, confidences, dates, lower = _COUNTS, _POSITIVE, _CONFIDENCES, KNOWN_DATES, _LOWER
+    spans, bound, keep, size = rules.spans.append, rules.bounds.append, rules.append, len(text)
+    categories, sources, channels, confidences, counts, dates = (_CATEGORIES, _SOURCES, _CHANNELS, _CONFIDENCES,
+                                                                 _COUNTS, KNOWN_DATES)
+    later_parts, lower, retired = _LATER_PARTS, _LOWER, State.retired
     as_written, new, put, defaults = STATED_AS_WRITTEN, Learning.__new__, object.__setattr__, new_values
     for entry in ENTRY.finditer(text, first):  # one match per entry, each where the one before ended
-        (category, title, rule_id, confidence, injected, src, ch, ih, sess, tool, sig, re_, ok, state, vet,
-         date, why, evidence, body, any_other) = entry.groups()
+        (category, title, rule_id, confidence, injected, src, ch, ih, sess, later, date, why, evidence, body,
+         any_other) = entry.groups()
         at, end = entry.span()
-        fast = any_other is None
+        # The title's spacing and printability, and no escape in it or the body (the pattern leaves them).
+        fast = (any_other is None and (title is None or not ("  " in title or "\\" in title or not title.isprintable()))
+                and (body is None or "\\" not in body))
         if fast:
             values = defaults()
+            values["category"] = categories[category]  # the pattern took only these names
+            values["src"] = sources[src]
+            values["ch"] = channels[ch]
             try:
-                values["category"] = categories[category]
-                values["src"] = sources[src]
-                if ch is not None:
-                    values["ch"] = channels[ch]
-                if state is not None:
-                    values["state"] = states[state]
-            except KeyError:  # not a name render writes: the full reader says which
-                fast = False
-            else:
-                try:
-                    values["date"] = dates[date]
-                    values["injected"] = counts[injected]
-                    if confidence is not None:
-                        values["confidence"] = confidences[confidence]
-                    if re_ is not None:
-                        values["re"] = positive[re_]
-                    if ok is not None:
-                        values["ok"] = positive[ok]
-                except KeyError:
-                    values["date"] = date
-                    fast = _rare(values, confidence, injected, re_, ok)
-            # Spacing and printability of the title (the pattern leaves them), and no escape in the body.
-            if fast and ((title is not None and ("  " in title or "\\" in title or not title.isprintable()))
-                         or (body is not None and "\\" in body)):
-                fast = False
+                values["date"] = dates[date]
+                values["confidence"] = confidences[confidence]
+                values["injected"] = counts[injected]
+            except KeyError:
+                fast = _rare(values, date, confidence, injected)
+            written = True
+            if later:
+                part = later_parts.get(later) or _later_part(later)
+                if part is None:
+                    fast = False
+                else:
+                    (values["tool"], values["sig"], values["re"], values["ok"], values["state"], values["vet"],
+                     written) = part
         if not fast:
             last = end == size  # else the match ends where the next heading starts
             rule, written = other(at, stop if last else end - 1, last)
-            if include_retired or rule.state is not State.retired:
+            if include_retired or rule.state is not retired:
                 keep(rule)
-                spans.append(rule if written else None)
+                spans(rule if written else None)
                 bound(at)
                 bound(stop if last else end - 2)
             continue
@@ -152,12 +190,12 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         values["ih"] = ih
         values["sess"] = sess
         values["extra"] = []
-        # Render escapes a "--" (the values the pattern takes as words have none) and a body line's "#".
-        written = (title is None or "--" not in title) and (body is None or ("--" not in body and "#" not in body))
-        if tool is not None or sig is not None or vet is not None or why is not None or evidence is not None:
-            values["tool"], values["sig"], values["vet"] = tool, sig, vet
+        # Render escapes a "--" (the values the pattern takes as words have none; no body line starts with "#").
+        if written:
+            written = (title is None or "--" not in title) and (body is None or "--" not in body)
+        if why is not None or evidence is not None:
             values["why"], values["evidence"] = why, evidence
-            written = written and not any(value is not None and "--" in value for value in (tool, sig, why, evidence))
+            written = written and not ((why is not None and "--" in why) or (evidence is not None and "--" in evidence))
         if body is None:
             body = ""
         elif title is not None and ((known := lower.get(title[0])) is None or known == lower.get(body[0], known)):
@@ -170,8 +208,8 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         set_fields_slot(rule, as_written if written else as_written.made_from(values))
         put(rule, "__pydantic_extra__", None)
         put(rule, "__pydantic_private__", None)
-        if include_retired or state != "retired":
+        if include_retired or values["state"] is not retired:
             keep(rule)
-            spans.append(rule if written else None)
+            spans(rule if written else None)
             bound(at)
             bound(stop if end == size else end - 2)
