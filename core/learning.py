@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from enum import Enum
+from itertools import repeat
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -295,3 +297,14 @@ def record(values: dict, fields_set: "set[str] | LazyFields") -> Learning:
     _set(rule, "__pydantic_extra__", None)
     _set(rule, "__pydantic_private__", None)
     return rule
+
+
+def records(values: list[dict], fields_sets: "list[set[str] | LazyFields]") -> list[Learning]:
+    """`record` of each values dict with its fields set, made in C loops (`map`), one step at a time for
+    all of them: for the store reader, which makes thousands at once."""
+    made = list(map(Learning.__new__, repeat(Learning, len(values))))
+    deque(map(_set, made, repeat("__dict__"), values), 0)
+    deque(map(set_fields_slot, made, fields_sets), 0)
+    deque(map(_set, made, repeat("__pydantic_extra__"), repeat(None)), 0)
+    deque(map(_set, made, repeat("__pydantic_private__"), repeat(None)), 0)
+    return made

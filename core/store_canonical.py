@@ -33,7 +33,7 @@ from agentuse.core.learning import (
     Source,
     State,
     new_values,
-    set_fields_slot,
+    records,
     title_said_once,
 )
 from agentuse.core.store_doc import ParsedRules
@@ -113,21 +113,23 @@ def _remember(table: dict, text: str, read: tuple | None) -> tuple | None:
     return read
 
 
-def _later_part(text: str) -> tuple | None:
-    """(tool, sig, re, ok, state, vet, whether render writes tool and sig back as they are) of the tokens
-    after `sess:` (" | re:1 | ok:2"), as render writes them; None for any other text."""
+def _later_part(text: str) -> tuple[dict, bool, bool] | None:
+    """What the tokens after `sess:` (" | re:1 | ok:2") read as, when render writes them so: (the fields
+    they state, whether render writes tool and sig back as they are, whether the state is retired);
+    None for any other text."""
     part = _LATER_PART.fullmatch(text)
     if part is None:
         return None
     tool, sig, re_, ok, state, vet = part.groups()
-    re_ = 0 if re_ is None else _count(re_, 1)  # render omits 0
-    ok = 0 if ok is None else _count(ok, 1)
-    state = State.active if state is None else _STATES.get(state)
-    if re_ is None or ok is None or state is None:
+    read = {"tool": tool, "sig": sig, "re": 0 if re_ is None else _count(re_, 1),  # render omits 0
+            "ok": 0 if ok is None else _count(ok, 1), "state": State.active if state is None else _STATES.get(state),
+            "vet": vet}
+    if None in (read["re"], read["ok"], read["state"]):
         return None
     # Render escapes a "--" (the other values the pattern takes have none).
     as_written = not ((tool is not None and "--" in tool) or (sig is not None and "--" in sig))
-    return _remember(_LATER_PARTS, text, (tool, sig, re_, ok, state, vet, as_written))
+    stated = {key: value for key, value in read.items() if value is not None and value != 0 and value is not State.active}
+    return _remember(_LATER_PARTS, text, (stated, as_written, read["state"] is State.retired))
 
 
 def _rare(values: dict, date: str, confidence: str | None, injected: str) -> bool:
@@ -150,7 +152,16 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
     categories, sources, channels, confidences, counts, dates = (_CATEGORIES, _SOURCES, _CHANNELS, _CONFIDENCES,
                                                                  _COUNTS, KNOWN_DATES)
     later_parts, lower, retired = _LATER_PARTS, _LOWER, State.retired
-    as_written, new, put, defaults = STATED_AS_WRITTEN, Learning.__new__, object.__setattr__, new_values
+    as_written, defaults = STATED_AS_WRITTEN, new_values
+    made, fields = [], []  # entries read here and not yet made records: their values, their fields sets
+
+    def make() -> None:  # the records of `made`, after the ones before them (an entry `other` reads comes next)
+        rules.extend(made_now := records(made, fields))
+        rules.spans.extend(made_now if fields.count(as_written) == len(fields) else
+                           [rule if field is as_written else None for rule, field in zip(made_now, fields)])
+        made.clear()
+        fields.clear()
+
     for entry in ENTRY.finditer(text, first):  # one match per entry, each where the one before ended
         (category, title, rule_id, confidence, injected, src, ch, ih, sess, later, date, why, evidence, body,
          any_other) = entry.groups()
@@ -169,15 +180,18 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
                 values["injected"] = counts[injected]
             except KeyError:
                 fast = _rare(values, date, confidence, injected)
-            written = True
+            written, dropped = True, False
             if later:
                 part = later_parts.get(later) or _later_part(later)
                 if part is None:
                     fast = False
                 else:
-                    (values["tool"], values["sig"], values["re"], values["ok"], values["state"], values["vet"],
-                     written) = part
+                    stated, written, dropped = part
+                    values.update(stated)
+                    dropped = dropped and not include_retired
         if not fast:
+            if made:
+                make()
             last = end == size  # else the match ends where the next heading starts
             rule, written = other(at, stop if last else end - 1, last)
             if include_retired or rule.state is not retired:
@@ -203,13 +217,10 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
             if said != (title, body):
                 (title, body), written = said, False
         values["title"], values["body"] = title or "", body
-        rule = new(Learning)  # learning.record, in place
-        put(rule, "__dict__", values)
-        set_fields_slot(rule, as_written if written else as_written.made_from(values))
-        put(rule, "__pydantic_extra__", None)
-        put(rule, "__pydantic_private__", None)
-        if include_retired or values["state"] is not retired:
-            keep(rule)
-            spans(rule if written else None)
+        if not dropped:
+            made.append(values)
+            fields.append(as_written if written else as_written.made_from(values))
             bound(at)
             bound(stop if end == size else end - 2)
+    if made:
+        make()
