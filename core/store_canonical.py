@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import re
-import string
 
 from agentuse.core.learning import (
     Category,
@@ -62,13 +61,17 @@ _CHANNELS[None] = None  # no ch: token
 _WORD = r"[0-9A-Za-z._:]++"
 _WORDS = r"[^|\\\s]++(?: [^|\\\s]++)*+"  # single spaces between words (tools, signatures)
 _NOTE = r"[^\\\s]++(?: (?!-->(?:\n|\Z))[^\\\s]++)*+"  # up to the line's last " -->"
+# title_said_once's quick no, told by the pattern: the body's first character and the title's (group t0)
+# are ASCII letters or digits that differ but for case. Then the body cannot open with the title, and the
+# (empty) group this captures says so.
+_OPENS_OTHERWISE = r"(?:(?(t0)(?=[0-9A-Za-z])(?!(?i:(?P=t0)))|(?!))())?+"
 ENTRY = re.compile(
-    rf"### \[{_CATEGORY}\](?: ((?! )[^\n]++(?<! )))?+\n"
+    rf"### \[{_CATEGORY}\](?: (?=(?P<t0>[0-9A-Za-z])?)((?! )[^\n]++(?<! )))?+\n"
     rf"<!-- (?:id:({_WORD}) \| )?+(?:confidence:([0-9]++\.[0-9][0-9]) \| )?+injected:([0-9]++) \| "
     rf"src:{_SOURCE}(?: \| ch:{_CHANNEL})?+(?: \| ih:({_WORD}))?+(?: \| sess:({_WORD}))?+"
     rf"((?: \| (?:tool|sig|re|ok|state|vet):{_WORDS})*+) \| ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) -->"
     rf"(?:\n<!-- why: ({_NOTE}) -->)?+(?:\n<!-- evidence: ({_NOTE}) -->)?+"
-    r"(?:\n(?!<!--|[ \t]*#)([^\n]++(?:\n(?![ \t]*#)[^\n]++)*+)(?<!\s))?+"
+    rf"(?:\n(?!<!--|[ \t]*#){_OPENS_OTHERWISE}([^\n]++(?:\n(?![ \t]*#)[^\n]++)*+)(?<!\s))?+"
     r"(?:\n\n(?=### )|\n?\Z)"
     # Or any other entry (the last group): every line up to the next heading.
     r"|(### [^\n]*+(?:\n(?!### )[^\n]*+)*+)(?:\n(?=### )|\Z)")
@@ -86,8 +89,6 @@ _CONFIDENCES[None] = None
 _KEPT = 10_000
 # Stretch text -> what it reads as (_later_part), bounded like the tables above.
 _LATER_PARTS: dict[str, tuple] = {}
-# title_said_once's quick no, as a table: two ASCII letters or digits that differ but for case.
-_LOWER = {character: character.lower() for character in string.ascii_letters + string.digits}
 
 
 def _count(text: str, least: int) -> int | None:
@@ -151,7 +152,7 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
     spans, bound, keep, size = rules.spans.append, rules.bounds.append, rules.append, len(text)
     categories, sources, channels, confidences, counts, dates = (_CATEGORIES, _SOURCES, _CHANNELS, _CONFIDENCES,
                                                                  _COUNTS, KNOWN_DATES)
-    later_parts, lower, retired = _LATER_PARTS, _LOWER, State.retired
+    later_parts, retired = _LATER_PARTS, State.retired
     as_written, defaults = STATED_AS_WRITTEN, new_values
     made, fields = [], []  # entries read here and not yet made records: their values, their fields sets
 
@@ -163,8 +164,8 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         fields.clear()
 
     for entry in ENTRY.finditer(text, first):  # one match per entry, each where the one before ended
-        (category, title, rule_id, confidence, injected, src, ch, ih, sess, later, date, why, evidence, body,
-         any_other) = entry.groups()
+        (category, _, title, rule_id, confidence, injected, src, ch, ih, sess, later, date, why, evidence,
+         opens_otherwise, body, any_other) = entry.groups()
         at, end = entry.span()
         # The title's spacing and printability, and no escape in it or the body (the pattern leaves them).
         fast = (any_other is None and (title is None or not ("  " in title or "\\" in title or not title.isprintable()))
@@ -212,8 +213,8 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
             written = written and not ((why is not None and "--" in why) or (evidence is not None and "--" in evidence))
         if body is None:
             body = ""
-        elif title is not None and ((known := lower.get(title[0])) is None or known == lower.get(body[0], known)):
-            said = title_said_once(title, body)  # unless its own quick no (above, inline) says it need not
+        elif title is not None and opens_otherwise is None:
+            said = title_said_once(title, body)  # unless its own quick no (told by the pattern) says it need not
             if said != (title, body):
                 (title, body), written = said, False
         values["title"], values["body"] = title or "", body
