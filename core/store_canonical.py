@@ -57,6 +57,18 @@ _SOURCE, _SOURCES = _told_apart(Source)
 _CHANNEL, _CHANNELS = _told_apart(Channel)
 _CHANNELS[None] = None  # no ch: token
 
+
+def _started(category, src, ch) -> dict:
+    values = new_values()
+    values["category"], values["src"], values["ch"] = category, src, ch
+    return values
+
+
+# Category character -> source character -> channel character (or None) -> the defaults with those three
+# set: copied per entry (a copy shares its keys, as new_values' does), so they need no store of their own.
+_STARTS = {told: {said: {heard: _started(category, src, ch) for heard, ch in _CHANNELS.items()}
+                  for said, src in _SOURCES.items()} for told, category in _CATEGORIES.items()}
+
 # Ids, hashes, session ids, the vetter: ASCII and no "-" (a quicker class; any other goes the long way).
 _WORD = r"[0-9A-Za-z._:]++"
 _WORDS = r"[^|\\\s]++(?: [^|\\\s]++)*+"  # single spaces between words (tools, signatures)
@@ -150,10 +162,9 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
     reads an entry this pattern does not take: (record, whether its text is render's). Written for speed
     (this loop is most of reading a large store): table lookups, and the record made in place."""
     spans, bound, keep, size = rules.spans.append, rules.bounds.append, rules.append, len(text)
-    categories, sources, channels, confidences, counts, dates = (_CATEGORIES, _SOURCES, _CHANNELS, _CONFIDENCES,
-                                                                 _COUNTS, KNOWN_DATES)
+    starts, copy, confidences, counts, dates = _STARTS, dict.copy, _CONFIDENCES, _COUNTS, KNOWN_DATES
     later_parts, retired = _LATER_PARTS, State.retired
-    as_written, defaults = STATED_AS_WRITTEN, new_values
+    as_written = STATED_AS_WRITTEN
     made, fields = [], []  # entries read here and not yet made records: their values, their fields sets
 
     def make() -> None:  # the records of `made`, after the ones before them (an entry `other` reads comes next)
@@ -171,10 +182,7 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         fast = (any_other is None and (title is None or not ("  " in title or "\\" in title or not title.isprintable()))
                 and (body is None or "\\" not in body))
         if fast:
-            values = defaults()
-            values["category"] = categories[category]  # the pattern took only these names
-            values["src"] = sources[src]
-            values["ch"] = channels[ch]
+            values = copy(starts[category][src][ch])  # the pattern took only these names
             try:
                 values["date"] = dates[date]
                 values["confidence"] = confidences[confidence]
