@@ -126,6 +126,11 @@ def _remember(table: dict, text: str, read: tuple | None) -> tuple | None:
     return read
 
 
+def _delimiter(text: str | None) -> bool:
+    """Whether render escapes something in `text`, a value with no backslash: a comment delimiter."""
+    return text is not None and ("<!--" in text or "-->" in text)
+
+
 def _later_part(text: str) -> tuple[dict, bool, bool] | None:
     """What the tokens after `sess:` (" | re:1 | ok:2") read as, when render writes them so: (the fields
     they state, whether render writes tool and sig back as they are, whether the state is retired);
@@ -139,8 +144,7 @@ def _later_part(text: str) -> tuple[dict, bool, bool] | None:
             "vet": vet}
     if None in (read["re"], read["ok"], read["state"]):
         return None
-    # Render escapes a "--" (the other values the pattern takes have none).
-    as_written = not ((tool is not None and "--" in tool) or (sig is not None and "--" in sig))
+    as_written = not (_delimiter(tool) or _delimiter(sig))
     stated = {key: value for key, value in read.items() if value is not None and value != 0 and value is not State.active}
     return _remember(_LATER_PARTS, text, (stated, as_written, read["state"] is State.retired))
 
@@ -213,12 +217,14 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         values["ih"] = ih
         values["sess"] = sess
         values["extra"] = []
-        # Render escapes a "--" (the values the pattern takes as words have none; no body line starts with "#").
-        if written:
-            written = (title is None or "--" not in title) and (body is None or "--" not in body)
+        # Render escapes "<!--" and "-->" (with no backslash in the entry, nothing else: the values the pattern
+        # takes as words have neither, and no body line starts with "#"); "<" and ">" are quicker to look for.
+        if written and ((title is not None and (("<" in title and "<!--" in title) or (">" in title and "-->" in title)))
+                        or (body is not None and (("<" in body and "<!--" in body) or (">" in body and "-->" in body)))):
+            written = False
         if why is not None or evidence is not None:
             values["why"], values["evidence"] = why, evidence
-            written = written and not ((why is not None and "--" in why) or (evidence is not None and "--" in evidence))
+            written = written and not (_delimiter(why) or _delimiter(evidence))
         if body is None:
             body = ""
         elif title is not None and opens_otherwise is None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agentuse.core import store_canonical, store_read
 from agentuse.core.learning import Category, Channel, Source, title_said_once
-from agentuse.core.store_format import parse
+from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 from test_store_format_baseline import _outcome, _same, old  # noqa: F401  (old: the baseline reader, a fixture)
 
@@ -143,3 +143,32 @@ def test_a_body_line_starting_with_a_hash_reads_as_before(old, full_reader_calls
     parse(text)
     # Render escapes a line that starts with "#" after indentation: the full reader reads it (any other "#" is text).
     assert len(full_reader_calls) == (0 if body == "Tag # mid-line" else 1)
+
+
+_TEXT = st.lists(st.sampled_from(["a", "b", " ", "-", "--", "<", ">", "!", "<!--", "-->", "<!-- a -->"]), min_size=1,
+                 max_size=5).map("".join).filter(lambda text: text.strip())
+
+
+@FUZZ
+@given(_TEXT, _TEXT, st.none() | _TEXT, st.sampled_from(["", " | tool:a -- b", " | tool:a --> b", " | sig:<!-- x"]))
+def test_an_entry_is_copied_on_render_only_when_render_writes_it_as_it_is(title, body, why, later):
+    # Hand-written text with dashes, "<", ">" and raw comment delimiters where render would escape them:
+    # render copies an entry's text (the reader said it is render's) only when rendering gives that text.
+    note = "" if why is None else f"\n<!-- why: {why} -->"
+    text = (HEAD + f"### [tip] {title}\n<!-- id:a1b2c3d4 | injected:0 | src:auto | sess:s{later} | 2026-01-27 -->"
+            f"{note}\n{body}\n")
+    try:
+        doc = parse(text)
+    except StoreFormatError:
+        return
+    assert render(doc) == render(StoreDoc(name=doc.name, learnings=list(doc.learnings)))  # a plain list: no copies
+    _same_as_the_full_reader(text)
+
+
+def test_dashes_that_open_or_close_no_comment_are_copied_as_they_are():
+    text = HEAD + _entry("").replace("Keep intros short", "Keep -- intros <short>").replace("Say it once.", "a --> b")
+    doc = parse(text)
+    assert doc.learnings.spans == [None]  # "-->" in the body: rendered again (escaped), not copied
+    text = text.replace("a --> b", "a -- b > c")
+    doc = parse(text)
+    assert doc.learnings.spans == [doc.learnings[0]] and render(doc) == text
