@@ -78,12 +78,12 @@ _NOTE = r"[^\\\s]++(?: (?!-->(?:\n|\Z))[^\\\s]++)*+"  # up to the line's last " 
 # (empty) group this captures says so.
 _OPENS_OTHERWISE = r"(?:(?(t0)(?=[0-9A-Za-z])(?!(?i:(?P=t0)))|(?!))())?+"
 ENTRY = re.compile(
-    rf"### \[{_CATEGORY}\](?: (?=(?P<t0>[0-9A-Za-z])?)((?! )[^\n]++(?<! )))?+\n"
+    rf"### \[{_CATEGORY}\] (?=(?P<t0>[0-9A-Za-z])?)((?! )[^\n]++(?<! ))\n"
     rf"<!-- (?:id:({_WORD}) \| )?+(?:confidence:([0-9]++\.[0-9][0-9]) \| )?+injected:([0-9]++) \| "
     rf"src:{_SOURCE}(?: \| ch:{_CHANNEL})?+(?: \| ih:({_WORD}))?+(?: \| sess:({_WORD}))?+"
-    rf"((?: \| (?:tool|sig|re|ok|state|vet):{_WORDS})*+) \| ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) -->"
+    rf"((?: \| (?:tool|sig|re|ok|state|vet):{_WORDS})*+) \| ([0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]) -->"
     rf"(?:\n<!-- why: ({_NOTE}) -->)?+(?:\n<!-- evidence: ({_NOTE}) -->)?+"
-    rf"(?:\n(?!<!--|[ \t]*#){_OPENS_OTHERWISE}([^\n]++(?:\n(?![ \t]*#)[^\n]++)*+)(?<!\s))?+"
+    rf"\n(?!<!--|[ \t]*#){_OPENS_OTHERWISE}([^\n]++(?:\n(?![ \t]*#)[^\n]++)*+)(?<!\s)"
     r"(?:\n\n(?=### )|\n?\Z)"
     # Or any other entry (the last group): every line up to the next heading.
     r"|(### [^\n]*+(?:\n(?!### )[^\n]*+)*+)(?:\n(?=### )|\Z)")
@@ -183,8 +183,7 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
          opens_otherwise, body, any_other) = entry.groups()
         at, end = entry.span()
         # The title's spacing and printability, and no escape in it or the body (the pattern leaves them).
-        fast = (any_other is None and (title is None or not ("  " in title or "\\" in title or not title.isprintable()))
-                and (body is None or "\\" not in body))
+        fast = any_other is None and not ("  " in title or "\\" in title or not title.isprintable() or "\\" in body)
         if fast:
             values = copy(starts[category][src][ch])  # the pattern took only these names
             try:
@@ -219,19 +218,17 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         values["extra"] = []
         # Render escapes "<!--" and "-->" (with no backslash in the entry, nothing else: the values the pattern
         # takes as words have neither, and no body line starts with "#"); "<" and ">" are quicker to look for.
-        if written and ((title is not None and (("<" in title and "<!--" in title) or (">" in title and "-->" in title)))
-                        or (body is not None and (("<" in body and "<!--" in body) or (">" in body and "-->" in body)))):
+        if written and (("<" in title and "<!--" in title) or (">" in title and "-->" in title)
+                        or ("<" in body and "<!--" in body) or (">" in body and "-->" in body)):
             written = False
         if why is not None or evidence is not None:
             values["why"], values["evidence"] = why, evidence
             written = written and not (_delimiter(why) or _delimiter(evidence))
-        if body is None:
-            body = ""
-        elif title is not None and opens_otherwise is None:
+        if opens_otherwise is None:
             said = title_said_once(title, body)  # unless its own quick no (told by the pattern) says it need not
             if said != (title, body):
                 (title, body), written = said, False
-        values["title"], values["body"] = title or "", body
+        values["title"], values["body"] = title, body
         if not dropped:
             made.append(values)
             fields.append(as_written if written else as_written.made_from(values))

@@ -172,3 +172,12 @@ def test_dashes_that_open_or_close_no_comment_are_copied_as_they_are():
     text = text.replace("a --> b", "a -- b > c")
     doc = parse(text)
     assert doc.learnings.spans == [doc.learnings[0]] and render(doc) == text
+
+
+@pytest.mark.parametrize("heading, body", [("### [tip]", "Say it once."), ("### [tip] Keep intros short", ""),
+                                           ("### [tip]", ""), ("### [tip] Say it once", "Say it once. Then more.")])
+def test_an_entry_without_a_title_or_a_body_reads_as_before(old, heading, body):  # noqa: F811
+    entry = _entry("").replace("### [tip] Keep intros short", heading).replace("\nSay it once.", body and f"\n{body}")
+    text = HEAD + entry + "\n" + _entry("", "b1b2c3d4")
+    _same(old, text)
+    _same_as_the_full_reader(text)
