@@ -299,12 +299,17 @@ def record(values: dict, fields_set: "set[str] | LazyFields") -> Learning:
     return rule
 
 
+# The slots `record` fills, set through their descriptors (no attribute lookup per record).
+_SET_DICT, _SET_EXTRA, _SET_PRIVATE = (BaseModel.__dict__[name].__set__
+                                       for name in ("__dict__", "__pydantic_extra__", "__pydantic_private__"))
+
+
 def records(values: list[dict], fields_sets: "list[set[str] | LazyFields]") -> list[Learning]:
     """`record` of each values dict with its fields set, made in C loops (`map`), one step at a time for
     all of them: for the store reader, which makes thousands at once."""
     made = list(map(Learning.__new__, repeat(Learning, len(values))))
-    deque(map(_set, made, repeat("__dict__"), values), 0)
+    deque(map(_SET_DICT, made, values), 0)
     deque(map(set_fields_slot, made, fields_sets), 0)
-    deque(map(_set, made, repeat("__pydantic_extra__"), repeat(None)), 0)
-    deque(map(_set, made, repeat("__pydantic_private__"), repeat(None)), 0)
+    deque(map(_SET_EXTRA, made, repeat(None)), 0)
+    deque(map(_SET_PRIVATE, made, repeat(None)), 0)
     return made
