@@ -3,21 +3,28 @@ else), one regex call each, and every other entry with the full reader.
 
 `ENTRY` matches an entry only in render's own form: the known metadata tokens in render's order, no
 default written out (state:active, re:0, ok:0), numbers without leading zeros, two-decimal confidences,
-single spaces, no backslash anywhere (so nothing to unescape), notes why-then-evidence, a body with no
-blank line, no trailing space and no line starting with "#" (after indentation), then render's blank line
-(or the end). What such an entry means needs no token loop: its groups are the values, each checked below
-as strictly as the loop's readers (a table lookup that misses is an entry for the full reader, which
-names the problem, or reads what this pattern does not take). The record's fields set is what render
-writes: the fields off their defaults (`STATED_AS_WRITTEN`, made when first asked for).
+single spaces, no backslash anywhere (so nothing to unescape), notes why-then-evidence, a title and a body
+(an entry without one is the full reader's), the body with no blank line, no trailing space and no line
+starting with "#" (after indentation), then render's blank line (or the end). What such an entry means
+needs no token loop: its groups are the values, each checked below as strictly as the loop's readers (a
+table lookup that misses is an entry for the full reader, which names the problem, or reads what this
+pattern does not take). The record's fields set is what render writes: the fields off their defaults
+(`STATED_AS_WRITTEN`, made when first asked for).
 
-Written for speed, since this loop is most of reading a large store (benchmarks/store_scale.py):
+Written for speed, since this loop is most of reading a large store (benchmarks/store_scale.py), and
+each shortcut tested against the full reader and 4c0d947's (tests/test_store_canonical.py):
 - the category, source and channel are spelled out in the pattern, which captures the one character that
-  tells each apart (`_told_apart`): a one-character string Python keeps one copy of, looked up in a table;
+  tells each apart (`_told_apart`): a one-character string Python keeps one copy of. Together they pick the
+  entry's starting values, the defaults with those three set (`_STARTS`), which the entry's dict copies;
 - the tokens after `sess:` (`tool: sig: re: ok: state: vet:`, in most entries none or a counter or two) are
   one stretch, taken loosely by the pattern (the keys it may hold, values without "|", backslash or a space
-  run) and read once per distinct text by `_later_part`, to the exact grammar spelled out in `_LATER_PART`.
-Either way an entry is read here exactly when a pattern spelling every token out would have taken it, with
-the same values (tests/test_store_format_baseline.py holds both readers to the one of 4c0d947).
+  run) and read once per distinct text by `_later_part`, to the exact grammar spelled out in `_LATER_PART`;
+- title_said_once's own quick no (first characters that differ) is told by the pattern (`_OPENS_OTHERWISE`);
+- whether render writes the entry back as it is: with no backslash in it, unless a text holds a comment
+  delimiter, looked for only where a "<" or ">" is;
+- the records are made a run of entries at a time (`learning.records`).
+An entry is read here exactly when a pattern spelling every token out would have taken it, with the same
+values, and otherwise by the full reader, which names what is wrong.
 """
 
 from __future__ import annotations
@@ -99,6 +106,7 @@ _CONFIDENCES: dict[str | None, float | None] = {
     f"{hundredths / 100:.2f}": float(f"{hundredths / 100:.2f}") for hundredths in range(101)}
 _CONFIDENCES[None] = None
 _KEPT = 10_000
+_RUN = 1024  # records made at a time: few enough that their dicts are still in the CPU's cache
 # Stretch text -> what it reads as (_later_part), bounded like the tables above.
 _LATER_PARTS: dict[str, tuple] = {}
 
@@ -232,6 +240,8 @@ def read_entries(text: str, first: int, stop: int, include_retired: bool, rules:
         if not dropped:
             made.append(values)
             fields.append(as_written if written else as_written.made_from(values))
+            if len(made) == _RUN:
+                make()
             bound(at)
             bound(stop if end == size else end - 2)
     if made:

@@ -181,3 +181,21 @@ def test_an_entry_without_a_title_or_a_body_reads_as_before(old, heading, body):
     text = HEAD + entry + "\n" + _entry("", "b1b2c3d4")
     _same(old, text)
     _same_as_the_full_reader(text)
+
+
+def test_a_store_of_several_runs_reads_as_the_full_reader_reads_it(full_reader_calls):
+    # Records are made a run of entries at a time: entries the full reader takes, and retired ones
+    # skipped, fall inside and at the edges of runs, and every record keeps its place and its text.
+    run = store_canonical._RUN
+    entries = [_entry(" | ok:2" if index % 3 else "", f"{index:08x}") for index in range(2 * run + 5)]
+    for index in (0, run - 1, run, 2 * run + 4):
+        entries[index] = entries[index].replace("injected:3", "injected:03")  # read the same, by the full reader
+    entries[run + 1] = entries[run + 1].replace("| 2026-01-27", "| state:retired | 2026-01-27")
+    text = HEAD + "\n".join(entries)
+    _same_as_the_full_reader(text)
+    full_reader_calls.clear()
+    doc = parse(text)
+    assert len(full_reader_calls) == 4
+    assert [rule.id for rule in doc.learnings] == [f"{index:08x}" for index in range(2 * run + 5) if index != run + 1]
+    assert render(doc) == render(StoreDoc(name=doc.name, learnings=list(doc.learnings)))
+    assert sum(span is not None for span in doc.learnings.spans) == len(doc.learnings) - 4
