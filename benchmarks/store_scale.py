@@ -167,7 +167,7 @@ def _run(workers: list[_Worker], sizes: list[int], runs: int, tmp: Path) -> dict
                 figures[f"rules_{n}_{op}_new_over_old"] = medians[("new", n, op)] / medians[("old", n, op)]
         path.unlink()
     if 10_000 in sizes and 100_000 in sizes:
-        for op in OPS:
+        for op in OPS + CPU_OPS:
             figures[f"growth_10000_to_100000_new_{op}"] = medians[("new", 100_000, op)] / medians[("new", 10_000, op)]
     return figures
 
