@@ -205,11 +205,16 @@ def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, 
           offline: bool = False) -> Learning:
     """A stored record with its provenance: channel, source session, evidence, instruction hash. Every
     record of every channel is stamped here. `offline`: the vet was the offline evaluator's, so a verdict it
-    gave is provisional (`vet:offline`); a record no vet judged (tool-errors, a failed call) is not. Its title and body come from a `Draft`, which redacts them
-    (core/redact.py); the evidence (a reviewer's note, a run's prompt) and a vet's quote are redacted here."""
+    gave is provisional (`vet:offline`); a record no vet judged (tool-errors, a failed call) is not. Its
+    title and body come from a `Draft`, which redacts them (core/redact.py); the evidence (a reviewer's
+    note, a run's prompt) and a vet's quote are redacted here."""
     c = judged.candidate
     quarantined = judged.disposition is Disposition.quarantined
     why = judged.why if quarantined else None
+    # The hash says what the rule was checked against. A candidate that needed a vet and got no verdict (the
+    # call failed, or its answer left this one out: a person's note is then stored all the same) was checked
+    # against nothing, so it stays unstamped, and the next capture or tidy-up vets it.
+    judged_by_vet = not c.needs_vet or judged.verdict is not None
     return Learning(
         id=rule_id,
         category=c.draft.category,
@@ -219,7 +224,7 @@ def stamp(judged: Judged, *, rule_id: str, session: str | None, ih: str | None, 
         confidence=c.confidence,
         src=Source.manual if c.human else Source.auto,
         ch=c.channel,
-        ih=ih,
+        ih=ih if judged_by_vet else None,
         tool=c.tool,
         sig=c.sig,  # redacted where it is computed (core/tool_errors.py): it is the dedupe key, made once
         sess=session,

@@ -18,9 +18,11 @@ import os
 import threading
 import time
 import weakref
+from pathlib import Path
 from types import TracebackType
 
 from agentuse.core.errors import AgentuseError
+from agentuse.core.file_access import FileAccessError, write_message
 
 try:
     import fcntl
@@ -119,7 +121,10 @@ class FileLock:
 
     def _flock(self, wait: float) -> int:
         # O_NOFOLLOW: a link planted at the lock file is refused, never followed (and never truncated).
-        fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as problem:
+            raise FileAccessError(_open_message(self.lock_file, problem), cause=problem) from None
         start, poll = time.monotonic(), _FIRST_POLL_SECONDS
         try:
             while True:
@@ -166,6 +171,14 @@ class FileLock:
             self._fallback.acquire(timeout=wait)
         except filelock.Timeout:
             raise timed_out(self.lock_file, wait) from None
+
+
+def _open_message(lock_file: str, problem: OSError) -> str:
+    """Why the side file could not be opened, in the words every refused write uses; nothing was written."""
+    if problem.errno == errno.ELOOP:
+        return (f"{lock_file} is a symbolic link, and agentuse never follows a link at a lock file: remove it, "
+                "then run the command again; nothing was written")
+    return write_message(Path(lock_file), problem, kept="nothing was written")
 
 
 if hasattr(os, "register_at_fork"):

@@ -30,6 +30,7 @@ from agentuse.core.helper.protocol import (
     VetAnswer,
     VetCandidate,
     VetRequest,
+    VetVerdict,
 )
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, RULE_CHAR_LIMIT, Channel, Verdict
 from agentuse.core.capture import Candidate, ChannelResult, first_verdicts
@@ -69,6 +70,7 @@ class Decision(BaseModel):
     missing: list[Missing] = Field(default_factory=list)
     why: str = ""  # why it failed, for the result notes
     verdict: Verdict | None = None
+    against: str | None = None  # a failed vet's collision: "contract", or the id of the rule in force
 
 
 def note_ref(text: str, *, key: str = "note") -> RuleRef:
@@ -125,13 +127,10 @@ def decide(proposals: list[Proposal], vet: VetAnswer | Failure | None,
            audits: list[AuditAnswer | Failure | None]) -> list[Decision]:
     """Each proposal's outcome. Unknown ids in an answer are ignored and the first verdict per id wins."""
     chosen = first_verdicts(vet, {p.key for p in proposals}) if isinstance(vet, VetAnswer) else {}
-    verdicts = {key: v.verdict for key, v in chosen.items()}
-    details = {key: v.detail for key, v in chosen.items()}
-    return [_decide(p, vet, verdicts, details, a) for p, a in zip(proposals, audits, strict=True)]
+    return [_decide(p, vet, chosen, a) for p, a in zip(proposals, audits, strict=True)]
 
 
-def _decide(p: Proposal, vet, verdicts: dict[str, Verdict], details: dict[str, str],
-            audit: AuditAnswer | Failure | None) -> Decision:
+def _decide(p: Proposal, vet, chosen: dict[str, VetVerdict], audit: AuditAnswer | Failure | None) -> Decision:
     problem = check_text(p.draft)
     if problem:
         return Decision(key=p.key, passed=False, why=problem)
@@ -140,13 +139,14 @@ def _decide(p: Proposal, vet, verdicts: dict[str, Verdict], details: dict[str, s
         if isinstance(vet, Failure) or vet is None:
             why = vet.message if isinstance(vet, Failure) else "no vet was asked"
             return Decision(key=p.key, passed=False, why=f"the new wording could not be vetted ({clip(why, 200)})")
-        verdict = verdicts.get(p.key)
-        if verdict is None:
+        answer = chosen.get(p.key)
+        if answer is None:
             return Decision(key=p.key, passed=False, why="the vet gave no verdict on the new wording")
+        verdict = answer.verdict
         # No trace is shown with a rewrite: "ungrounded" cannot be judged here, and is not a conflict.
         if verdict not in (Verdict.pass_, Verdict.ungrounded):
-            detail = clip(" ".join(details.get(p.key, "").split()), 200)
-            return Decision(key=p.key, passed=False, verdict=verdict,
+            detail = clip(" ".join(answer.detail.split()), 200)
+            return Decision(key=p.key, passed=False, verdict=verdict, against=answer.against,
                             why=f"the new wording failed the vet ({verdict.value}{': ' + detail if detail else ''})")
     if not p.originals:
         return Decision(key=p.key, passed=True, verdict=verdict)

@@ -77,18 +77,30 @@ def title_said_once(title: str, body: str) -> tuple[str, str]:
     written; a model's draft titled with its first words) would put those words into every prompt twice:
     the title becomes the body's opening sentence, the body keeps what follows, and no word is lost. A
     title that summarises the body without opening it is left alone. A title cut short with "…" opens the
-    body even when it ends mid-word."""
+    body even when it ends mid-word.
+
+    Every read of a record applies this again, so it must change nothing the second time: where the body
+    left over would open with the new title once more ("Use British spelling." then "Use British spelling
+    in titles too."), taking it off again would drop words a person wrote, so the pair stays as written."""
+    once = _title_opening_body(title, body)
+    if once is None or _title_opening_body(*once) is not None:
+        return title, body
+    return once
+
+
+def _title_opening_body(title: str, body: str) -> tuple[str, str] | None:
+    """The body's opening sentence as the title and the rest as the body, when the body opens with the title."""
     # Most bodies do not open with their title's first letter: told from two characters (ASCII letters
     # and digits, where case-insensitive is lower()) before any copying.
     if not body or not title or (title[0].isascii() and body[0].isascii() and title[0].isalnum()
                                  and body[0].isalnum() and title[0].lower() != body[0].lower()):
-        return title, body
+        return None
     text = body.strip()
     cut = title.endswith("…")
     head = title.removesuffix("…").rstrip() if cut else title.rstrip(" .!?:;,")
     opening = opening_end(head.split(), text, word_end=not cut) if head and text else None
     if opening is None:
-        return title, body
+        return None
     end = _SENTENCE_END.search(text, opening)
     stop = len(text) if end is None else end.start() if end.group() == "\n" else end.end()
     heading = " ".join(text[:stop].split())

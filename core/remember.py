@@ -22,7 +22,7 @@ from agentuse.core.capture import Candidate, Disposition, Judged, stamp
 from agentuse.core.screen import text_key
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
-from agentuse.core.learning import Category, Channel, Learning, State, Verdict
+from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State, Verdict
 from agentuse.core.clip import clip
 
 TITLE_CHARS = 80
@@ -185,8 +185,20 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     return lines
 
 
-def failure_note(step: str, message: str, *, rejected: bool = False) -> str:
+def over_limit(note: str) -> bool:
+    return len(note.strip()) > RULE_CHAR_LIMIT
+
+
+def long_note(note: str) -> str:
+    return (f"The note is {len(note.strip()):,} characters, over the {RULE_CHAR_LIMIT}-character limit for a "
+            "rule, and no shorter wording that still carries it was found; stored as written. A rule that long "
+            "is hard to compare with the others: shorten it with --edit.")
+
+
+def failure_note(step: str, message: str, *, rejected: bool = False, note: str = "") -> str:
     if rejected:  # the call answered, but the gate turned its wording down
+        if over_limit(note):  # the person's own words are over the limit: say so, not the model's
+            return long_note(note)
         return f"The grounded rule was not used ({clip(message, 200)}); stored as written."
     consequence = {
         "ground": "stored as written",

@@ -11,7 +11,7 @@ from agentuse.core.learning import NEW_RULE_GRACE_DAYS, VET_OFFLINE
 GROUP_TITLES = {
     "stale": "Stale — instructions changed, awaiting re-vet",
     "outside_cap": "Outside the cap — never injected until the set is folded down",
-    "held": "Held back — apply: false keeps them out of future prompts",
+    "held": "Held back — learning.apply is not enabled, so they stay out of future prompts",
     "quarantined": "Quarantined",
     "graduated": "Graduated — now in the agent file, staged copy on its way out",
 }

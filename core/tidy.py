@@ -10,6 +10,7 @@ written once at the end, so however many passes it took, one tidy-up is one undo
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from datetime import date
 
 from pydantic import BaseModel, ConfigDict
@@ -27,10 +28,10 @@ from agentuse.core.helper.protocol import (
     RuleRef,
     ref,
 )
-from agentuse.core.learning import TIDY_MAX_PASSES, Channel, Learning, State
+from agentuse.core.learning import TIDY_MAX_PASSES, Channel, Learning, State, Verdict
 from agentuse.core.ranking import rank, within_grace
 from agentuse.core.failure import Failure
-from agentuse.core.tidy_state import Change, TidyState, merged_record
+from agentuse.core.tidy_state import Change, Restated, TidyState, merged_record
 
 COMPRESS_WORDS = 200  # a rule this long cannot be held beside its peers (upstream's threshold)
 
@@ -88,11 +89,13 @@ def plannable(state: TidyState) -> list[Learning]:
     return rank(fresh)
 
 
-def make_groups(state: TidyState, pass_no: int) -> list[Group]:
+def make_groups(state: TidyState, pass_no: int, *, taken: Sequence[Move] = ()) -> list[Group]:
     """The stage-1 calls of a pass. Over the cap every group is weighed (a slot has to be found). Under it,
     only groups with something a tidy-up is for: rules that may say the same thing, a rule a person
-    repeated, a rule too long to compare; the rest would cost a call to be told "keep everything"."""
-    rules = plannable(state)
+    repeated, a rule too long to compare; the rest would cost a call to be told "keep everything". Rules
+    `taken` by a move made before planning (`restated_merges`) are not planned again."""
+    busy = {i for m in taken for i in m.ids}
+    rules = [r for r in plannable(state) if r.id not in busy]
     if len(rules) < 2 and not any(_words(r) > COMPRESS_WORDS or not_landing(state, r) for r in rules):
         return []
     index_groups = grouping.make_groups([r.text for r in rules])
@@ -129,6 +132,38 @@ def has_work(rules: list[Learning], state: TidyState) -> bool:
 
 def _words(rule: Learning) -> int:
     return len(rule.text.split())
+
+
+def restated_merges(state: TidyState) -> list[Move]:
+    """The merges the last pass's vet asked for: a merge whose wording restated a rule outside it, now with
+    that rule (or what it was merged into meanwhile). Planned by no call (the vet already said they say one
+    thing). Merges that share a rule become one; rules no longer plannable drop out, and a merge left with
+    fewer than two rules keeps its notes."""
+    pending, state.restated = state.restated, []
+    open_ids = {r.id for r in plannable(state)}
+    unions: list[tuple[list[str], list[str]]] = []  # (ids, notes), joined while they share a rule
+    for item in pending:
+        ids = [i for i in dict.fromkeys(state.successor(i) for i in item.ids) if i in open_ids]
+        notes = [item.note]
+        for other in [u for u in unions if set(u[0]) & set(ids)]:
+            unions.remove(other)
+            ids = list(dict.fromkeys(other[0] + ids))
+            notes = other[1] + notes
+        unions.append((ids, notes))
+    moves: list[Move] = []
+    for ids, notes in unions:
+        if len(ids) < 2:
+            state.notes += notes
+            continue
+        moves.append(Move(kind=MoveKind.merge, ids=ids,
+                          reason="their merged wording restated a rule outside them, which is merged with them"))
+    return moves
+
+
+def restated_left(state: TidyState) -> None:
+    """No pass is left for the merges the vet asked for: their notes say what was not applied."""
+    state.notes += [item.note for item in state.restated]
+    state.restated = []
 
 
 # --- stage 1: validate the proposed moves ----------------------------------------------------------------
@@ -245,7 +280,11 @@ def _apply_replacement(state: TidyState, pass_no: int, rep: Replacement, decisio
     kind = rep.job.move.kind
     if not decision.passed:
         # Unvetted or unaudited wording could contradict the contract or summarise something away.
-        state.notes.append(f"{kind.value} of {_names(state, rep.covers)} not applied: {decision.why}")
+        note = f"{kind.value} of {_names(state, rep.covers)} not applied: {decision.why}"
+        if _restates_another(state, rep, decision):
+            state.restated.append(Restated(ids=[*rep.covers, decision.against], note=note))
+        else:
+            state.notes.append(note)
         return
     missing = {m.id for m in decision.missing}
     for item in decision.missing:
@@ -268,6 +307,15 @@ def _apply_replacement(state: TidyState, pass_no: int, rep: Replacement, decisio
         state.replace([rule], product, kind=label, pass_no=pass_no, reason=rep.job.move.reason)
 
 
+def _restates_another(state: TidyState, rep: Replacement, decision: Decision) -> bool:
+    """A merge's wording the vet called a duplicate of one free-text rule in force outside it: that rule says
+    what the merge says, so it belongs in the merge (a rule of the contract does not: it is no learning)."""
+    if rep.job.move.kind is not MoveKind.merge or decision.verdict is not Verdict.duplicate or not decision.against:
+        return False
+    other = state.successor(decision.against)
+    return other not in rep.covers and other in {r.id for r in plannable(state)}
+
+
 def _names(state: TidyState, ids: list[str]) -> str:
     titles = [f'"{state.get(i).title}"' for i in ids if state.has(i)]
     return ", ".join(titles) if titles else "no rules"
@@ -286,8 +334,10 @@ def needs_planning(state: TidyState) -> bool:
 
 def another_pass(state: TidyState, pass_no: int, freed: int) -> bool:
     """Keep going while a pass freed a slot and there is still work (over the cap, or near-duplicates that
-    never shared a group), up to five passes."""
-    return pass_no < TIDY_MAX_PASSES and freed > 0 and needs_planning(state)
+    never shared a group), or the vet asked for a merge with a rule outside it, up to five passes."""
+    if pass_no >= TIDY_MAX_PASSES:
+        return False
+    return bool(state.restated) or (freed > 0 and needs_planning(state))
 
 
 def new_state(*, agent: str, learnings: list[Learning], cap: int, current_ih: str | None, today: date,

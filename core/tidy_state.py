@@ -39,6 +39,14 @@ BACKFILLED = "backfilled"  # a re-stamp of a rule that had no hash (pre-v0.19.0)
 CONFIRMED = "confirmed"  # a model re-vetted a rule only the offline evaluator had vetted: it was never stale
 
 
+class Restated(BaseModel):
+    """A merge whose new wording the vet called a duplicate of a rule in force outside it: the rules and the
+    one they restate say one thing, so the next pass writes their merge without planning it again."""
+
+    ids: list[str]  # the merge's originals, then the rule its wording restated
+    note: str  # the failed merge's note, kept for when the merge of them all cannot be made
+
+
 class Counts(BaseModel):
     """The summary line: X merged, Y rewritten, Z retired, Q quarantined, N now permanent — A → B in force."""
 
@@ -87,6 +95,7 @@ class TidyState(BaseModel):
     products: dict[str, str] = Field(default_factory=dict)  # id -> how it was produced (merged/rewritten)
     unplanned: set[str] = Field(default_factory=set)  # in a group whose plan call failed
     unvetted: set[str] = Field(default_factory=set)  # stale rules the re-vet could not judge
+    restated: list[Restated] = Field(default_factory=list)  # merges for the next pass to write whole
     notes: list[str] = Field(default_factory=list)
     # The vets of this tidy-up or re-vet are the offline evaluator's: what they decide is provisional
     # (`vet:offline`), and a provisional rule is not asked again until a real model is configured.
@@ -153,6 +162,14 @@ class TidyState(BaseModel):
         self.products[product.id] = "merged" if kind == "merged" or was_merged else "rewritten"
         self.changes.append(Change(kind=kind, pass_no=pass_no, ids=[s.id for s in sources], result=product.id,
                                    title=product.title, reason=reason))
+
+    def successor(self, rule_id: str) -> str:
+        """The rule in force that now carries `rule_id`'s words: itself, or what it was merged or rewritten
+        into, followed through every later change of this tidy-up."""
+        for change in self.changes:
+            if change.result and rule_id in change.ids and change.result != rule_id:
+                rule_id = change.result
+        return rule_id
 
     def quarantine(self, rule: Learning, *, why: str) -> None:
         """Set aside with the reason, stamped with the instructions it failed against (an already

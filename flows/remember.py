@@ -95,13 +95,15 @@ def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label:
         notes.append(remember.failure_note("ground", grounded.message))
         return remember.verbatim(note.text)
     if remember.is_verbatim(grounded.rule, note.text):
+        if remember.over_limit(note.text):  # stored as written all the same, and the person is told so
+            notes.append(remember.long_note(note.text))
         return grounded.rule  # the note's own words, recased or punctuated: nothing to audit
     proposal = gate.Proposal(key="ground", label=f"{label}/ground", draft=grounded.rule,
                              originals=[gate.note_ref(note.text)], vet=False)  # the stored wording is vetted below
     [decision] = through_gate([proposal], contract=ctx.contract, rules=[], label=f"{label}/ground")
     if decision.passed:
         return grounded.rule
-    notes.append(remember.failure_note("ground", decision.why, rejected=True))
+    notes.append(remember.failure_note("ground", decision.why, rejected=True, note=note.text))
     return remember.verbatim(note.text)
 
 

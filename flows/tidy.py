@@ -71,6 +71,7 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
         result.passes.append(info)
         if not tidy.another_pass(state, pass_no, info.freed):
             break
+    tidy.restated_left(state)
     if held := graduate.held_back(state):
         state.notes.append(graduate.held_back_note(held))
     if not prepared.writable and graduate.eligible(state):
@@ -114,10 +115,11 @@ def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, pass_no: int) ->
         items = [steps.Revet(agent=state.agent, index=i + 1, request=r) for i, r in enumerate(requests)]
         for request, answer in zip(requests, _each(steps.revet, items), strict=True):
             revet.apply(state, request, answer)
-    if not tidy.needs_planning(state):
+    restated = tidy.restated_merges(state)
+    if not restated and not tidy.needs_planning(state):
         return info
-    groups = tidy.make_groups(state, pass_no)
-    moves = tidy.accept_moves(state, groups, _each(steps.plan_group, groups))
+    groups = tidy.make_groups(state, pass_no, taken=restated)
+    moves = restated + tidy.accept_moves(state, groups, _each(steps.plan_group, groups))
     jobs = tidy.jobs_for(state, moves, pass_no)
     info.groups, info.moves, info.rewrites = len(groups), len(moves), len(jobs)
     if jobs:

@@ -264,3 +264,19 @@ def test_usage_counts_every_call_from_parallel_threads():
 def test_conflicting_modes_are_one_clear_error(seeded):
     result = runner.invoke(app, ["learnings", str(seeded), "--path", "--json"])
     assert result.exit_code == 1 and "pass one of them" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("config", ["", "learning:\n  apply: false\n"])
+def test_held_back_rules_say_learning_apply_is_not_enabled_with_or_without_a_learning_key(tmp_path, config):
+    """An agent with no learning key at all stores a Learn note but never applies it: the group must not
+    claim an `apply: false` the file does not have (found by review)."""
+    agent = tmp_path / "a.agentuse"
+    agent.write_text(f"---\n{config}---\n# A\n\nWrite posts.\n")
+    location = store.locate(agent)
+    location.store_path.parent.mkdir(parents=True, exist_ok=True)
+    rule = Learning(id="a1b2c3d4", title="Keep intros factual", date="2026-11-01",
+                    ih=instruction_hash(agent.read_text()))
+    location.store_path.write_text(render(StoreDoc(name="a", learnings=[rule])))
+    out = invoke("learnings", agent).output
+    assert "Held back — learning.apply is not enabled, so they stay out of future prompts (1)" in out
+    assert "apply: false" not in out

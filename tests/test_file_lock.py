@@ -103,3 +103,60 @@ def test_the_timeout_is_the_callers_and_a_negative_one_waits(tmp_path):
     lock.acquire(timeout=-1)  # as long as it takes: the holder lets go after 0.2 s
     lock.release()
     thread.join(10)
+
+
+@pytest.mark.parametrize("code, says", [(errno.EACCES, "permission denied writing"),
+                                        (errno.EROFS, "is on a read-only file system"),
+                                        (errno.ELOOP, "is a symbolic link")])
+def test_a_lock_file_that_cannot_be_opened_is_one_line_naming_it(tmp_path, monkeypatch, code, says):
+    """A state folder the user cannot write to, or mounted read-only, or a link planted at the lock file:
+    one line naming the lock file and what to do (found by review: a PermissionError traceback)."""
+    from agentuse.core.file_access import FileAccessError
+
+    def refuse(path, *args, **kwargs):
+        raise OSError(code, os.strerror(code), path)
+
+    monkeypatch.setattr(file_lock.os, "open", refuse)
+    lock_file = str(tmp_path / "x.learnings.md.lock")
+    with pytest.raises(FileAccessError) as raised:
+        FileLock(lock_file, 5).acquire()
+    message = str(raised.value)
+    assert lock_file in message and says in message and "\n" not in message
+
+
+def _without_privilege() -> list[str] | None:
+    """A prefix under which permissions apply: none for a normal user; for root, setpriv dropping every
+    capability (root otherwise writes into any folder). None when neither is possible here."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--bounding-set=-all", "--inh-caps=-all"] if setpriv else None
+
+
+def test_a_write_command_in_a_folder_it_cannot_write_says_so_in_one_line(tmp_path):
+    prefix = _without_privilege()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: permissions do not apply")
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nlearning: true\n---\n# A\n\nWrite posts.\n")
+    env = {**os.environ, "AGENTUSE_DATA_DIR": str(tmp_path / "state")}
+    env.pop("ANTHROPIC_API_KEY", None)
+    cli = [sys.executable, "-c", "from agentuse.cli.app import main; main()", "learnings"]
+    subprocess.run([*cli, "add", str(agent), "Keep intros short"], check=True, env=env, capture_output=True)
+    path = subprocess.run([*cli, str(agent), "--path"], check=True, env=env, capture_output=True, text=True)
+    folder = os.path.dirname(path.stdout.strip())
+    for name in os.listdir(folder):
+        if name.endswith(".lock"):
+            os.remove(os.path.join(folder, name))
+    before = open(path.stdout.strip(), "rb").read()
+    os.chmod(folder, 0o555)
+    try:
+        done = subprocess.run([*prefix, *cli, "add", str(agent), "Use headers"], env=env, capture_output=True,
+                              text=True)
+    finally:
+        os.chmod(folder, 0o755)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "permission denied writing" in done.stderr
+    assert open(path.stdout.strip(), "rb").read() == before

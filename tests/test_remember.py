@@ -145,8 +145,26 @@ def test_a_note_is_never_lost_whichever_model_step_faults(agent, faults, expect_
     [saved] = stored(agent)
     assert (saved.title, saved.state, saved.src) == (expect_title, State.active, Source.manual)
     assert [n for n in expect_notes if not any(n in line for line in result.lines)] == []
+    # Stamped with the instructions only when a vet judged it: a note stored because the vet failed was
+    # checked against nothing, so it stays unstamped and the next capture or tidy-up vets it.
+    assert saved.ih == (None if "vet" in faults else current_ih(agent))
     if faults.get("vet") == [transient()] * 4:
         assert helper.count("vet") == 4  # one call and three retries, then it fails open
+
+
+def test_a_note_the_vet_could_not_judge_is_vetted_by_the_next_tidy_up(agent):
+    from agentuse.flows.tidy import run_tidy
+
+    helper = ScriptedHelper(ground=[grounded("Use emojis in every heading")], reconcile=[NEW], audit=[CARRIED],
+                            vet=[permanent("vet")])
+    run(agent, "use emojis in every heading", helper)
+    assert [r.state for r in stored(agent)] == [State.active]  # human input fails open
+    later = ScriptedHelper(vet=[lambda r: verdicts(r, ("emoji", "contradiction", "Never use emojis"))])
+    run_tidy(agent, helper=later, today=TODAY)
+    [kept] = stored(agent)
+    assert later.count("vet") == 1
+    assert (kept.state, kept.ih) == (State.quarantined, current_ih(agent))
+    assert kept.why == 'contradicts the contract: "Never use emojis"'
 
 
 def test_a_full_set_folds_trades_or_keeps_the_correction_outside_the_cap(tmp_path):
@@ -242,3 +260,16 @@ def test_a_ten_megabyte_grounded_answer_is_an_invalid_answer(agent):
     assert saved.text == "Cite sources before publishing"
     assert helper.count("audit") == 0  # turned down in code, before any model call
     assert "over the 800-character limit" in result.lines[0]
+
+
+@pytest.mark.parametrize("answer", ["as written", "reworded"])
+def test_a_note_over_the_limit_is_stored_as_written_and_the_line_is_about_the_note(agent, answer):
+    long_note = ("Always cite the primary source before publishing. " * 20).strip()
+    rule = grounded(long_note) if answer == "as written" else grounded("Cite sources", long_note.replace("Always ", ""))
+    helper = ScriptedHelper(ground=[rule], reconcile=[NEW], vet=[passing], audit=[CARRIED])
+    result = run(agent, long_note, helper)
+    [saved] = stored(agent)
+    assert long_note in saved.text  # a person's words are never dropped, however long
+    assert result.lines[0].startswith(f"[Learning] The note is {len(long_note):,} characters, over the "
+                                      "800-character limit for a rule")
+    assert "the model's rule" not in result.lines[0]

@@ -377,3 +377,15 @@ def test_inline_escape_is_reversible_and_leaves_no_comment_delimiter(text):
     escaped = escape_inline(text)
     assert unescape_inline(escaped) == text
     assert "<!--" not in escaped and "-->" not in escaped
+
+
+def test_a_note_repeating_its_first_words_keeps_every_sentence_however_often_it_is_read():
+    """The title is said once, but not at the cost of a sentence: reading the store again used to move the
+    second sentence into the title, dropping the first (found by review)."""
+    rule = Learning(id="a1b2c3d4", title="Use British spelling", date="2026-01-27",
+                    body="Use British spelling.\nUse British spelling in titles too.")
+    text = render(StoreDoc(name="blog", learnings=[rule]))
+    for _ in range(3):
+        [read] = parse(text).learnings
+        assert "Use British spelling in titles too." in read.text and read.text.count("Use British spelling") == 3
+        text = render(StoreDoc(name="blog", learnings=[read]))

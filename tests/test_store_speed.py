@@ -78,7 +78,20 @@ def _said_once_by_regex(title: str, body: str) -> tuple[str, str]:
 @given(st.text(alphabet=_TRICKY, max_size=16), st.text(alphabet=_TRICKY, max_size=30), st.booleans())
 def test_title_said_once_is_what_the_pattern_made(title, rest, opens):
     body = " ".join(title.split()) + rest if opens else rest
-    assert title_said_once(title, body) == _said_once_by_regex(title, body)
+    assert (learning._title_opening_body(title, body) or (title, body)) == _said_once_by_regex(title, body)
+
+
+@settings(max_examples=800)
+@given(st.text(alphabet=_TRICKY, max_size=16), st.text(alphabet=_TRICKY, max_size=40), st.booleans(), st.integers(0, 3))
+def test_title_said_once_changes_nothing_the_second_time_and_loses_no_word(title, rest, opens, repeats):
+    """Every read of a record applies it again: a body opening with its title twice over once lost a sentence
+    per read (found by review, in a note that repeated its first sentence)."""
+    said = " ".join(title.split())
+    body = (said + ". ") * repeats + (said + rest if opens else rest)
+    once = title_said_once(title, body)
+    assert title_said_once(*once) == once
+    if once != (title, body):  # the body's own words, moved: none lost, none added
+        assert re.sub(r"\W", "", once[0] + once[1]) == re.sub(r"\W", "", body)
 
 
 def test_parsing_a_store_compiles_no_pattern_per_entry(monkeypatch):

@@ -22,7 +22,7 @@ def values_relation(a: Analysis, b: Analysis) -> str:
         return "none"
     if not a_values or not b_values:
         return "one-sided"
-    key = lambda v: v.lstrip("<>=")  # noqa: E731 - "under 50" and "50" name the same number
+    key = _value_key  # "under 50" and "50" name the same number
     if sorted(map(key, a_values)) != sorted(map(key, b_values)):
         ka, kb = Counter(map(key, a_values)), Counter(map(key, b_values))
         # Every value of one side set the same way on the other, plus a number of its own: that number
@@ -34,6 +34,22 @@ def values_relation(a: Analysis, b: Analysis) -> str:
     if any(bounds_b.get(k, bound) != bound for k, bound in bounds_a.items()):
         return "mismatch"  # "at most 3" against "at least 3"
     return "same"
+
+
+# A month is read as 30 days and a year as 365 (lexicon.TIME_UNITS), so "twelve months" is 360 days: spans of
+# a month or more are compared in months of a twelfth of a year, to the nearest one, when that is close.
+_MONTH = 365 * 86400 / 12
+_MONTH_TOLERANCE = 0.03
+
+
+def _value_key(value: str) -> str:
+    bare = value.lstrip("<>=")
+    if bare.endswith("s") and bare[:-1].replace(".", "", 1).isdigit():
+        seconds = float(bare[:-1])
+        months = round(seconds / _MONTH)
+        if months >= 1 and abs(seconds - months * _MONTH) <= _MONTH_TOLERANCE * seconds:
+            return f"{months}mo"
+    return bare
 
 
 def counted(a: Analysis, b: Analysis) -> tuple[str, ...]:

@@ -55,6 +55,16 @@ UNSURE_LEFTOVER = 1.0
 LEAD_DISCOUNT = 0.5
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
 CONTRADICTION_RESIDUE = 1.0
+# Two values for one setting: a number names the setting more surely than a word of a closed set does, so
+# the rest may differ by two words each side ("cap sessions at 30 attendees" / "sessions may hold up to 50
+# people").
+VALUES_RESIDUE = 2.0
+# "Never X" against "X when ...": words of the forbidding side's own instruction left over (a party or a
+# place: "never force users to update the app" / "force an update when ..."), one fewer on the other's.
+NEVER_LEFTOVER = 2
+# A choice between two members of one closed set read below RELATED: besides each side's verb, at most
+# two words left over (one thing named in other words: "citations" / "references").
+CHOICE_RESIDUE = 2.0
 
 
 @dataclass(frozen=True)
@@ -178,11 +188,23 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
         return None
     lead_a = next((t for t in a.terms if t.lead and t.role == "main"), None)
     lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
-    if lead_a is None or lead_b is None or lead_a.word != lead_b.word or lead_a.negative != lead_b.negative:
+    if lead_a is None or lead_b is None or lead_a.negative != lead_b.negative:
+        return None
+    if lead_a.word != lead_b.word and not _other_party(o):
         return None  # the same action, asked for on both sides
     # The case may be a value alone: "only studies published after 2015" / "all studies".
     case = [t.word for t in o.left_a if t.weight >= 1] or list(a.values)
     return ", ".join(case) if case else None
+
+
+def _other_party(o: Overlap) -> bool:
+    """"Only the lead auditor may close a finding" / "always let the control owner close findings": the
+    act and its object shared and asked for on both sides, each side naming its own one who does it or
+    thing it is done to, so the "only" shuts out what the other always lets in."""
+    acts = [(x, y) for x, y in o.shared if x.role == y.role == "main" and x.weight >= 1 and x.negative == y.negative]
+    own_a = [t for t in o.left_a if t.role == "main" and t.weight >= 1 and not t.lead]
+    own_b = [t for t in o.left_b if t.role == "main" and t.weight >= 1 and not t.lead]
+    return bool(acts and own_a and own_b)
 
 
 def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -> bool:
@@ -229,6 +251,40 @@ def _excludes(a: Analysis) -> bool:
     return bool(_EXCLUDING.search(normalize(a.text)))
 
 
+def _choice_in_other_words(o: Overlap) -> tuple[str, str] | None:
+    """Two members of one closed set for one shared thing (a term that leads at most one side: "indent
+    code with spaces" / "use tabs for indentation"), with little else left over on either side but each
+    instruction's own verb (paraphrases differ there)."""
+    alt = alternative_conflict(o)
+    if alt is None or not any(x.weight >= 1 and y.weight >= 1 and not (x.lead and y.lead) for x, y in o.shared):
+        return None
+    rest = [t for t in o.left_a + o.left_b if t.word not in alt and t.weight >= 1 and not (t.lead and t.role == "main")]
+    return alt if sum(t.weight for t in rest) <= CHOICE_RESIDUE else None
+
+
+def _swapped(o: Overlap) -> Overlap:
+    return Overlap(shared=[(y, x) for x, y in o.shared], left_a=o.left_b, left_b=o.left_a)
+
+
+def _never_against_when(a: Analysis, b: Analysis, o: Overlap) -> str | None:
+    """`a` forbids an act outright, with no case of its own, and `b` asks for the same act in a case (a
+    condition), its instruction otherwise no wider than `a`'s: the condition of `b` is said against `a`."""
+    if a.order or b.order or any(t.role != "main" for t in a.terms):
+        return None
+    case = [t.word for t in b.terms if t.role == "condition" and t.weight >= 1]
+    if not case or any(t.role in ("exception", "contrast") for t in b.terms):
+        return None
+    if not any(x.lead and y.lead and x.role == y.role == "main" and x.negative and not y.negative for x, y in o.shared):
+        return None
+    if any(not t.negative for t in a.terms if t.role == "main" and t.weight >= 1):
+        return None  # "never X; do Y": a compound rule, read part by part in compare()
+    left_a = [t for t in o.left_a if t.weight >= 1]
+    left_b = [t for t in o.left_b if t.role == "main" and t.weight >= 1]
+    if len(left_a) > NEVER_LEFTOVER or len(left_b) > NEVER_LEFTOVER - 1:
+        return None
+    return " ".join(case)
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = overlap(a, b)
     sim = o.dice
@@ -238,6 +294,16 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if stance.clash:
         return Relation(Label.contradiction, sim, f"one puts in what the other leaves out: {stance.clash}")
     if sim < RELATED:
+        choice = _choice_in_other_words(o)
+        if choice:
+            # "Write all manifests in YAML" / "author every manifest as JSON": the verbs differ, so the
+            # overlap is low, but one thing gets two members of one closed set and nothing else differs.
+            return Relation(Label.contradiction, sim, f"they choose different values: {choice[0]} / {choice[1]}")
+        never = _never_against_when(a, b, o) or _never_against_when(b, a, _swapped(o))
+        if never and values_relation(a, b) != "mismatch":
+            # "Never deploy on Fridays" / "deploy on Fridays when it is an urgent hotfix": the condition's
+            # words keep the overlap low, but the one forbids outright what the other does in a case.
+            return Relation(Label.contradiction, sim, f"one never does it, the other does it when {never}")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
@@ -270,7 +336,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if literal and not exception_only:
         return Relation(Label.contradiction, sim, f"they quote different words for one place: {literal[0]} / {literal[1]}")
     if values == "mismatch":
-        if max(left_a, left_b) <= CONTRADICTION_RESIDUE and not exception_only:
+        if max(left_a, left_b) <= VALUES_RESIDUE and not exception_only:
             return Relation(Label.contradiction, sim, "same rule, different values: "
                             f"{', '.join(counted(a, b))} / {', '.join(counted(b, a))}")
         return Relation(Label.near_miss, sim, "different values for different cases")

@@ -9,8 +9,14 @@ lowercased text, by `similarity.normalize`.
 
 from __future__ import annotations
 
+from agentuse.core.helper.lexicon import NUMBER_WORDS
+
 
 _NUMBERS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred"
+
+
+def _thousands(count: str) -> int:
+    return (int(count) if count.isdigit() else NUMBER_WORDS[count]) * 1000
 
 
 def _clock(hour: int, part: str) -> int:
@@ -43,7 +49,14 @@ PHRASES: list[tuple[str, str]] = [
      lambda m: f" firstuse {m.group(1) or ''}"),
     (r"\b(?:on )?the (?:same )?day (?:it|they|he|she|that|when it|when they) " + _OCCURS, " sameday "),
     # "orders that lack a tracking number" are "orders without one".
-    (r"\b(?:that|which|who) (?:lack|lacks|lacked)\b|\blacking\b", " without "),
+    # "functions whose signature lacks type hints" are "functions without them", with or without "that".
+    (r"\b(?:(?:that|which|who) )?(?:lack|lacks|lacked)\b|\blacking\b", " without "),
+    (r"\bpoint(?:s|ed|ing)? out\b", " flag "),
+    # "that have no agenda" too, read before "decline ... without" below turns the verb around; "keep job
+    # ads free of jargon" is "without jargon".
+    (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b|\bfree of\b(?! charge)", " without "),
+    # Verb particles that make another verb: "turn away" rejects, "hand back" returns.
+    (r"\bturn(?:s|ed|ing)? away\b", " reject "), (r"\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\b", " return "),
     # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
     (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
     (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
@@ -80,8 +93,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
     (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
-    (r"\b(?:less|fewer|shorter|lower) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
-    (r"\b(?:more|greater|longer|higher) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
+    (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
+    (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
     (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
@@ -114,9 +127,15 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bfirst person\b", " firstperson "), (r"\bsecond person\b", " secondperson "), (r"\bthird person\b", " thirdperson "),
     (r"\bfirst class\b", " firstclass "), (r"\b(economy|business|premium) class\b", r" \1 "),
     # Verb particles that make another verb: "write down" is "record", "give out" is "share".
-    (r"\b(?:write|writes|wrote|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
+    (r"\b(?:write|writes|wrote|written|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
+    # "refills can be picked up" is "collected": the particle makes another verb than "pick" (choose).
+    (r"\bpick(?:s|ed|ing)? (?:(it|them) )?up\b", lambda m: f" collect {m.group(1) or ''} "),
     (r"\b(?:give|gives|gave|giving|hand|hands|handed|handing) out\b", " share "),
     (r"\bfilter(?:s|ed|ing)? out\b|\bweed(?:s|ed|ing)? out\b", " exclude "),
+    # "leave arbitration clauses out of contracts" is "keep them out of contracts", as below.
+    (r"\b(?:leave|leaves|leaving|left) ((?:[\w'-]+ ){0,4}?[\w'-]+) out of\b", r" leaveout \1 in "),
+    # "keep the guest list confidential from vendors" is "do not share it with them".
+    (r"\b(?:keep|keeps|keeping|kept) ((?:[\w'-]+ ){0,4}?[\w'-]+) (?:confidential|private|secret)\b", r" do not share \1 "),
     (r"\bleav(?:e|es|ing) ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b"
      r"|\bleft ((?:the|your|our|their|any|all) \w+(?: \w+)?|it|them) out\b",
      lambda m: " leaveout " + (m.group(1) or m.group(2)) + " "),
@@ -147,7 +166,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
-    (r"\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+    # "No truck leaves until it is confirmed" negates the act through its subject: read as "never" too.
+    (r"(?:\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
@@ -184,7 +204,13 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
     # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
     (r"\bthe (?:full|whole|entire)\b", " all "),
-    (r"\bhalf an hour\b", " 30 minutes "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
+    # "a full hour", "an entire day" are one of them.
+    (r"\b(?:a|an|one) (?:full|whole|entire) (minute|hour|day|week|month|year)\b", r" 1 \1 "),
+    # A named time zone is one value of the time-zone setting, against UTC or local time.
+    (r"\b(eastern|pacific|central|mountain) (?:standard |daylight )?time\b", r" \1time "),
+    (r"\bhalf an hour\b", " 30 minutes "), (r"\ba quarter of an hour\b|\ba quarter hour\b", " 15 minutes "),
+    # "ten thousand dollars" is 10000 ("$10,000" reads so once its separator is dropped).
+    (r"\b(\d+|" + _NUMBERS + r")[ -]thousand\b", lambda m: f" {_thousands(m.group(1))} "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
     (r"\bkeep(?:s|ing)? ((?:[\w'-]+\s+){1,4}?)hidden\b", r" hide \1 "), (r"\bclos(?:e|es|ing) with\b", " end with "),
     (r"\bword for word\b", " verbatim "), (r"\blog(?:arithmic)? scale\b", " logscale "),
     # "within a week of release" is "within a week after release".
@@ -192,7 +218,6 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bmailing lists?\b", " email list "), (r"\bnon-?disclosure agreements?\b", " nda "), (r"\bauto-(?=[a-z])", "automatic "), (r"\bin advance\b|\bahead(?: of)?\b|\bbeforehand\b", " before "),
     (r"\bday (?:one|1)\b", " the firstpos day "),
     # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
-    (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b", " without "),
     (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
     (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),

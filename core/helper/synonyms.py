@@ -144,7 +144,7 @@ SYNONYMS: list[str] = [
 ALTERNATIVES: list[str] = [
     "tab space", "single double", "ascending descending asc desc", "titlecase sentencecase",
     "british american", "formal casual informal", "inline footnote", "start end",
-    "local utc gmt", "headless headed", "sync async synchronous asynchronous",
+    "local utc gmt easterntime pacifictime centraltime mountaintime", "headless headed", "sync async synchronous asynchronous",
     "merge rebase squash", "new same existing", "upper lower uppercase lowercase", "light dark",
     "json csv xml yaml parquet tsv xlsx toml", "public private", "production staging", "firstperson thirdperson",
     "monday tuesday wednesday thursday friday saturday sunday",

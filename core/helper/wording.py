@@ -66,7 +66,8 @@ def _normalize(text: str) -> str:
 
 
 _SENTENCE_BREAK = re.compile(r"[.!?\n]+(?:\s|$)")
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\s-\s|\u2014")
+# A colon inside a token (":latest", "image:tag") is part of it; one before a space ends a clause.
+_CLAUSE_BREAK = re.compile(r"[,;()]|:(?=\s|$)|\s-\s|\u2014")
 
 
 def split_sentences(norm: str) -> list[str]:
