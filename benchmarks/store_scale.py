@@ -6,7 +6,8 @@ commit on the same stores: 15, 1,000, 10,000 and 100,000 rules.
 15 is the default cap; the spec tells of stores that reached 70 and 85 stuck corrections before the cap
 was enforced, so the larger sizes are far past anything a capped store should hold. For each size, one
 store is generated and written once; each implementation then times, on that same file:
-- parse: `parse(text)`; render: `render(doc)` of the parsed doc;
+- parse: `parse(text)`; render: `render(doc)` of the parsed doc; each also as CPU time (`_cpu`), which
+  other work on a shared machine sways less than wall time;
 - load_choose_render: what a run does before its first model call (load the agent file and the store,
   choose the rules the run receives, render its section);
 - record_injection: `record_injection` (lock, read, count, write) as a run makes it, just after it read
@@ -58,6 +59,7 @@ from _common import machine, print_figures  # noqa: E402
 SIZES = (15, 1_000, 10_000, 100_000)
 REPO = Path(__file__).resolve().parent.parent
 OPS = ("parse", "render", "load_choose_render", "record_injection", "record_injection_cold", "bare_write")
+CPU_OPS = ("parse_cpu", "render_cpu")  # the same calls' CPU time: steadier than wall time on a busy machine
 
 
 def _reps(n: int, runs: int) -> int:
@@ -153,19 +155,19 @@ def _run(workers: list[_Worker], sizes: list[int], runs: int, tmp: Path) -> dict
         for worker in workers:
             peak = worker.ask(op="peak")["peak"]
             figures[f"rules_{n}_{worker.name}_parse_peak_over_file"] = peak / path.stat().st_size
-            for op in OPS:
+            for op in OPS + CPU_OPS:
                 medians[(worker.name, n, op)] = statistics.median(samples[(worker.name, op)])
             for op in ("record_injection", "record_injection_cold"):
                 figures[f"rules_{n}_{worker.name}_{op}_over_bare_write"] = (
                     medians[(worker.name, n, op)] / medians[(worker.name, n, "bare_write")])
-        for op in OPS[:-1]:
+        for op in OPS[:-1] + CPU_OPS:
             for worker in workers:
                 figures[f"rules_{n}_{worker.name}_{op}_ms"] = medians[(worker.name, n, op)] * 1000
             if len(workers) == 2:
                 figures[f"rules_{n}_{op}_new_over_old"] = medians[("new", n, op)] / medians[("old", n, op)]
         path.unlink()
     if 10_000 in sizes and 100_000 in sizes:
-        for op in OPS:
+        for op in OPS + CPU_OPS:
             figures[f"growth_10000_to_100000_new_{op}"] = medians[("new", 100_000, op)] / medians[("new", 10_000, op)]
     return figures
 
@@ -192,6 +194,13 @@ def _seconds(fn) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def _both(fn) -> tuple[float, float]:
+    """Wall time and this process's CPU time of one call."""
+    start, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 class _Bench:
@@ -221,10 +230,12 @@ class _Bench:
         return {"render_hash": hashlib.sha256(self.format.render(self.doc).encode("utf-8")).hexdigest()}
 
     def parse(self) -> dict:
-        return {"parse": _seconds(lambda: self.format.parse(self.text))}
+        wall, cpu = _both(lambda: self.format.parse(self.text))
+        return {"parse": wall, "parse_cpu": cpu}
 
     def render(self) -> dict:
-        return {"render": _seconds(lambda: self.format.render(self.doc))}
+        wall, cpu = _both(lambda: self.format.render(self.doc))
+        return {"render": wall, "render_cpu": cpu}
 
     def load_choose_render(self) -> dict:
         def run():

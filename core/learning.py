@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from enum import Enum
+from itertools import repeat
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -307,3 +309,19 @@ def record(values: dict, fields_set: "set[str] | LazyFields") -> Learning:
     _set(rule, "__pydantic_extra__", None)
     _set(rule, "__pydantic_private__", None)
     return rule
+
+
+# The slots `record` fills, set through their descriptors (no attribute lookup per record).
+_SET_DICT, _SET_EXTRA, _SET_PRIVATE = (BaseModel.__dict__[name].__set__
+                                       for name in ("__dict__", "__pydantic_extra__", "__pydantic_private__"))
+
+
+def records(values: list[dict], fields_sets: "list[set[str] | LazyFields]") -> list[Learning]:
+    """`record` of each values dict with its fields set, made in C loops (`map`), one step at a time for
+    all of them: for the store reader, which makes thousands at once."""
+    made = list(map(Learning.__new__, repeat(Learning, len(values))))
+    deque(map(_SET_DICT, made, values), 0)
+    deque(map(set_fields_slot, made, fields_sets), 0)
+    deque(map(_SET_EXTRA, made, repeat(None)), 0)
+    deque(map(_SET_PRIVATE, made, repeat(None)), 0)
+    return made
