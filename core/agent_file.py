@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field, StrictBool, StrictStr, ValidationError, field_validator
 
 from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contract names them here)
@@ -28,6 +27,7 @@ from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contra
 )
 from agentuse.core.agent_errors import AgentFileError, BlockMarkerError  # noqa: F401
 from agentuse.core.file_access import read_regular
+from agentuse.core.frontmatter import read as read_plain
 from agentuse.core.learning import DEFAULT_MAX
 from agentuse.core.learned_block import (  # noqa: F401
     END,
@@ -112,6 +112,11 @@ def load_agent(path: Path) -> AgentFile:
 
 
 def _load_yaml(yaml_text: str, name: str) -> tuple[dict, dict[tuple, int]]:
+    plain = read_plain(yaml_text)  # the usual frontmatter, without importing PyYAML (core/frontmatter.py)
+    if plain is not None:
+        return plain
+    import yaml
+
     try:
         node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)
         raw = yaml.safe_load(yaml_text)
@@ -136,11 +141,13 @@ def _load_yaml(yaml_text: str, name: str) -> tuple[dict, dict[tuple, int]]:
     return raw, lines
 
 
-def _index_lines(node: yaml.Node, path: tuple, lines: dict[tuple, int], name: str, seen: set[int]) -> None:
+def _index_lines(node, path: tuple, lines: dict[tuple, int], name: str, seen: set[int]) -> None:
     """Record the file line of every key and list item, and refuse duplicate keys (YAML keeps the last
     one silently, which would drop a setting the user wrote). Each node is visited once: an alias is the
     same node again, and following it anew would recurse forever (`a: &a [*a]`) or multiply the work by
     every nesting level (a few lines of aliases-of-aliases reach millions of paths)."""
+    import yaml
+
     if id(node) in seen:
         return
     seen.add(id(node))
