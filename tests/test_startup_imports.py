@@ -184,7 +184,8 @@ def test_doctor_on_a_bedrock_agent_imports_no_botocore(tmp_path):
 
 def test_tidy_dry_run_on_the_offline_evaluator_imports_no_thread_pool_nor_the_cap(tmp_path):
     """The offline evaluator's calls run on the calling thread (flows/runner.py fan_out), and a tidy-up
-    never places a capture's records: neither the pool (nor the logging it imports) nor core/cap.py loads."""
+    never places a capture's records nor asks capture's questions: neither the pool (nor the logging it
+    imports), core/cap.py nor capture's messages (core/helper/protocol_capture.py) load."""
     agent = tmp_path / "blog-writer.agentuse"
     shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ANTHROPIC_API_KEY")}
@@ -196,5 +197,5 @@ def test_tidy_dry_run_on_the_offline_evaluator_imports_no_thread_pool_nor_the_ca
     assert result.returncode == 0, (result.stdout, result.stderr)
     imported = _imported(result.stderr)
     assert "agentuse.core.helper.offline_plan" in imported  # the evaluator did plan the rules
-    unwanted = {"concurrent.futures", "logging", "agentuse.core.cap", "yaml"}
+    unwanted = {"concurrent.futures", "logging", "agentuse.core.cap", "agentuse.core.helper.protocol_capture", "yaml"}
     assert not imported & unwanted, sorted(imported & unwanted)
