@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, StrictBool, StrictStr, ValidationError, field_validator
+from pydantic import BaseModel, StrictBool, StrictStr, ValidationError, field_validator
 
 from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contract names them here)
     ADDONS,
@@ -42,16 +43,19 @@ from agentuse.core.learned_block import (  # noqa: F401
 _FENCE = re.compile(r"^---[ \t]*\r?$")
 
 
-class AgentFile(BaseModel):
+@dataclass
+class AgentFile:
+    """A loaded agent file: built by `load_agent` alone, from what it validated (a plain value)."""
+
     path: Path
     text: str  # the raw file, exactly as read (CRLF and BOM kept) so edits can be byte-exact
     model: str | None = None
     approval: bool = False
     learning: LearningConfig | None = None  # None: no `learning` key; LearningConfig.off(): `learning: false`
     body: str = ""
-    notices: list[str] = Field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
     # Every key as YAML read it, for features agentuse does not own (YAML 1.1 may make a key like `on` a bool).
-    frontmatter: dict[Any, Any] = Field(default_factory=dict)
+    frontmatter: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def cap(self) -> int:
