@@ -16,6 +16,7 @@ from pydantic import field_validator, model_validator
 
 from agentuse.core.learning import DEFAULT_MAX, MAX_RANGE
 from agentuse.core.models import ModelRef
+from agentuse.core.model_defaults import empty_list
 
 ADDONS = ("tool-errors",)
 
@@ -107,7 +108,7 @@ def check_model(value: str | None) -> str | None:
 class _CaptureSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    addons: list[Annotated[StrictStr, AfterValidator(_known_addon)]] = Field(default_factory=list)
+    addons: list[Annotated[StrictStr, AfterValidator(_known_addon)]] = Field(default_factory=empty_list)
     custom: StrictStr | None = None
     agent: StrictStr | None = None
 

@@ -17,6 +17,7 @@ from agentuse.core.helper.protocol import Draft
 from agentuse.core.learning import VET_OFFLINE, Learning, State
 from agentuse.core.ranking import rank
 from agentuse.core.store_format import new_id as draw_id
+from agentuse.core.model_defaults import empty_list
 
 ChangeKind = Literal["merged", "rewritten", "compressed", "retired", "quarantined", "restamped", "graduated",
                      "restored", "released", "requarantined"]
@@ -25,7 +26,7 @@ ChangeKind = Literal["merged", "rewritten", "compressed", "retired", "quarantine
 class Change(BaseModel):
     kind: ChangeKind
     pass_no: int = 0  # 0: outside the passes (re-vet before the first, graduation after each)
-    ids: list[str] = Field(default_factory=list, description="the rules this change consumed or touched")
+    ids: list[str] = Field(default_factory=empty_list, description="the rules this change consumed or touched")
     result: str | None = None  # id of the rule it produced
     title: str = ""
     reason: str = ""
@@ -82,12 +83,12 @@ class TidyState(BaseModel):
     rng: random.Random = Field(default_factory=random.Random, exclude=True)
     original_ids: set[str] = Field(default_factory=set)
     before: int = 0
-    changes: list[Change] = Field(default_factory=list)
-    archived: list[Archived] = Field(default_factory=list)
+    changes: list[Change] = Field(default_factory=empty_list)
+    archived: list[Archived] = Field(default_factory=empty_list)
     products: dict[str, str] = Field(default_factory=dict)  # id -> how it was produced (merged/rewritten)
     unplanned: set[str] = Field(default_factory=set)  # in a group whose plan call failed
     unvetted: set[str] = Field(default_factory=set)  # stale rules the re-vet could not judge
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
     # The vets of this tidy-up or re-vet are the offline evaluator's: what they decide is provisional
     # (`vet:offline`), and a provisional rule is not asked again until a real model is configured.
     offline: bool = False

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
 from agentuse.core.learning import Category, Learning, Verdict, rule_text
 from agentuse.core.redact import Redacted
+from agentuse.core.model_defaults import empty_list
 
 
 class RuleRef(BaseModel):
@@ -72,7 +73,7 @@ class VetCandidate(BaseModel):
 
 class VetRequest(BaseModel):
     contract: str
-    rules_in_force: list[RuleRef] = Field(default_factory=list)
+    rules_in_force: list[RuleRef] = Field(default_factory=empty_list)
     trace: Redacted = ""
     candidates: list[VetCandidate]
 
@@ -87,7 +88,7 @@ class VetVerdict(BaseModel):
 
 
 class VetAnswer(BaseModel):
-    verdicts: list[VetVerdict] = Field(default_factory=list)
+    verdicts: list[VetVerdict] = Field(default_factory=empty_list)
 
 
 # --- audit: what a rewrite of people's rules dropped (a tidy-up's rewrites, a capture's merged fold) -------
@@ -104,7 +105,7 @@ class Missing(BaseModel):
 
 
 class AuditAnswer(BaseModel):
-    missing: list[Missing] = Field(default_factory=list)
+    missing: list[Missing] = Field(default_factory=empty_list)
 
 
 # --- accounting and faults -------------------------------------------------------------------------

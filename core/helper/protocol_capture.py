@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.helper.protocol import Draft, RuleRef
 from agentuse.core.redact import Redacted
+from agentuse.core.model_defaults import empty_list
 
 
 # --- extract (custom channel and capture agents) ---------------------------------------------------
@@ -19,12 +20,12 @@ from agentuse.core.redact import Redacted
 class ExtractRequest(BaseModel):
     guidance: str = Field(description="the capture.custom text that scopes what is worth keeping")
     contract: str = Field(description="the agent's complete instructions, never truncated")
-    rules_in_force: list[RuleRef] = Field(default_factory=list)
+    rules_in_force: list[RuleRef] = Field(default_factory=empty_list)
     trace: Redacted = Field(description="the run's evidence: prompt, replies, tool calls and results")
 
 
 class ExtractAnswer(BaseModel):
-    candidates: list[Draft] = Field(default_factory=list, max_length=5)
+    candidates: list[Draft] = Field(default_factory=empty_list, max_length=5)
 
 
 # --- ground a reviewer comment ---------------------------------------------------------------------
@@ -52,11 +53,11 @@ class ReconcileAction(str, Enum):
 class ReconcileRequest(BaseModel):
     draft: Draft
     draft_is_human: bool = False
-    rules_in_force: list[RuleRef] = Field(default_factory=list)
+    rules_in_force: list[RuleRef] = Field(default_factory=empty_list)
     cap_full: bool = Field(False, description="the set is at its cap: prefer folding into a related rule")
 
 
 class ReconcileAnswer(BaseModel):
     action: ReconcileAction
-    replaces: list[str] = Field(default_factory=list, description="ids the merged rule replaces (fold/repeat)")
+    replaces: list[str] = Field(default_factory=empty_list, description="ids the merged rule replaces (fold/repeat)")
     merged: Draft | None = Field(None, description="for fold: one rule carrying every case of all of them")
