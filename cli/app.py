@@ -8,6 +8,7 @@ all go through.
 
 from __future__ import annotations
 
+import gc
 import os
 
 import typer
@@ -69,7 +70,22 @@ def _root(
 # process itself before Prefect configures logging (not in tests, nor in a served deployment's process).
 PREFECT_CONSOLE_LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 
+# A command's start-up makes tens of thousands of container objects that live as long as the process
+# (typer's and pydantic's machinery, the models, tables and patterns of the modules it imports) and frees
+# few of them: at CPython's default of a young-generation pass every 700 allocations the collector walks
+# them again and again and finds next to nothing. Passes every 50,000 keep collecting cycles in a long run
+# (serve, an agent loop) at a fraction of the cost (measured side by side: 5-10 ms of `learnings --json`).
+GC_YOUNG_THRESHOLD = 50_000
+
 
 def main() -> None:
     os.environ.setdefault(PREFECT_CONSOLE_LEVEL, "WARNING")
-    app()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    try:
+        app()
+    finally:
+        # The command is done and the process ends: interpreter shutdown would walk every object once more
+        # in a last full collection (about 25 ms of a read-only command) only to free memory the OS takes
+        # back anyway. Frozen, they are skipped; atexit handlers still run, and every file is closed where
+        # it is written.
+        gc.freeze()

@@ -7,6 +7,7 @@ with sugar expanded and the capture agent's path resolved.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,6 +16,7 @@ from pydantic import field_validator, model_validator
 
 from agentuse.core.learning import DEFAULT_MAX, MAX_RANGE
 from agentuse.core.models import ModelRef
+from agentuse.core.model_defaults import empty_list
 
 ADDONS = ("tool-errors",)
 
@@ -49,11 +51,14 @@ CAPTURE_TRUE_NOTICE = (
 NOTICE_KEYS = {LEARNING_TRUE_NOTICE: "learning-true", CAPTURE_TRUE_NOTICE: "capture-true"}
 
 
-class CaptureConfig(BaseModel):
-    """Automatic observation. `enabled` with no channel named is the default: human learning only."""
+@dataclass
+class CaptureConfig:
+    """Automatic observation. `enabled` with no channel named is the default: human learning only. This and
+    LearningConfig are what `_LearningSpec` validated, as plain values: built here only, never read from
+    outside, so pydantic would only cost their schemas on every command that reads an agent file."""
 
     enabled: bool = True
-    addons: list[str] = Field(default_factory=list)
+    addons: list[str] = field(default_factory=list)
     custom: str | None = None
     agent: Path | None = None  # absolute, resolved against the declaring agent file's folder
 
@@ -65,8 +70,9 @@ class CaptureConfig(BaseModel):
         return [*self.addons, *(["custom"] if self.custom else []), *(["agent"] if self.agent else [])]
 
 
-class LearningConfig(BaseModel):
-    capture: CaptureConfig = Field(default_factory=CaptureConfig)
+@dataclass
+class LearningConfig:
+    capture: CaptureConfig = field(default_factory=CaptureConfig)
     apply: bool = True
     max: int = DEFAULT_MAX
     model: str | None = None
@@ -102,7 +108,7 @@ def check_model(value: str | None) -> str | None:
 class _CaptureSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    addons: list[Annotated[StrictStr, AfterValidator(_known_addon)]] = Field(default_factory=list)
+    addons: list[Annotated[StrictStr, AfterValidator(_known_addon)]] = Field(default_factory=empty_list)
     custom: StrictStr | None = None
     agent: StrictStr | None = None
 

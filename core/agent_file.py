@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, Field, StrictBool, StrictStr, ValidationError, field_validator
+from pydantic import BaseModel, StrictBool, StrictStr, ValidationError, field_validator
 
 from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contract names them here)
     ADDONS,
@@ -28,6 +28,7 @@ from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contra
 )
 from agentuse.core.agent_errors import AgentFileError, BlockMarkerError  # noqa: F401
 from agentuse.core.file_access import read_regular
+from agentuse.core.frontmatter import read as read_plain
 from agentuse.core.learning import DEFAULT_MAX
 from agentuse.core.learned_block import (  # noqa: F401
     END,
@@ -42,16 +43,19 @@ from agentuse.core.learned_block import (  # noqa: F401
 _FENCE = re.compile(r"^---[ \t]*\r?$")
 
 
-class AgentFile(BaseModel):
+@dataclass
+class AgentFile:
+    """A loaded agent file: built by `load_agent` alone, from what it validated (a plain value)."""
+
     path: Path
     text: str  # the raw file, exactly as read (CRLF and BOM kept) so edits can be byte-exact
     model: str | None = None
     approval: bool = False
     learning: LearningConfig | None = None  # None: no `learning` key; LearningConfig.off(): `learning: false`
     body: str = ""
-    notices: list[str] = Field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
     # Every key as YAML read it, for features agentuse does not own (YAML 1.1 may make a key like `on` a bool).
-    frontmatter: dict[Any, Any] = Field(default_factory=dict)
+    frontmatter: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def cap(self) -> int:
@@ -112,6 +116,11 @@ def load_agent(path: Path) -> AgentFile:
 
 
 def _load_yaml(yaml_text: str, name: str) -> tuple[dict, dict[tuple, int]]:
+    plain = read_plain(yaml_text)  # the usual frontmatter, without importing PyYAML (core/frontmatter.py)
+    if plain is not None:
+        return plain
+    import yaml
+
     try:
         node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)
         raw = yaml.safe_load(yaml_text)
@@ -136,11 +145,13 @@ def _load_yaml(yaml_text: str, name: str) -> tuple[dict, dict[tuple, int]]:
     return raw, lines
 
 
-def _index_lines(node: yaml.Node, path: tuple, lines: dict[tuple, int], name: str, seen: set[int]) -> None:
+def _index_lines(node, path: tuple, lines: dict[tuple, int], name: str, seen: set[int]) -> None:
     """Record the file line of every key and list item, and refuse duplicate keys (YAML keeps the last
     one silently, which would drop a setting the user wrote). Each node is visited once: an alias is the
     same node again, and following it anew would recurse forever (`a: &a [*a]`) or multiply the work by
     every nesting level (a few lines of aliases-of-aliases reach millions of paths)."""
+    import yaml
+
     if id(node) in seen:
         return
     seen.add(id(node))

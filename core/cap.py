@@ -31,6 +31,7 @@ from agentuse.core.learning import NEW_RULE_GRACE_DAYS, Channel, Learning, State
 from agentuse.core.ranking import evictable, rank, tradeable, worth
 from agentuse.core.screen import quarantined_twin
 from agentuse.core.store_format import new_id
+from agentuse.core.model_defaults import empty_list
 
 
 class Placement(str, Enum):
@@ -51,7 +52,7 @@ STORED = {Placement.added, Placement.folded, Placement.traded, Placement.outside
 class Placed(BaseModel):
     record: Learning  # what is in the store now (the merged rule for a fold; the existing rule for a repeat)
     how: Placement
-    replaced: list[Learning] = Field(default_factory=list)  # retired to the archive
+    replaced: list[Learning] = Field(default_factory=empty_list)  # retired to the archive
     note: str = ""
 
 
@@ -232,8 +233,8 @@ class Incoming(BaseModel):
 
 
 class WriteReport(BaseModel):
-    placed: list[Placed] = Field(default_factory=list)
-    drained: list[Learning] = Field(default_factory=list)
+    placed: list[Placed] = Field(default_factory=empty_list)
+    drained: list[Learning] = Field(default_factory=empty_list)
 
     @property
     def stored(self) -> list[Placed]:

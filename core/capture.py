@@ -29,6 +29,7 @@ from agentuse.core.helper.protocol import Draft, VetAnswer, VetCandidate, VetReq
 from agentuse.core.learning import VET_OFFLINE, Channel, Learning, Source, State, Verdict
 from agentuse.core.redact import redact_text
 from agentuse.core.terminal_text import display_path
+from agentuse.core.model_defaults import empty_list
 
 if TYPE_CHECKING:
     from agentuse.core.trace import ToolTrace
@@ -64,8 +65,8 @@ class ChannelResult(BaseModel):
     found nothing (a model call that outlived its retries)."""
 
     channel: str
-    candidates: list[Candidate] = Field(default_factory=list)
-    invalid: list[str] = Field(default_factory=list)
+    candidates: list[Candidate] = Field(default_factory=empty_list)
+    invalid: list[str] = Field(default_factory=empty_list)
     failure: Failure | None = None
 
 

@@ -19,6 +19,7 @@ from agentuse.core import revet as revet_kinds
 from agentuse.core.learning import Learning
 from agentuse.core.failure import Failure
 from agentuse.core.tidy_state import Change
+from agentuse.core.model_defaults import empty_list
 
 
 class RevetCounts(BaseModel):
@@ -39,7 +40,7 @@ class RevetSummary(BaseModel):
     unhashed: RevetCounts = Field(default_factory=RevetCounts)  # never stamped (pre-v0.19.0): the backfill
     revisited: RevetCounts = Field(default_factory=RevetCounts)  # quarantined rules whose reason may be gone
     provisional: RevetCounts = Field(default_factory=RevetCounts)  # vetted offline, now by a real model
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
 
     @property
     def asked(self) -> int:
@@ -65,9 +66,9 @@ class CaptureReport(BaseModel):
     quarantined: int = 0
     store_path: str
     session: str | None = None
-    channels: list[str] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    judged: list[Judged] = Field(default_factory=list)
+    channels: list[str] = Field(default_factory=empty_list)
+    notes: list[str] = Field(default_factory=empty_list)
+    judged: list[Judged] = Field(default_factory=empty_list)
     write: WriteReport | None = None
     revet: RevetSummary = Field(default_factory=RevetSummary)
     model_calls: int = 0

@@ -17,10 +17,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-import yaml
-
 from agentuse.core.agent_errors import BlockMarkerError
 from agentuse.core.agent_file import AgentFile, AgentFileError, split_frontmatter
+from agentuse.core.frontmatter import read as read_plain
 from agentuse.core.learned_block import find_block
 from agentuse.core.learning import Learning
 
@@ -69,6 +68,11 @@ def _body(text: str) -> str:
         return text
     if not yaml_text.strip():
         return body
+    plain = read_plain(yaml_text)  # the usual frontmatter, without importing PyYAML (core/frontmatter.py)
+    if plain is not None and plain[0]:
+        return body
+    import yaml
+
     try:
         return body if isinstance(yaml.safe_load(yaml_text), dict) else text
     except yaml.YAMLError:

@@ -16,6 +16,7 @@ from agentuse.core.inject import render_section, selection_for
 from agentuse.core.learning import Learning, State
 from agentuse.core.ranking import graduation_eligible, tradeable
 from agentuse.core.store_format import StoreDoc
+from agentuse.core.model_defaults import empty_list
 
 
 class EntryView(BaseModel):
@@ -52,8 +53,8 @@ class Report(BaseModel):
     tokens_per_request: int  # estimate of what the injected section costs each model request
     by_channel: dict[str, int]
     stranded: str | None = None  # a learnings file at the pre-v0.17 location, by existence only
-    notices: list[str] = Field(default_factory=list)
-    entries: list[EntryView] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=empty_list)
+    entries: list[EntryView] = Field(default_factory=empty_list)
     runs_counted: int = 0  # sessions of this agent in the effectiveness index
     totals: effectiveness.Totals = Field(default_factory=effectiveness.Totals)  # its reviewed runs
     # The index could not be used (did not parse, older version): figures are zero until it is rebuilt (the

@@ -31,6 +31,7 @@ from agentuse.core import store
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.file_access import read_optional
 from agentuse.core.learning import Channel, Learning
+from agentuse.core.model_defaults import empty_list
 
 Outcome = Literal["approved", "commented", "rejected", "no_gate", "pending", "failed"]
 INDEX_VERSION = 2  # 1 kept every session's digest: read as "from an older version", rebuilt from the logs
@@ -47,14 +48,14 @@ def failure_key(tool: str, sig: str) -> str:
 
 
 class RoundDigest(BaseModel):
-    injected: list[str] = Field(default_factory=list)
-    failures: list[tuple[str, str]] = Field(default_factory=list, description="(tool, signature) of failed calls")
+    injected: list[str] = Field(default_factory=empty_list)
+    failures: list[tuple[str, str]] = Field(default_factory=empty_list, description="(tool, signature) of failed calls")
 
 
 class SessionDigest(BaseModel):
     outcome: Outcome
-    rounds: list[RoundDigest] = Field(default_factory=list)
-    about: list[str] = Field(default_factory=list, description="rules in force a reviewer's comment was about")
+    rounds: list[RoundDigest] = Field(default_factory=empty_list)
+    about: list[str] = Field(default_factory=empty_list, description="rules in force a reviewer's comment was about")
     open: bool = False  # awaiting review or still running: a resume can still change it
 
     def in_force(self) -> set[str]:
@@ -83,7 +84,7 @@ class RuleTally(RunOutcomes):
     about: int = 0  # runs whose reviewer commented on what the rule says
     failures: dict[str, int] = Field(default_factory=dict)  # failure_key -> runs it hit under the rule
     latest: str = ""  # the newest session it was in force for (session ids are ULIDs: they sort by time)
-    latest_failures: list[str] = Field(default_factory=list)  # what that session hit under the rule
+    latest_failures: list[str] = Field(default_factory=empty_list)  # what that session hit under the rule
 
 
 class Index(BaseModel):
@@ -96,7 +97,7 @@ class Index(BaseModel):
     open: dict[str, SessionDigest] = Field(default_factory=dict)
     # (session id, rules in force) of the latest RECENT_RUNS counted runs, oldest first. Kept by session id
     # (ids sort by time), so sessions closing out of order give what a rebuild from the logs gives.
-    recent: list[tuple[str, int]] = Field(default_factory=list)
+    recent: list[tuple[str, int]] = Field(default_factory=empty_list)
     # Why the file could not be used ("did not parse", "is from an older version"): rebuilt from the logs.
     problem: str | None = Field(None, exclude=True)
 

@@ -36,6 +36,7 @@ from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, RULE_CHAR_LIMIT
 from agentuse.core.capture import Candidate, ChannelResult, first_verdicts
 from agentuse.core.failure import Failure
 from agentuse.core.clip import clip
+from agentuse.core.model_defaults import empty_list
 
 
 _AUDIT = "the audit failed"
@@ -66,8 +67,8 @@ class Proposal(BaseModel):
 class Decision(BaseModel):
     key: str
     passed: bool
-    carried: list[str] = Field(default_factory=list)  # originals the audit says the wording carries
-    missing: list[Missing] = Field(default_factory=list)
+    carried: list[str] = Field(default_factory=empty_list)  # originals the audit says the wording carries
+    missing: list[Missing] = Field(default_factory=empty_list)
     why: str = ""  # why it failed, for the result notes
     verdict: Verdict | None = None
     against: str | None = None  # a failed vet's collision: "contract", or the id of the rule in force

@@ -23,6 +23,7 @@ from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import Learning
 from agentuse.core.ranking import graduation_eligible
 from agentuse.core.tidy_state import TidyState
+from agentuse.core.model_defaults import empty_list
 
 EditKind = Literal["added", "combined", "reworded", "dropped", "kept back"]
 
@@ -31,7 +32,7 @@ class BlockEdit(BaseModel):
     kind: EditKind
     category: str
     text: str
-    sources: list[str] = Field(default_factory=list, description="texts of the block rules it came from")
+    sources: list[str] = Field(default_factory=empty_list, description="texts of the block rules it came from")
     reason: str = ""
 
 

@@ -8,8 +8,7 @@ which is part of the body the runtime sends. Rules still on probation go under a
 from __future__ import annotations
 
 from collections.abc import Callable
-
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field
 
 from agentuse.core import store
 from agentuse.core.agent_file import AgentFile
@@ -27,8 +26,11 @@ RELEVANCE_CAVEAT = (
 )
 
 
-class Injection(BaseModel):
-    ids: list[str] = Field(default_factory=list)
+@dataclass(frozen=True)
+class Injection:
+    """What one run's prompt receives (a plain value: the run records `ids` in its own events)."""
+
+    ids: list[str] = field(default_factory=list)
     text: str = ""  # the `## Relevant Learnings` section, empty when nothing is injected
 
 

@@ -9,6 +9,8 @@ from itertools import repeat
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agentuse.core.model_defaults import empty_list
+
 # Numbers the spec gives, named once (DESIGN.md, "Style to follow").
 DEFAULT_MAX = 15
 MAX_RANGE = (1, 50)
@@ -195,7 +197,7 @@ class Learning(BaseModel):
     why: str | None = None
     evidence: str | None = None
     # Metadata tokens this version does not know: kept in order and written back, never rejected.
-    extra: list[str] = Field(default_factory=list)
+    extra: list[str] = Field(default_factory=empty_list)
 
     @field_validator("title", "why", "evidence", "tool", "sig", "sess", "ih", "vet")
     @classmethod

@@ -16,6 +16,7 @@ from agentuse.core.discovery import walk
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import FileAccessError, read_regular
 from agentuse.core.store_format import StoreFormatError, parse
+from agentuse.core.model_defaults import empty_list
 
 LEGACY_SUFFIX = ".learnings.md"
 
@@ -29,8 +30,8 @@ class Step(BaseModel):
 
 
 class Plan(BaseModel):
-    steps: list[Step] = Field(default_factory=list)
-    orphans: list[Path] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=empty_list)
+    orphans: list[Path] = Field(default_factory=empty_list)
     root: Path
 
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from urllib.parse import quote
 from enum import Enum
-
-from pydantic import BaseModel
 
 from agentuse.core.errors import AgentuseError
 
@@ -37,7 +36,10 @@ class Family(str, Enum):
     offline = "offline"  # the embedded offline evaluator (helper calls only)
 
 
-class ProviderSpec(BaseModel):
+# ProviderSpec, ModelRef and Endpoint are plain frozen values: the table below, what `ModelRef.parse` reads
+# from a model string, and what the environment says; no outside data is validated into them.
+@dataclass(frozen=True)
+class ProviderSpec:
     name: str
     family: Family
     key_variable: str | None = None  # None: no key at all (replay, offline, bedrock's AWS chain)
@@ -88,7 +90,8 @@ class ModelRefError(AgentuseError, ValueError):
     """A model string that is not `provider:model` (a ValueError too, so pydantic validators report it)."""
 
 
-class ModelRef(BaseModel):
+@dataclass(frozen=True)
+class ModelRef:
     provider: str
     model: str
     key_suffix: str | None = None
@@ -141,7 +144,7 @@ def provider_spec(provider: str, env: Mapping[str, str]) -> ProviderSpec | None:
     update = {"default_url": entry.url}
     if entry.key_env:  # registered as needing a key: a missing one is named like any other
         update |= {"key_variable": entry.key_env, "key_required": True}
-    return custom.model_copy(update=update)
+    return replace(custom, **update)
 
 
 def unknown_provider(provider: str) -> str:
@@ -150,7 +153,8 @@ def unknown_provider(provider: str) -> str:
             f"endpoint set {_env_name(provider)}_BASE_URL or run agentuse provider add {provider} --url URL")
 
 
-class Endpoint(BaseModel):
+@dataclass(frozen=True)
+class Endpoint:
     """Where and with what key to call a provider, read from the environment."""
 
     spec: ProviderSpec

@@ -22,6 +22,7 @@ from agentuse.core.learning import (
 )
 from agentuse.core.ranking import graduation_eligible, runs_to_graduation, within_grace
 from agentuse.core.tidy_state import TidyState
+from agentuse.core.model_defaults import empty_list
 
 WIDTH = 80
 
@@ -55,7 +56,7 @@ class OverCap(BaseModel):
     in_force: int
     cap: int
     further: str | None = None  # set when another tidy-up would get further
-    reasons: list[Reason] = Field(default_factory=list)
+    reasons: list[Reason] = Field(default_factory=empty_list)
     graduation: str | None = None
 
     @property

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from agentuse.core.errors import AgentuseError
+from agentuse.core.model_defaults import empty_list
 
 CONFIG_DIR_VARIABLE = "AGENTUSE_CONFIG_DIR"
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -50,7 +51,7 @@ class CustomProvider(BaseModel):
 
 
 class ProviderFile(BaseModel):
-    providers: list[CustomProvider] = Field(default_factory=list)
+    providers: list[CustomProvider] = Field(default_factory=empty_list)
 
 
 def config_path() -> Path:

@@ -7,9 +7,8 @@ position in the file breaks ties (it was written later).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import date
-
-from pydantic import BaseModel, Field
 
 from agentuse.core.learning import (
     GRADUATE_AFTER_APPROVED_RUNS,
@@ -52,15 +51,17 @@ def _negated_date(text: str) -> int:
         return 0  # an unreadable date ranks as oldest rather than failing a run
 
 
-class Selection(BaseModel):
-    """Every stored rule sorted into exactly one group, so the counts always add up."""
+@dataclass
+class Selection:
+    """Every stored rule sorted into exactly one group, so the counts always add up. A plain dataclass: it
+    only sorts records already validated, never crosses a boundary (what is shown is describe's Report)."""
 
-    applied: list[Learning] = Field(default_factory=list)  # injected on the next run
-    held: list[Learning] = Field(default_factory=list)  # in the cap but apply: false
-    outside_cap: list[Learning] = Field(default_factory=list)
-    stale: list[Learning] = Field(default_factory=list)
-    quarantined: list[Learning] = Field(default_factory=list)
-    graduated: list[Learning] = Field(default_factory=list)
+    applied: list[Learning] = field(default_factory=list)  # injected on the next run
+    held: list[Learning] = field(default_factory=list)  # in the cap but apply: false
+    outside_cap: list[Learning] = field(default_factory=list)
+    stale: list[Learning] = field(default_factory=list)
+    quarantined: list[Learning] = field(default_factory=list)
+    graduated: list[Learning] = field(default_factory=list)
 
     @property
     def active(self) -> int:

@@ -20,11 +20,12 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import VetAnswer, VetRequest, ref
 from agentuse.core.learning import VET_OFFLINE, Channel, Learning, State, Verdict
 from agentuse.core.failure import Failure
+from agentuse.core.model_defaults import empty_list
 
 
 class Restored(BaseModel):
     rule: Learning  # as it is in the store now
-    lines: list[str] = Field(default_factory=list)
+    lines: list[str] = Field(default_factory=empty_list)
 
 
 def archived(location: store.AgentLocation, rule_id: str) -> Learning:

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from agentuse.core.capture import Candidate, Disposition, Judged
 from agentuse.core.helper.offline_judge import Label, compare
 from agentuse.core.learning import Learning, State
+from agentuse.core.model_defaults import empty_list
 
 
 def text_key(text: str) -> str:
@@ -45,7 +46,7 @@ def same_rule(a: Candidate, b: Candidate) -> bool:
 
 class Screened(BaseModel):
     candidates: list[Candidate]  # what goes on to the vet (and tool-errors records, which skip it)
-    settled: list[Judged] = Field(default_factory=list)  # decided here, never sent to the vet
+    settled: list[Judged] = Field(default_factory=empty_list)  # decided here, never sent to the vet
 
 
 def _max(a: float | None, b: float | None) -> float | None:

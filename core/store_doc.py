@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.learning import Learning, one_line
+from agentuse.core.model_defaults import empty_list
 
 RETIRED_SECTION = "## Retired"  # older upstream files parked retired entries under this heading
 
@@ -33,7 +34,7 @@ class StoreDoc(BaseModel):
 
     name: str
     agent: str | None = None
-    learnings: list[Learning] = Field(default_factory=list)
+    learnings: list[Learning] = Field(default_factory=empty_list)
 
     @field_validator("name", "agent")
     @classmethod

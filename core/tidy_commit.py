@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict
 
 from agentuse.core.file_access import read_optional
 from agentuse.core import effectiveness, snapshots, store, store_merge
@@ -34,10 +33,10 @@ class ConcurrentEditError(AgentuseError):
     """Something the tidy-up changed was edited while it ran."""
 
 
-class Prepared(BaseModel):
-    """Both files as the tidy-up read them: the baseline its result is merged against."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+@dataclass
+class Prepared:
+    """Both files as the tidy-up read them: the baseline its result is merged against. Built by `prepare`
+    alone from what it read and validated, and never leaves the tidy-up: a plain value."""
 
     location: store.AgentLocation
     agent: AgentFile
@@ -48,9 +47,11 @@ class Prepared(BaseModel):
     current_ih: str
     cap: int
     writable: bool
-    recurring: set[str] = set()  # tool-errors rules whose failure recurred in their latest run (core/effectiveness)
-    commented_about: dict[str, int] = {}  # rules reviewers commented on about while in force: rewritten like a repeat
-    notes: list[str] = []  # said before the tidy-up's own notes (an effectiveness index rebuilt from the logs)
+    # tool-errors rules whose failure recurred in their latest run (core/effectiveness)
+    recurring: set[str] = field(default_factory=set)
+    # rules reviewers commented on about while in force: rewritten like a repeat
+    commented_about: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # said before the tidy-up's own notes (an index rebuilt from the logs)
 
 
 def _read(path: Path) -> bytes | None:

@@ -14,6 +14,7 @@ from agentuse.core.graduate import BlockEdit
 from agentuse.core.overcap import OverCap
 from agentuse.core.overcap import render as render_overcap
 from agentuse.core.tidy_state import Change, Counts
+from agentuse.core.model_defaults import empty_list
 
 NOTHING = "Nothing to tidy up"
 
@@ -61,14 +62,14 @@ class TidyResult(BaseModel):
     nothing: bool = False  # nothing qualified: no model call was made and nothing written
     dry_run: bool = False
     counts: Counts = Field(default_factory=Counts)
-    passes: list[PassInfo] = Field(default_factory=list)
-    permanent: list[str] = Field(default_factory=list, description="titles of the rules made permanent")
-    block_edits: list[BlockEdit] = Field(default_factory=list)
+    passes: list[PassInfo] = Field(default_factory=empty_list)
+    permanent: list[str] = Field(default_factory=empty_list, description="titles of the rules made permanent")
+    block_edits: list[BlockEdit] = Field(default_factory=empty_list)
     block_discarded: str | None = None
     graduation_skipped: str | None = None
     overcap: OverCap | None = None
-    changes: list[Change] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
+    changes: list[Change] = Field(default_factory=empty_list)
+    notes: list[str] = Field(default_factory=empty_list)
     model_calls: int = 0
     written: bool = False
     snapshot: str | None = None

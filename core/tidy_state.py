@@ -8,15 +8,17 @@ name it, count it and undo it as one.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from agentuse.core.helper.protocol import Draft
 from agentuse.core.learning import VET_OFFLINE, Learning, State
 from agentuse.core.ranking import rank
 from agentuse.core.store_format import new_id as draw_id
+from agentuse.core.model_defaults import empty_list
 
 ChangeKind = Literal["merged", "rewritten", "compressed", "retired", "quarantined", "restamped", "graduated",
                      "restored", "released", "requarantined"]
@@ -25,7 +27,7 @@ ChangeKind = Literal["merged", "rewritten", "compressed", "retired", "quarantine
 class Change(BaseModel):
     kind: ChangeKind
     pass_no: int = 0  # 0: outside the passes (re-vet before the first, graduation after each)
-    ids: list[str] = Field(default_factory=list, description="the rules this change consumed or touched")
+    ids: list[str] = Field(default_factory=empty_list, description="the rules this change consumed or touched")
     result: str | None = None  # id of the rule it produced
     title: str = ""
     reason: str = ""
@@ -35,11 +37,13 @@ class Archived(BaseModel):
     learning: Learning
     reason: str
 
+
 BACKFILLED = "backfilled"  # a re-stamp of a rule that had no hash (pre-v0.19.0): it was never stale
 CONFIRMED = "confirmed"  # a model re-vetted a rule only the offline evaluator had vetted: it was never stale
 
 
-class Restated(BaseModel):
+@dataclass(frozen=True)
+class Restated:
     """A merge whose new wording the vet called a duplicate of a rule in force outside it: the rules and the
     one they restate say one thing, so the next pass writes their merge without planning it again."""
 
@@ -79,33 +83,41 @@ def merged_record(sources: list[Learning], draft: Draft, *, new_id: str, current
     )
 
 
-class TidyState(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+@dataclass
+class TidyState:
+    """What one tidy-up (or a capture's re-vet) holds in memory: built from records already validated, never
+    written or shown as itself (its changes and counts are), so a plain dataclass. The containers passed in
+    are copied, as a model's validation would: the caller's lists and sets are never changed."""
 
     agent: str  # the name used in task names: plan/<agent>/pass-N/group-M
     learnings: list[Learning]  # the whole store in file order, as it will be written
     cap: int
     current_ih: str | None
     today: date
-    rng: random.Random = Field(default_factory=random.Random, exclude=True)
-    original_ids: set[str] = Field(default_factory=set)
+    rng: random.Random = field(default_factory=random.Random)
+    original_ids: set[str] = field(default_factory=set)
     before: int = 0
-    changes: list[Change] = Field(default_factory=list)
-    archived: list[Archived] = Field(default_factory=list)
-    products: dict[str, str] = Field(default_factory=dict)  # id -> how it was produced (merged/rewritten)
-    unplanned: set[str] = Field(default_factory=set)  # in a group whose plan call failed
-    unvetted: set[str] = Field(default_factory=set)  # stale rules the re-vet could not judge
-    restated: list[Restated] = Field(default_factory=list)  # merges for the next pass to write whole
-    notes: list[str] = Field(default_factory=list)
+    changes: list[Change] = field(default_factory=empty_list)
+    archived: list[Archived] = field(default_factory=empty_list)
+    products: dict[str, str] = field(default_factory=dict)  # id -> how it was produced (merged/rewritten)
+    unplanned: set[str] = field(default_factory=set)  # in a group whose plan call failed
+    unvetted: set[str] = field(default_factory=set)  # stale rules the re-vet could not judge
+    restated: list[Restated] = field(default_factory=empty_list)  # merges for the next pass to write whole
+    notes: list[str] = field(default_factory=empty_list)
     # The vets of this tidy-up or re-vet are the offline evaluator's: what they decide is provisional
     # (`vet:offline`), and a provisional rule is not asked again until a real model is configured.
     offline: bool = False
     # tool-errors rules whose failure recurred in the latest run they were in force for: not graduated yet
-    recurring: set[str] = Field(default_factory=set)
+    recurring: set[str] = field(default_factory=set)
     # Rules reviewers commented on about what they say while in force (runs, by id): rewritten like a repeat
-    commented_about: dict[str, int] = Field(default_factory=dict)
+    commented_about: dict[str, int] = field(default_factory=dict)
 
-    def model_post_init(self, _context: object) -> None:
+    def __post_init__(self) -> None:
+        self.learnings, self.changes, self.archived, self.notes = (
+            list(self.learnings), list(self.changes), list(self.archived), list(self.notes))
+        self.original_ids, self.unplanned, self.unvetted, self.recurring = (
+            set(self.original_ids), set(self.unplanned), set(self.unvetted), set(self.recurring))
+        self.products, self.commented_about = dict(self.products), dict(self.commented_about)
         if not self.before:
             self.before = len(self.in_force())
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from agentuse.core.clip import clip
 from agentuse.core.redact import mask_known_value, redact_value
+from agentuse.core.model_defaults import empty_list
 
 # Per-field clip when the evidence is rendered from calls: a tool that returned a whole file must not
 # crowd the rest of the run out of the bounded trace the helper sees.
@@ -52,7 +53,7 @@ class ToolTrace(BaseModel):
     agent_key: str | None = None
     prompt: str = ""
     output: str = ""  # the final output, or the output a reviewer saw at the gate
-    calls: list[TraceCall] = Field(default_factory=list)
+    calls: list[TraceCall] = Field(default_factory=empty_list)
     transcript: str = ""
 
     @model_validator(mode="after")

@@ -16,7 +16,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentuse.core.cap import Placement
 from agentuse.flows.log import logger
 from agentuse.flows.names import agent_name, artifact_key
 
@@ -51,9 +50,10 @@ def capture_markdown(report: CaptureReport, name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-REMEMBER_OUTCOMES = {Placement.added: "saved", Placement.folded: "saved, replacing an earlier rule",
-                     Placement.traded: "saved, retiring an auto-extracted rule to make room",
-                     Placement.outside_cap: "saved outside the cap", Placement.repeated: "repeated"}
+# By core.cap.Placement's values: a tidy-up declares these hooks too, and needs none of the cap's code.
+REMEMBER_OUTCOMES = {"added": "saved", "folded": "saved, replacing an earlier rule",
+                     "traded": "saved, retiring an auto-extracted rule to make room",
+                     "outside_cap": "saved outside the cap", "repeated": "repeated"}
 
 
 def remember_outcome(result: RememberResult) -> str:
@@ -62,7 +62,7 @@ def remember_outcome(result: RememberResult) -> str:
         return "nothing saved"
     rule = result.placed.record
     how = "quarantined" if rule.state.value == "quarantined" else \
-        REMEMBER_OUTCOMES.get(result.placed.how, result.placed.how.value)
+        REMEMBER_OUTCOMES.get(result.placed.how.value, result.placed.how.value)
     return f'{how}: "{rule.title}" (id:{rule.id})'
 
 

@@ -25,6 +25,7 @@ from agentuse.flows.log import logger
 from agentuse.flows.names import agent_name, artifact_key, root_run_name
 from agentuse.flows.runner import fan_out, orchestrated, pipeline
 from agentuse.tasks.step import step
+from agentuse.core.model_defaults import empty_list
 
 DASK_ADDRESS = "AGENTUSE_DASK_ADDRESS"  # a Dask scheduler (tcp://host:8786), or "local" for a LocalCluster
 DEFAULT_CONCURRENCY = 4  # tidy-ups at once; each fans its own model calls out under the agentuse-model tag
@@ -45,7 +46,7 @@ class AgentOutcome(BaseModel):
 
 class ProjectTidyReport(BaseModel):
     root: str
-    agents: list[AgentOutcome] = Field(default_factory=list)
+    agents: list[AgentOutcome] = Field(default_factory=empty_list)
 
     @property
     def line(self) -> str:

@@ -37,6 +37,7 @@ from agentuse.runtime.messages import ToolSpec
 from agentuse.runtime.providers import provider_for
 from agentuse.runtime.session import SessionLog
 from agentuse.runtime.tools import TOOL_SPECS, ToolBox, ToolOutcome
+from agentuse.core.model_defaults import empty_list
 
 SUBMIT = "submit_learnings"
 READ_ONLY = ("read_file", "list_dir")
@@ -55,7 +56,7 @@ class SubmittedLearning(BaseModel):
 
 
 class Submission(BaseModel):
-    learnings: list[SubmittedLearning] = Field(default_factory=list, max_length=CAPTURE_AGENT_MAX_CANDIDATES,
+    learnings: list[SubmittedLearning] = Field(default_factory=empty_list, max_length=CAPTURE_AGENT_MAX_CANDIDATES,
                                                description="0-5 candidates; prefer fewer, better ones")
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from agentuse.core.redact import Redacted
 from agentuse.runtime.messages import ReplyBlock, Usage
+from agentuse.core.model_defaults import empty_list
 
 RunStatus = Literal["completed", "awaiting_review", "rejected", "failed"]
 Decision = Literal["approve", "revise", "reject"]
@@ -33,7 +34,7 @@ class RunStart(_Event):
     prompt: str
     # The exact system prompt sent: a resume continues the same conversation with the same rules in force.
     system: str
-    injected: list[str] = Field(default_factory=list, description="ids of the rules injected this run")
+    injected: list[str] = Field(default_factory=empty_list, description="ids of the rules injected this run")
     approval: bool = False
     pid: int
 
@@ -45,7 +46,7 @@ class RoundStart(_Event):
     round: int = Field(description="the approval round this work answers (the first round is the run's start)")
     ih: str = Field(description="instruction hash of the agent file when the round began")
     system: str  # replaces the earlier round's system prompt for every model request of this round
-    injected: list[str] = Field(default_factory=list, description="ids of the rules injected this round")
+    injected: list[str] = Field(default_factory=empty_list, description="ids of the rules injected this round")
 
 
 class ModelRequestEvent(_Event):
@@ -57,7 +58,7 @@ class ModelRequestEvent(_Event):
 
 class ModelReplyEvent(_Event):
     type: Literal["model_reply"] = "model_reply"
-    content: list[ReplyBlock] = Field(default_factory=list)
+    content: list[ReplyBlock] = Field(default_factory=empty_list)
     stop_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
 

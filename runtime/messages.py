@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field
 
+from agentuse.core.model_defaults import empty_list
+
 
 class TextBlock(BaseModel):
     type: Literal["text"] = "text"
@@ -71,12 +73,12 @@ class ModelCall(BaseModel):
     model: str
     system: str
     messages: list[Message]
-    tools: list[ToolSpec] = Field(default_factory=list)
+    tools: list[ToolSpec] = Field(default_factory=empty_list)
     max_tokens: int = 4096
 
 
 class ModelReply(BaseModel):
-    content: list[ReplyBlock] = Field(default_factory=list)
+    content: list[ReplyBlock] = Field(default_factory=empty_list)
     stop_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
 

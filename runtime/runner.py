@@ -30,6 +30,7 @@ from agentuse.runtime.providers import ModelError, Provider, provider_for
 from agentuse.runtime.session import SessionLog, utc_now
 from agentuse.runtime.summary import summarize
 from agentuse.runtime.tools import ToolBox
+from agentuse.core.model_defaults import empty_list
 
 DEFAULT_PROMPT = "Do the task your instructions describe."
 RESUME_OPTIONS = '--approve | --comment "..." | --reject [--remember "..."]'
@@ -43,7 +44,7 @@ class RunResult(BaseModel):
     output: str | None = None
     error: str | None = None
     tokens: Usage = Field(default_factory=Usage)
-    notices: list[str] = Field(default_factory=list, description="warn-once texts to show the user")
+    notices: list[str] = Field(default_factory=empty_list, description="warn-once texts to show the user")
 
     @property
     def revision_failed(self) -> bool:
@@ -66,7 +67,7 @@ class Instructions(BaseModel):
 
     ih: str
     system: str
-    injected: list[str] = Field(default_factory=list)
+    injected: list[str] = Field(default_factory=empty_list)
 
 
 def instructions_now(agent_path: Path, location: store.AgentLocation) -> tuple[AgentFile, Instructions]:

@@ -28,6 +28,7 @@ from agentuse.runtime.events import (
 )
 from agentuse.runtime.messages import Usage
 from agentuse.runtime.session import pid_alive, read_events
+from agentuse.core.model_defaults import empty_list
 
 SessionStatus = Literal["completed", "awaiting_review", "rejected", "failed", "crashed", "running"]
 
@@ -54,13 +55,13 @@ class Session(BaseModel):
     output: str | None = Field(None, description="the final output, or the output awaiting review")
     tokens: Usage = Field(default_factory=Usage)
     model_calls: int = 0
-    tool_calls: list[ToolCallSummary] = Field(default_factory=list)
-    errors: list[str] = Field(default_factory=list, description="tool errors and the run's own failure")
-    injected: list[str] = Field(default_factory=list, description="the rules in force: the latest round's")
-    decisions: list[ApprovalDecision] = Field(default_factory=list)
-    learning: list[str] = Field(default_factory=list, description="capture/remember result lines")
-    notes: list[str] = Field(default_factory=list, description="problems reading the log itself")
-    events: list[Event] = Field(default_factory=list, exclude=True)
+    tool_calls: list[ToolCallSummary] = Field(default_factory=empty_list)
+    errors: list[str] = Field(default_factory=empty_list, description="tool errors and the run's own failure")
+    injected: list[str] = Field(default_factory=empty_list, description="the rules in force: the latest round's")
+    decisions: list[ApprovalDecision] = Field(default_factory=empty_list)
+    learning: list[str] = Field(default_factory=empty_list, description="capture/remember result lines")
+    notes: list[str] = Field(default_factory=empty_list, description="problems reading the log itself")
+    events: list[Event] = Field(default_factory=empty_list, exclude=True)
 
     @property
     def run_start(self) -> RunStart | None:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from agentuse.runtime.events import ApprovalDecision, ApprovalRequest, LearningResult, RoundStart, RunEnd, RunStart
 from agentuse.runtime.providers import ModelError, ReplayProvider, provider_for
 from agentuse.runtime.summary import Session
+from agentuse.core.model_defaults import empty_list
 
 DECISION_WORDS = {"approve": "Approved", "revise": "Requested changes", "reject": "Rejected"}
 LEARNING_PREFIX = "[Learning] "
@@ -23,7 +24,7 @@ class Item(BaseModel):
     decision: str | None = None  # approve | revise | reject, for a decision
     comment: str | None = None
     remember: str | None = None
-    injected: list[str] = Field(default_factory=list)  # rule ids, for a round
+    injected: list[str] = Field(default_factory=empty_list)  # rule ids, for a round
     status: str | None = None  # for the ending
 
 

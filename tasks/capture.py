@@ -37,6 +37,7 @@ from agentuse.core.trace import ToolTrace
 from agentuse.tasks import helpers
 from agentuse.tasks.retry import ask
 from agentuse.tasks.step import step
+from agentuse.core.model_defaults import empty_list
 
 
 class CaptureInput(BaseModel):
@@ -51,11 +52,11 @@ class CaptureInput(BaseModel):
     ih: str
     cap: int = DEFAULT_MAX
     apply: bool = True
-    channels: list[str] = Field(default_factory=list)
+    channels: list[str] = Field(default_factory=empty_list)
     guidance: str | None = None
     capture_agent: str | None = None
     helper_model: str | None = None
-    learnings: list[Learning] = Field(default_factory=list)
+    learnings: list[Learning] = Field(default_factory=empty_list)
     trace: ToolTrace
 
     @property
@@ -199,7 +200,7 @@ REVET_PASS = "capture re-vet"  # what undo calls this pass
 
 
 class RevetPlan(BaseModel):
-    items: list[Any] = Field(default_factory=list)  # tasks.tidy.Revet
+    items: list[Any] = Field(default_factory=empty_list)  # tasks.tidy.Revet
     asked: int = 0  # every rule to re-vet, tool-errors records (re-stamped without a model) included
     offline: bool = False  # the re-vet is the offline evaluator's: provisional rules are not asked again
 

@@ -110,6 +110,12 @@ def vets_offline() -> bool:
     return getattr(built, "name", None) == OFFLINE
 
 
+def answers_in_process() -> bool:
+    """The current flow's helper computes its answers in this process (the offline evaluator declares
+    `in_process`): nothing to wait on, so its calls gain nothing from running side by side."""
+    return bool(getattr(current(), "in_process", False))
+
+
 def calls() -> int:
     """Model calls made so far by the current flow's helper (0 while none has been resolved)."""
     found = _SCOPE.get()

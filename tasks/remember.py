@@ -21,6 +21,7 @@ from agentuse.core.store_format import new_id
 from agentuse.core.failure import Failure
 from agentuse.tasks.retry import ask
 from agentuse.tasks.step import step
+from agentuse.core.model_defaults import empty_list
 
 
 class RememberInput(BaseModel):
@@ -31,8 +32,8 @@ class RememberInput(BaseModel):
     ih: str
     cap: int = DEFAULT_MAX
     applies: bool = False  # learning.apply is on: the rule will reach future runs
-    learnings: list[Learning] = Field(default_factory=list)
-    permanent: list[BlockRule] = Field(default_factory=list)  # the learned block + staged graduated copies
+    learnings: list[Learning] = Field(default_factory=empty_list)
+    permanent: list[BlockRule] = Field(default_factory=empty_list)  # the learned block + staged graduated copies
     trace: str = ""
     session_file: str | None = None  # where the result lines are recorded, when the note came from a run
     note: remember.Note

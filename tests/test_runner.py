@@ -127,3 +127,28 @@ def test_orchestrated_a_failed_submission_is_resolved_and_its_siblings_finish(tm
         state = raising(return_state=True)
         assert state.is_failed()  # resolved, so the fault fails the flow instead of vanishing
         assert sorted(probe.calls) == ITEMS
+
+
+def test_the_offline_evaluators_calls_run_on_the_calling_thread_and_a_providers_in_a_pool(tmp_path):
+    """The offline evaluator computes in this process: threads would only take turns holding the
+    interpreter. A provider's calls wait on requests, so they still run side by side."""
+    from types import SimpleNamespace
+
+    from agentuse.core.helper.offline import OfflineHelper
+    from agentuse.tasks import helpers
+
+    threads: list[threading.Thread] = []
+
+    def ask(item: int, helper) -> int:
+        threads.append(threading.current_thread())
+        return item * 10
+
+    task = Step(fn=ask, name="ask", run_name="ask", model=True)
+    for helper, expected in ((OfflineHelper(), {threading.current_thread()}), (SimpleNamespace(name="fake"), None)):
+        threads.clear()
+        with helpers.given(helper), helpers.scope(str(tmp_path / "a.agentuse")):
+            assert fan_out(task, ITEMS, on_error="collect") == [i * 10 for i in ITEMS]
+        if expected is not None:
+            assert set(threads) == expected
+        else:
+            assert threading.current_thread() not in threads

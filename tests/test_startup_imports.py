@@ -180,3 +180,22 @@ def test_doctor_on_a_bedrock_agent_imports_no_botocore(tmp_path):
     assert "AWS credentials from AWS_PROFILE" in result.stdout
     roots = {name.split(".")[0] for name in _imported(result.stderr)}
     assert not roots & set(HEAVY), sorted(roots & set(HEAVY))
+
+
+def test_tidy_dry_run_on_the_offline_evaluator_imports_no_thread_pool_nor_the_cap(tmp_path):
+    """The offline evaluator's calls run on the calling thread (flows/runner.py fan_out), and a tidy-up
+    never places a capture's records nor asks capture's questions: neither the pool (nor the logging it
+    imports), core/cap.py nor capture's messages (core/helper/protocol_capture.py) load."""
+    agent = tmp_path / "blog-writer.agentuse"
+    shutil.copy(EXAMPLES / "blog-writer.agentuse", agent)
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ANTHROPIC_API_KEY")}
+    for note in ("Keep intros factual for informational posts",) * 2:  # a repeat: a rewrite to plan
+        subprocess.run([sys.executable, "-c", PROBE, "learnings", "add", str(agent), note], check=True,
+                       capture_output=True, env=env, cwd=tmp_path, timeout=120)
+    result = subprocess.run([sys.executable, "-c", PROBE, "learnings", "tidy", str(agent), "--dry-run"],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    imported = _imported(result.stderr)
+    assert "agentuse.core.helper.offline_plan" in imported  # the evaluator did plan the rules
+    unwanted = {"concurrent.futures", "logging", "agentuse.core.cap", "agentuse.core.helper.protocol_capture", "yaml"}
+    assert not imported & unwanted, sorted(imported & unwanted)

@@ -86,6 +86,7 @@ def containment(note: str, rule: str) -> str | None:
 
 class OfflineHelper:
     name = NAME
+    in_process = True  # pure computation here, no request to wait on (flows/runner.py fan_out)
 
     def __init__(self) -> None:
         self.usage = p.HelperUsage()  # no tokens are spent; calls are still counted

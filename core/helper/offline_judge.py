@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_choices import (alternative_conflict, counted, literal_conflict, means_conflict,
@@ -95,10 +96,11 @@ def compare(a: str, b: str) -> Relation:
 _PART_BREAK = re.compile(r";|(?<=[.!?])\s+")
 
 
-def _parts(text: str) -> list[str]:
+@lru_cache(maxsize=8192)  # a tidy-up compares every rule with every other, several times
+def _parts(text: str) -> tuple[str, ...]:
     """A rule's independent parts: its sentences and the halves of a semicolon. Just the rule if one."""
-    parts = [p.strip() for p in _PART_BREAK.split(text) if p.strip(" .;")]
-    return parts if len(parts) > 1 else [text]
+    parts = tuple(p.strip() for p in _PART_BREAK.split(text) if p.strip(" .;"))
+    return parts if len(parts) > 1 else (text,)
 
 
 def _leftover_weight(terms) -> float:
@@ -223,6 +225,7 @@ def _qualified_only(tokens: frozenset[str]) -> bool:
     return any(lx.QUALIFIERS.get(t) == "only" for t in tokens)
 
 
+@lru_cache(maxsize=8192)
 def _words(text: str) -> frozenset[str]:
     return frozenset(lx.WORD_RE.findall(text.lower()))
 

@@ -23,6 +23,7 @@ def _label(a: str, b: str) -> Label:
     return compare(a, b).label
 
 
+@lru_cache(maxsize=4096)  # the rewrite of the permanent block asks again what a pass's plan asked
 def restates(a: str, b: str) -> bool:
     """Every sentence of `a` is said by some sentence of `b`, word for word or as a strict duplicate."""
     theirs = sentences(b)

@@ -26,6 +26,8 @@ def _char_grams(word: str, n: int = 3) -> frozenset[str]:
     return frozenset(padded[i:i + n] for i in range(max(1, len(padded) - n + 1)))
 
 
+# Shorter words match only themselves.
+SIMILAR_MIN_LENGTH = 6
 _AGENT_SUFFIXES = frozenset({"er", "or", "ant", "ent", "ist", "ian", "ee"})
 
 
@@ -35,7 +37,7 @@ def similar_words(a: str, b: str) -> bool:
     after stemming): character trigrams, so short words never match by accident."""
     if a == b:
         return True
-    if min(len(a), len(b)) < 6:
+    if min(len(a), len(b)) < SIMILAR_MIN_LENGTH:
         return False
     # One word and its derived form ("sarcasm"/"sarcastic", "access"/"accessible"): a long shared start,
     # most of the shorter word ("personal"/"personnel", "customer"/"customize" stay apart), and not a
@@ -62,29 +64,59 @@ class Overlap:
         return 2 * shared / total if total else 0.0
 
 
+class _Side:
+    """One analysis as `overlap` reads it: its unique terms and their words, the compounds of adjacent
+    words, where each word is, and which words are long enough to match another."""
+
+    __slots__ = ("terms", "words", "compounds", "index", "long")
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.terms = unique_terms(analysis.terms)
+        self.words = [t.word for t in self.terms]
+        self.compounds = {self.words[i] + self.words[i + 1] for i in range(len(self.words) - 1)}
+        self.index = {word: j for j, word in enumerate(self.words)}
+        self.long = [j for j, word in enumerate(self.words) if len(word) >= SIMILAR_MIN_LENGTH]
+
+
+def _side(analysis: Analysis) -> _Side:
+    # Built once per analysis, which a tidy-up compares with every other rule several times. Kept on the
+    # analysis itself (immutable, and cached by text in `analyze`), in its __dict__ as cached_property does.
+    side = analysis.__dict__.get("_overlap_side")
+    if side is None:
+        side = analysis.__dict__["_overlap_side"] = _Side(analysis)
+    return side
+
+
 def overlap(a: Analysis, b: Analysis) -> Overlap:
-    ta, tb = unique_terms(a.terms), unique_terms(b.terms)
-    b_words = [t.word for t in tb]
-    compounds_b = {b_words[i] + b_words[i + 1] for i in range(len(b_words) - 1)}
-    a_words = [t.word for t in ta]
-    compounds_a = {a_words[i] + a_words[i + 1] for i in range(len(a_words) - 1)}
+    side_a, side_b = _side(a), _side(b)
+    tb, b_words, index_b, long_b, compounds_b = side_b.terms, side_b.words, side_b.index, side_b.long, side_b.compounds
+    # Each term of `a` takes the first term of `b` not yet taken that `similar_words` matches. The words of
+    # a side are unique, and a short word matches only itself: one look-up finds its match, and a long word
+    # is tried against b's long words alone (the hottest loop of a tidy-up's offline judgement).
     shared: list[tuple[Term, Term]] = []
     used_b: set[int] = set()
     left_a: list[Term] = []
-    for term in ta:
-        match = next((j for j, other in enumerate(tb) if j not in used_b and similar_words(term.word, other.word)),
-                     None)
+    for term in side_a.terms:
+        word = term.word
+        if len(word) < SIMILAR_MIN_LENGTH:
+            match = index_b.get(word)
+            if match in used_b:
+                match = None
+        else:
+            match = next((j for j in long_b if j not in used_b and similar_words(word, b_words[j])), None)
         if match is not None:
             used_b.add(match)
             shared.append((term, tb[match]))
-        elif term.word in compounds_b:
+        elif word in compounds_b:
             shared.append((term, term))
         else:
             left_a.append(term)
+    compounds_a = side_a.compounds
     left_b = [t for j, t in enumerate(tb) if j not in used_b and t.word not in compounds_a]
     # A compound on one side absorbs its two parts on the other ("plaintext" / "plain text").
     absorbed = {w for x, y in shared if x is y for w in _split_compound(x.word, b_words)}
-    left_b = [t for t in left_b if t.word not in absorbed]
+    if absorbed:
+        left_b = [t for t in left_b if t.word not in absorbed]
     return Overlap(shared=shared, left_a=left_a, left_b=left_b)
 
 

@@ -12,7 +12,6 @@ the user's own instructions and go as written (the vet sees the whole contract).
 from __future__ import annotations
 
 import threading
-from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -20,6 +19,7 @@ from pydantic import BaseModel, Field
 from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
 from agentuse.core.learning import Category, Learning, Verdict, rule_text
 from agentuse.core.redact import Redacted
+from agentuse.core.model_defaults import empty_list
 
 
 class RuleRef(BaseModel):
@@ -61,20 +61,6 @@ class Draft(BaseModel):
         return rule_text(self.title, self.body)
 
 
-# --- extract (custom channel and capture agents) ---------------------------------------------------
-
-
-class ExtractRequest(BaseModel):
-    guidance: str = Field(description="the capture.custom text that scopes what is worth keeping")
-    contract: str = Field(description="the agent's complete instructions, never truncated")
-    rules_in_force: list[RuleRef] = Field(default_factory=list)
-    trace: Redacted = Field(description="the run's evidence: prompt, replies, tool calls and results")
-
-
-class ExtractAnswer(BaseModel):
-    candidates: list[Draft] = Field(default_factory=list, max_length=5)
-
-
 # --- vet ---------------------------------------------------------------------------------------------
 
 
@@ -87,7 +73,7 @@ class VetCandidate(BaseModel):
 
 class VetRequest(BaseModel):
     contract: str
-    rules_in_force: list[RuleRef] = Field(default_factory=list)
+    rules_in_force: list[RuleRef] = Field(default_factory=empty_list)
     trace: Redacted = ""
     candidates: list[VetCandidate]
 
@@ -102,42 +88,7 @@ class VetVerdict(BaseModel):
 
 
 class VetAnswer(BaseModel):
-    verdicts: list[VetVerdict] = Field(default_factory=list)
-
-
-# --- ground a reviewer comment ---------------------------------------------------------------------
-
-
-class GroundRequest(BaseModel):
-    comment: Redacted = Field(description="the reviewer's note as written")
-    reviewed_output: Redacted = Field("", description="the work the comment was left on")
-    contract: str = ""
-
-
-class GroundAnswer(BaseModel):
-    rule: Draft
-
-
-# --- reconcile a new rule against the rules in force (fold / trade) --------------------------------
-
-
-class ReconcileAction(str, Enum):
-    new = "new"  # unrelated to every rule in force
-    repeat = "repeat"  # says what one rule already says: count a repeat on it
-    fold = "fold"  # restates, sharpens or contradicts rules: one merged rule replaces them
-
-
-class ReconcileRequest(BaseModel):
-    draft: Draft
-    draft_is_human: bool = False
-    rules_in_force: list[RuleRef] = Field(default_factory=list)
-    cap_full: bool = Field(False, description="the set is at its cap: prefer folding into a related rule")
-
-
-class ReconcileAnswer(BaseModel):
-    action: ReconcileAction
-    replaces: list[str] = Field(default_factory=list, description="ids the merged rule replaces (fold/repeat)")
-    merged: Draft | None = Field(None, description="for fold: one rule carrying every case of all of them")
+    verdicts: list[VetVerdict] = Field(default_factory=empty_list)
 
 
 # --- audit: what a rewrite of people's rules dropped (a tidy-up's rewrites, a capture's merged fold) -------
@@ -154,7 +105,7 @@ class Missing(BaseModel):
 
 
 class AuditAnswer(BaseModel):
-    missing: list[Missing] = Field(default_factory=list)
+    missing: list[Missing] = Field(default_factory=empty_list)
 
 
 # --- accounting and faults -------------------------------------------------------------------------
@@ -180,10 +131,13 @@ class InvalidAnswerError(PermanentHelperError):
     """The model answered, but the answer does not validate against the operation's schema."""
 
 
-# The tidy-up's own messages (plan, rewrite, the permanent block) live in protocol_tidy.py, loaded on first
-# use: a command that saves one note never builds their models. `protocol.PlanRequest` still works.
+# The tidy-up's own messages (plan, rewrite, the permanent block) live in protocol_tidy.py, and capture's
+# (extract, ground, reconcile) in protocol_capture.py, each loaded on first use: a command that saves one
+# note never builds the tidy-up's models, nor a tidy-up capture's. `protocol.PlanRequest` still works.
 _TIDY_MESSAGES = frozenset({"MoveKind", "Move", "PlanRequest", "PlanAnswer", "Dropped", "RewriteRequest",
                             "RewriteAnswer", "BlockRequest", "RewrittenRule", "BlockAnswer"})
+_CAPTURE_MESSAGES = frozenset({"ExtractRequest", "ExtractAnswer", "GroundRequest", "GroundAnswer", "ReconcileAction",
+                               "ReconcileRequest", "ReconcileAnswer"})
 
 
 def __getattr__(name: str):
@@ -191,6 +145,10 @@ def __getattr__(name: str):
         from agentuse.core.helper import protocol_tidy
 
         return getattr(protocol_tidy, name)
+    if name in _CAPTURE_MESSAGES:
+        from agentuse.core.helper import protocol_capture
+
+        return getattr(protocol_capture, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

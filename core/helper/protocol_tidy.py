@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.helper.protocol import Draft, RuleRef
 from agentuse.core.learning import Category
+from agentuse.core.model_defaults import empty_list
 
 
 class MoveKind(str, Enum):
@@ -32,7 +33,7 @@ class PlanRequest(BaseModel):
 
 
 class PlanAnswer(BaseModel):
-    moves: list[Move] = Field(default_factory=list)
+    moves: list[Move] = Field(default_factory=empty_list)
 
 
 class Dropped(BaseModel):
@@ -48,7 +49,7 @@ class RewriteRequest(BaseModel):
 class RewriteAnswer(BaseModel):
     rule: Draft
     covers: list[str] = Field(description="every original id this rule carries")
-    dropped: list[Dropped] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=empty_list)
 
 
 class BlockRequest(BaseModel):
@@ -66,4 +67,4 @@ class RewrittenRule(BaseModel):
 
 class BlockAnswer(BaseModel):
     rules: list[RewrittenRule]
-    dropped: list[Dropped] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=empty_list)

@@ -9,6 +9,7 @@ Built once from the word lists in `lexicon.py` over the stems of `morphology.py`
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
@@ -34,6 +35,7 @@ STOP = frozenset(lx.STOPWORDS)
 GENERIC = frozenset(stem(w) for w in lx.GENERIC)
 
 
+@lru_cache(maxsize=1 << 15)  # a tidy-up reads the same few hundred words in every rule, part and pair
 def canon(word: str) -> str:
     """A word's canonical form: its stem, read as the first word of its synonym group."""
     s = stem(word)
