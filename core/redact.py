@@ -62,8 +62,32 @@ _ABOUT_A_SECRET = frozenset({
 })
 
 
+# A run of one case holds no word boundary (`PGPASSWORD`, `NPM_AUTHTOKEN`, `githubtoken`): these words are
+# secret anywhere in a run unless what follows says it is about one (`PASSWORDFILE`, `PASSWORDLESS`) ...
+_SECRET_INFIXES = ("password", "passwd", "passphrase", "credential")
+# ... and these at a run's end after a qualifier (`DBPASS`, `APITOKEN`, `STRIPEAPIKEY`), except in ordinary
+# words that end so. Never at a run's start: `TOKENIZER`, `PASSENGER`, `KEYBOARD`, `SECRETARY`, `AUTHOR`.
+_SECRET_SUFFIXES = tuple(sorted(_SECRET_WORDS - {"auth"} | {a + b for a, b in _SECRET_PAIRS}, key=len, reverse=True))
+_ENDS_LIKE_A_SECRET = frozenset({
+    "bypass", "compass", "encompass", "surpass", "trespass", "overpass", "underpass", "repass", "oldpwd",
+})
+
+
+def _secret_run(run: str) -> bool:
+    """One lower-cased run of a name: a secret word, or one inside it (see `_SECRET_INFIXES`)."""
+    if run in _SECRET_WORDS:
+        return True
+    for word in _SECRET_INFIXES:
+        at = run.find(word)
+        if at >= 0:
+            rest = run[at + len(word):].removeprefix("s")
+            return rest not in _ABOUT_A_SECRET and rest != "less"
+    return run not in _ENDS_LIKE_A_SECRET and run.endswith(_SECRET_SUFFIXES)
+
+
 def is_secret_name(name: str) -> bool:
-    """`DB_PASS`, `apiKey`, `X-Api-Key`, `--client-secret`, `session_id`: judged by the name's words."""
+    """`DB_PASS`, `apiKey`, `X-Api-Key`, `--client-secret`, `session_id`, `PGPASSWORD`: judged by the
+    name's words, and by the secret words inside a run that has no word boundary."""
     words = [w.lower() for w in _NAME_WORDS.findall(name)]
     if not words or words == ["pwd"]:  # $PWD is the working directory
         return False
@@ -71,7 +95,7 @@ def is_secret_name(name: str) -> bool:
         return True
     if words[-1] in _ABOUT_A_SECRET:
         return False
-    return any(w in _SECRET_WORDS for w in words)
+    return any(_secret_run(w) for w in words)
 
 
 # ---------------------------------------------------------------- values

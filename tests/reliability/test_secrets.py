@@ -23,7 +23,7 @@ from agentuse.core.helper import protocol as p
 from agentuse.core.helper.factory import override_helper
 from agentuse.core.inject import select_for_run
 from agentuse.core.learning import Channel
-from agentuse.core.redact import REDACTED, redact_text, redact_value
+from agentuse.core.redact import REDACTED, is_secret_name, redact_text, redact_value
 from agentuse.core.tool_errors import record_for, recoveries, signature
 from agentuse.core.trace import ToolTrace, TraceCall
 from agentuse.flows.capture import run_capture
@@ -355,3 +355,64 @@ def test_random_base64_with_slashes_is_not_read_as_a_path():
     assert len(secrets) > 1000
     assert [t for t in secrets if is_path(t)] == []
     assert all(redact_text(f"x {t} y") == "x *** y" for t in secrets)
+
+
+# ---------------------------------------------------------------- names written as one run (review 18, A)
+
+# Secret words inside a name's all-caps or lower-case run: `PGPASSWORD` is libpq's, `NPM_AUTHTOKEN` npm's.
+SECRET_NAMES = ["PGPASSWORD", "PGPASS", "AUTHTOKEN", "NPM_AUTHTOKEN", "APITOKEN", "ACCESSTOKEN", "GITHUBTOKEN",
+                "DBPASS", "ADMINPASSWORD", "SMTPPASSWORD", "pgpassword", "mysqlpwd", "CLIENTSECRET", "JWTSECRET",
+                "STRIPEAPIKEY", "MASTERKEY", "SESSIONCOOKIE", "ROOTPASSWD", "GPGPASSPHRASE", "AWSCREDENTIALS",
+                "PASSWORDPROD", "DB_PASSWORD", "apiToken", "X-Api-Key", "MYSQL_PWD", "REDISPASS"]
+# Ordinary names that hold the same letters: their values are no credentials and stay as they are.
+ORDINARY_NAMES = ["BYPASS", "PASSENGER_COUNT", "COMPASS", "TOKENIZER_PATH", "KEYBOARD", "MONKEY",
+                  "PASSWORD_MIN_LENGTH", "SURPASS", "TRESPASS", "OVERPASS", "UNDERPASS", "ENCOMPASS", "OLDPWD",
+                  "PWD", "AUTHOR", "AUTHORITY", "MAX_TOKENS", "TOKENS", "TOKEN_COUNT", "TOKENIZERS_PARALLELISM",
+                  "KEYNOTE", "TURKEY", "HOCKEY", "WHISKEY", "PASSAGE", "PASSIVE", "SECRETARY", "PASSWORDLENGTH",
+                  "PASSWORDFILE", "TOKENFILE", "COMPASS_HEADING", "BYPASS_CACHE", "HOTKEY", "PASSTHROUGH",
+                  "SESSIONS", "AUTHORS_FILE", "PASSES"]
+
+
+@pytest.mark.parametrize("name", SECRET_NAMES)
+def test_a_secret_word_inside_a_names_run_makes_it_secret(name):
+    assert is_secret_name(name)
+    assert redact_text(f"{name}=hunter2secret psql -h db") == f"{name}=*** psql -h db"
+    assert redact_text(f"--{name.lower()} hunter2secret") == f"--{name.lower()} ***"
+
+
+@pytest.mark.parametrize("name", ORDINARY_NAMES)
+def test_an_ordinary_name_with_the_same_letters_is_left_alone(name):
+    assert not is_secret_name(name)
+    assert redact_text(f"{name}=hunter2 x") == f"{name}=hunter2 x"
+    assert redact_text(f"--{name.lower()} hunter2") == f"--{name.lower()} hunter2"
+
+
+def test_a_run_whose_command_carries_pgpassword_stores_and_sends_none_of_it(tmp_path, cli, fake_anthropic):
+    """The reviewer's repro: the failing call and its correction both carry `PGPASSWORD=...`; the
+    tool-errors record, the custom channel's extract and vet requests and the next run's prompt hold none."""
+    agent = make_agent(tmp_path / "p", AGENT_LEARNING)
+    secret = "hunter2secret"
+    fake_anthropic.script(
+        tool_use("run_shell", {"command": f"PGPASSWORD={secret} sh -c 'echo refused >&2; exit 2'"}),
+        tool_use("run_shell", {"command": f"PGPASSWORD={secret} sh -c 'echo ok' --host db"}),
+        text("done"), default=helper_answer)
+    cli("run", agent, "check db")
+    [record] = [r for r in stored(agent) if r.ch is Channel.tool_errors]
+    assert "pgpassword=***" in record.title and secret not in record.model_dump_json()  # the sig is lower-case
+    assert secret not in store.locate(agent).store_path.read_text(encoding="utf-8")
+    helper_requests = [r for r in fake_anthropic.requests if r.forced_tool]
+    assert {"submit_extract", "submit_vet"} <= {r.forced_tool for r in helper_requests}
+    assert [r.forced_tool for r in helper_requests if secret in json.dumps(r.body)] == []
+    before = len(fake_anthropic.requests)
+    fake_anthropic.script(text("ok"))
+    cli("run", agent, "again")
+    system = fake_anthropic.requests[before].body["system"]
+    assert "pgpassword=***" in system and secret not in system
+
+
+def test_a_note_naming_pgpassword_is_stored_without_it(tmp_path, cli):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    result = cli("learnings", "add", agent, "Connect with PGPASSWORD=hunter2secret to the staging db")
+    assert "hunter2secret" not in result.stdout
+    [rule] = stored(agent)
+    assert "hunter2secret" not in rule.model_dump_json() and "PGPASSWORD=***" in rule.text
