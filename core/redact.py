@@ -64,12 +64,13 @@ _ABOUT_A_SECRET = frozenset({
 
 # A run of one case holds no word boundary (`PGPASSWORD`, `NPM_AUTHTOKEN`, `githubtoken`): these words are
 # secret anywhere in a run unless what follows says it is about one (`PASSWORDFILE`, `PASSWORDLESS`) ...
-_SECRET_INFIXES = ("password", "passwd", "passphrase", "credential")
+_SECRET_INFIXES = ("password", "passwd", "passphrase")
 # ... and these at a run's end after a qualifier (`DBPASS`, `APITOKEN`, `STRIPEAPIKEY`), except in ordinary
 # words that end so. Never at a run's start: `TOKENIZER`, `PASSENGER`, `KEYBOARD`, `SECRETARY`, `AUTHOR`.
 _SECRET_SUFFIXES = tuple(sorted(_SECRET_WORDS - {"auth"} | {a + b for a, b in _SECRET_PAIRS}, key=len, reverse=True))
 _ENDS_LIKE_A_SECRET = frozenset({
-    "bypass", "compass", "encompass", "surpass", "trespass", "overpass", "underpass", "repass", "oldpwd",
+    "bypass", "compass", "encompass", "surpass", "trespass", "overpass", "underpass", "repass", "prepass",
+    "multipass", "lowpass", "highpass", "bandpass", "getpass", "oldpwd", "nmtoken",
 })
 
 
