@@ -33,13 +33,16 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Annotated, Any
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator
 
 from agentuse.core.lazy_regex import lazy
 
 REDACTED = "***"
+M = TypeVar("M")
 
 # ---------------------------------------------------------------- names
 
@@ -305,8 +308,48 @@ def redact_text(text: str, found: set[str] | None = None) -> str:
     return _Redaction(found).run(text)
 
 
+# The values removed while one message is validated (`redacted_together`), so its other fields mask them.
+_FOUND: ContextVar[set[str] | None] = ContextVar("agentuse_redacted_found", default=None)
+
+
+def _redact_field(text: str) -> str:
+    return redact_text(text, _FOUND.get())
+
+
 # A string field that never holds a credential: what a helper is asked, a learning line of the session log.
-Redacted = Annotated[str, AfterValidator(lambda text: redact_text(text))]
+Redacted = Annotated[str, AfterValidator(_redact_field)]
+
+
+def redacted_together(validate: Callable[[], M]) -> M:
+    """`validate()` (a pydantic model's validation) with one found set for all its `Redacted` fields, nested
+    messages included: a value recognised in one (a title's `DB_PASSWORD=x`) is masked in every other (a
+    body's bare `x`). Nested messages validate inside the outermost one, which does the masking."""
+    if _FOUND.get() is not None:
+        return validate()
+    found: set[str] = set()
+    token = _FOUND.set(found)
+    try:
+        model = validate()
+    finally:
+        _FOUND.reset(token)
+    if found:
+        _mask_fields(model, found)
+    return model
+
+
+def _mask_fields(value: Any, found: set[str]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _mask_fields(item, found)
+        return
+    fields = getattr(type(value), "model_fields", None)
+    for name, info in (fields or {}).items():
+        current = getattr(value, name)
+        if isinstance(current, str):
+            if any(getattr(m, "func", None) is _redact_field for m in info.metadata):
+                setattr(value, name, mask_known(current, found))
+        elif current is not None:
+            _mask_fields(current, found)
 
 
 def redact_value(value: Any, found: set[str] | None = None, *, _secret: bool = False) -> Any:

@@ -4,8 +4,8 @@ Every helper implementation (Anthropic, the embedded offline evaluator, test fak
 The answer models double as the forced-tool input schemas of the Anthropic implementation, so keep their
 field descriptions precise: the model reads them.
 
-Every field that carries run or reviewer text is `Redacted` (core/redact.py): whichever helper answers,
-and however a request was built, no credential reaches it. The contract and the capture guidance are
+Every field that carries run or reviewer text is `Redacted` (core/redact.py), with one found set per
+`Message`: whichever helper answers, and however a request was built, no credential reaches it. The contract and the capture guidance are
 the user's own instructions and go as written (the vet sees the whole contract).
 """
 
@@ -15,14 +15,24 @@ import threading
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
 from agentuse.core.learning import Category, Learning, Verdict, rule_text
-from agentuse.core.redact import Redacted
+from agentuse.core.redact import Redacted, redacted_together
 
 
-class RuleRef(BaseModel):
+class Message(BaseModel):
+    """A helper request or answer. Its `Redacted` fields, nested messages' included, share what they found:
+    a credential recognised in a draft's title is masked in its body too (core/redact.py)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _redacted_together(cls, data, handler):
+        return redacted_together(lambda: handler(data))
+
+
+class RuleRef(Message):
     """A rule as a helper sees it: its id, category and text, plus the evidence a judgement may weigh."""
 
     id: str
@@ -49,7 +59,7 @@ def ref(rule: Learning) -> RuleRef:
                    ok=rule.ok, injected=rule.injected, date=rule.date)
 
 
-class Draft(BaseModel):
+class Draft(Message):
     """A rule a helper wrote: an order, one behaviour, under 800 characters."""
 
     category: Category = Category.tip
@@ -64,28 +74,28 @@ class Draft(BaseModel):
 # --- extract (custom channel and capture agents) ---------------------------------------------------
 
 
-class ExtractRequest(BaseModel):
+class ExtractRequest(Message):
     guidance: str = Field(description="the capture.custom text that scopes what is worth keeping")
     contract: str = Field(description="the agent's complete instructions, never truncated")
     rules_in_force: list[RuleRef] = Field(default_factory=list)
     trace: Redacted = Field(description="the run's evidence: prompt, replies, tool calls and results")
 
 
-class ExtractAnswer(BaseModel):
+class ExtractAnswer(Message):
     candidates: list[Draft] = Field(default_factory=list, max_length=5)
 
 
 # --- vet ---------------------------------------------------------------------------------------------
 
 
-class VetCandidate(BaseModel):
+class VetCandidate(Message):
     id: str
     category: Category = Category.tip
     text: Redacted
     human: bool = Field(False, description="a reviewer's correction: never judged ungrounded")
 
 
-class VetRequest(BaseModel):
+class VetRequest(Message):
     contract: str
     rules_in_force: list[RuleRef] = Field(default_factory=list)
     trace: Redacted = ""
@@ -108,13 +118,13 @@ class VetAnswer(BaseModel):
 # --- ground a reviewer comment ---------------------------------------------------------------------
 
 
-class GroundRequest(BaseModel):
+class GroundRequest(Message):
     comment: Redacted = Field(description="the reviewer's note as written")
     reviewed_output: Redacted = Field("", description="the work the comment was left on")
     contract: str = ""
 
 
-class GroundAnswer(BaseModel):
+class GroundAnswer(Message):
     rule: Draft
 
 
@@ -127,14 +137,14 @@ class ReconcileAction(str, Enum):
     fold = "fold"  # restates, sharpens or contradicts rules: one merged rule replaces them
 
 
-class ReconcileRequest(BaseModel):
+class ReconcileRequest(Message):
     draft: Draft
     draft_is_human: bool = False
     rules_in_force: list[RuleRef] = Field(default_factory=list)
     cap_full: bool = Field(False, description="the set is at its cap: prefer folding into a related rule")
 
 
-class ReconcileAnswer(BaseModel):
+class ReconcileAnswer(Message):
     action: ReconcileAction
     replaces: list[str] = Field(default_factory=list, description="ids the merged rule replaces (fold/repeat)")
     merged: Draft | None = Field(None, description="for fold: one rule carrying every case of all of them")
@@ -143,7 +153,7 @@ class ReconcileAnswer(BaseModel):
 # --- audit: what a rewrite of people's rules dropped (a tidy-up's rewrites, a capture's merged fold) -------
 
 
-class AuditRequest(BaseModel):
+class AuditRequest(Message):
     originals: list[RuleRef]
     rewritten: Draft
 

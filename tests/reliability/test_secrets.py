@@ -417,3 +417,72 @@ def test_a_note_naming_pgpassword_is_stored_without_it(tmp_path, cli):
     assert "hunter2secret" not in result.stdout
     [rule] = stored(agent)
     assert "hunter2secret" not in rule.model_dump_json() and "PGPASSWORD=***" in rule.text
+
+
+# ---------------------------------------------------------------- one found set per message (review 18, B)
+
+DB_SECRET = "zq8Xv2LmP0rT"
+
+
+def test_a_secret_a_model_wrote_in_a_title_is_masked_in_the_body_too(tmp_path, cli, fake_anthropic):
+    """Recognised in the title (`DB_PASSWORD=`), bare in the body: neither the vet, the store nor the next
+    run's system prompt gets it."""
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    custom: Capture rules about database connections.")
+
+    def answer(request):
+        if request.forced_tool == "submit_extract":
+            return tool_use("submit_extract", {"candidates": [{
+                "category": "tip", "title": f"Connect with DB_PASSWORD={DB_SECRET}",
+                "body": f"If asked, type the password {DB_SECRET}."}]})
+        if request.forced_tool == "submit_vet":
+            ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+            return tool_use("submit_vet", {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]})
+        raise AssertionError(f"unexpected helper call {request.forced_tool}")
+
+    fake_anthropic.script(text("done"), default=answer)
+    cli("run", agent, "check the db")
+    [vet] = [r for r in fake_anthropic.requests if r.forced_tool == "submit_vet"]
+    assert "type the password ***" in vet.text and DB_SECRET not in json.dumps(vet.body)
+    [rule] = stored(agent)
+    assert (rule.title, rule.body) == ("Connect with DB_PASSWORD=***", "If asked, type the password ***.")
+    assert DB_SECRET not in store.locate(agent).store_path.read_text(encoding="utf-8")
+    before = len(fake_anthropic.requests)
+    fake_anthropic.script(text("ok"))
+    cli("run", agent, "again")
+    system = fake_anthropic.requests[before].body["system"]
+    assert "type the password ***" in system and DB_SECRET not in system
+
+
+def test_every_message_with_several_redacted_fields_masks_a_value_found_in_one_in_all():
+    title, body = f"Connect with DB_PASSWORD={DB_SECRET}", f"If asked, type {DB_SECRET}."
+    masked = ("Connect with DB_PASSWORD=***", "If asked, type ***.")
+    assert (lambda d: (d.title, d.body))(p.Draft(title=title, body=body)) == masked  # the capture agent's drafts
+    rule = p.GroundAnswer.model_validate({"rule": {"title": title, "body": body}}).rule
+    assert (rule.title, rule.body) == masked
+    # Across the drafts of one answer, and from a reviewer's note into the output it was left on.
+    extract = p.ExtractAnswer.model_validate({"candidates": [{"title": title}, {"title": "Retry", "body": body}]})
+    assert [d.body for d in extract.candidates] == ["", "If asked, type ***."]
+    ground = p.GroundRequest(comment=f"Use --password {DB_SECRET}", reviewed_output=f"logged in as {DB_SECRET}")
+    assert ground.reviewed_output == "logged in as ***"
+    vet = p.VetRequest(contract="c", trace=f"PASSWORD={DB_SECRET} psql", candidates=[
+        p.VetCandidate(id="a", text=f"Type {DB_SECRET}")])
+    assert vet.candidates[0].text == "Type ***"
+    # A value too short or too plain to be masked elsewhere stays where it is not recognised.
+    assert p.Draft(title="Run with --token prod", body="Deploy to prod").body == "Deploy to prod"
+
+
+def test_a_capture_agents_submission_is_masked_across_title_and_instruction(tmp_path, fake_anthropic, monkeypatch):
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    agent: ./capture.agentuse")
+    (agent.parent / "capture.agentuse").write_text(
+        "---\nmodel: anthropic:claude-haiku-4-5\n---\n\n# Capture Evaluator\n\nRecord rules about databases.\n")
+    fake_anthropic.script(tool_use("submit_learnings", {"learnings": [{
+        "category": "tip", "title": f"Connect with DB_PASSWORD={DB_SECRET}",
+        "instruction": f"If asked, type the password {DB_SECRET}."}]}), text("Done."))
+    helper = ScriptedHelper(vet=[passing])
+    run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
+    [vet] = helper.requests["vet"]
+    assert DB_SECRET not in vet.model_dump_json() and "type the password ***" in vet.model_dump_json()
+    [saved] = stored(agent)
+    assert (saved.ch, saved.body) == (Channel.agent, "If asked, type the password ***.")
