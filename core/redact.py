@@ -22,10 +22,14 @@ scheme, the URL's user):
 - long high-entropy strings: 32+ characters of the base64/url-safe alphabet with a digit, not hex, not
   made of words, at least 3.5 bits of entropy per character.
 Left alone: variable references and placeholders (`$TOKEN`, `${X}`, `<key>`, `***`), paths (judged segment
-by segment, see `is_path`), words, hex
+by segment, see `is_path`; words joined by `-`/`_` such as `sprint18-review` are names), words, hex
 hashes and git SHAs, uuids, ULIDs, dates, numbers. Names are secret-looking by their words
-(`DB_PASS`, `apiKey`, `X-Api-Key`, `session_id`), not by substrings: `author`, `max_tokens`, `PWD`,
-`--token-file` and `--auth-type` are not credentials.
+(`DB_PASS`, `apiKey`, `X-Api-Key`, `session_id`) and by the secret words inside a one-case run
+(`PGPASSWORD`, `NPM_AUTHTOKEN`), not by any substring: `author`, `max_tokens`, `PWD`, `BYPASS`,
+`TOKENIZER_PATH`, `--token-file` and `--auth-type` are not credentials.
+
+A message with several redacted fields (a draft's title and body) shares one found set across them
+(`redacted_together`): a value recognised in one is masked in all.
 """
 
 from __future__ import annotations
@@ -170,6 +174,11 @@ _RANDOM_LETTERS_CHARS = 16  # letters alone, of both cases
 _ROOTS = frozenset({"tmp", "usr", "var", "opt", "srv", "mnt", "nix", "etc", "run", "proc"})  # not words, still roots
 _CONSONANTS = lazy(r"[^aeiouy]{4}")
 _WORDY = 0.55  # share of a token in word-like runs above which it is a name, not a secret
+_JOINERS = lazy(r"[-_]")
+_JOINED_PART = lazy(r"\d?(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)\d{0,4}|\d{1,4}")  # one case; `3d`, `review18`, `2026`
+_SHORT_PART = 3  # letters: `q3`, `v2`, `db`, `XML` need not read as words, a longer part must
+_PIECES = lazy(r"[/=.+]")
+_CONSONANT_RUN = lazy(r"[^aeiouy]{5}")  # `strengths` has 5
 
 
 def _entropy(text: str) -> float:
@@ -184,14 +193,39 @@ def _wordlike(part: str) -> bool:
             and sum(c in "aeiouy" for c in lower) * 4 >= len(lower) and not _CONSONANTS.search(lower))
 
 
+def _readable(letters: str) -> bool:
+    """The letters of one part of a joined name: short, or with a vowel and no 5 consonants in a row
+    (`scratch`, `strength` and `HELPER` read; `xqzvbt` does not)."""
+    lower = letters.lower()
+    return len(letters) <= _SHORT_PART or (any(c in "aeiouy" for c in lower) and not _CONSONANT_RUN.search(lower))
+
+
+def _joined_words(piece: str) -> bool:
+    """Words of one case joined by `-` or `_`, with short digit runs, mostly words longer than 3 letters:
+    `sprint18-review`, `release-2026_q3-hotfix4`, `AGENTUSE_HELPER_TIMEOUT_SECONDS`. A url-safe random token
+    splits into parts too, but of mixed case or short."""
+    parts = _JOINERS.split(piece)
+    if len(parts) < 2 or not all(_JOINED_PART.fullmatch(part) for part in parts):
+        return False
+    words = [part.strip("0123456789") for part in parts]
+    if "-" in piece and any(w.isupper() and len(w) > _SHORT_PART for w in words):
+        return False  # capitals join with `_` (`TIMEOUT_SECONDS`); `XIEKD-JQIOX` is a licence key's shape
+    return all(_readable(w) for w in words) and sum(len(w) for w in words if len(w) > _SHORT_PART) >= _WORDY * len(piece)
+
+
+def _word_chars(token: str) -> int:
+    """How much of a token reads as words: its joined names whole, elsewhere its word-like runs."""
+    return sum(len(piece) if _joined_words(piece) else sum(len(w) for w in _NAME_WORDS.findall(piece) if _wordlike(w))
+               for piece in _PIECES.split(token))
+
+
 def high_entropy(token: str) -> bool:
     """A random-looking token: hex (SHAs, digests) and names made of words (identifiers, file names,
     slugs) do not count. Measured on random tokens of 32 characters, this finds 99% of base62/base64
     ones and 97% of lowercase base36 ones; every identifier tried has over 60% of its letters in words."""
     if len(token.rstrip("=")) < 32 or _HEX.fullmatch(token) or not any(c.isdigit() for c in token):
         return False
-    words = sum(len(w) for w in _NAME_WORDS.findall(token) if _wordlike(w))
-    return words < _WORDY * len(token) and _entropy(token) >= 3.5
+    return _word_chars(token) < _WORDY * len(token) and _entropy(token) >= 3.5
 
 
 def _name_like(segment: str) -> bool | None:
@@ -200,8 +234,7 @@ def _name_like(segment: str) -> bool | None:
         return None
     if segment.isdigit() or (len(segment) >= 6 and _HEX.fullmatch(segment)) or _ULID.fullmatch(segment):
         return True
-    words = sum(len(w) for w in _NAME_WORDS.findall(segment) if _wordlike(w))
-    return words >= _WORDY * len(segment)
+    return _word_chars(segment) >= _WORDY * len(segment)
 
 
 def is_path(token: str) -> bool:

@@ -507,3 +507,38 @@ def test_sessions_show_masks_credentials_and_the_log_keeps_the_record(tmp_path, 
     assert [c["name"] for c in payload["tool_calls"]] == ["run_shell"]
     log = find_session(sid).path
     assert GHP in open(log, encoding="utf-8").read()  # the run's record stays as it was
+
+
+# ---------------------------------------------------------------- names in paths (review 18, D)
+
+# Segments of words joined by - or _ with short digit runs are names, not secrets: no `***` in a path shown.
+NAMED_PATHS = [
+    "/tmp/review18-scratch/data-sec/x.md",
+    "Extracted 1 learning(s), 0 quarantined → /tmp/review18-scratch/data-sec/project/b5c6e124d9ea/learnings/s.learnings.md",
+    "cd /work/sprint18-review/src/app && make",
+    "/home/me/src/sprint18-review/strength_training-plan2/notes.md",
+    "/var/lib/ci/builds/release-2026_q3-hotfix4/artifacts/app.tar.gz",
+    "https://example.com/docs/getting-started_v2/install-guide/linux",
+    "AGENTUSE_HELPER_TIMEOUT_SECONDS=120",
+    "PROMETHEUS_MULTIPROC_DIR=/tmp/prom2",
+    "MY_VERY_LONG_CONFIG_VALUE_NAME_2=abc",
+]
+
+
+@pytest.mark.parametrize("ordinary", NAMED_PATHS)
+def test_a_path_of_joined_words_is_shown_as_it_is(ordinary):
+    assert redact_text(ordinary) == ordinary
+
+
+def test_random_tokens_in_a_url_path_are_still_hidden_though_they_hold_dashes():
+    """A url-safe token (`-`, `_`) splits into parts; reading its parts as words would let it through."""
+    import random
+    import string
+
+    rng = random.Random(18)
+    alphabet = string.ascii_letters + string.digits + "-_"
+    tokens = ["".join(rng.choice(alphabet) for _ in range(rng.randint(12, 40))) for _ in range(4000)]
+    tokens = [t for t in tokens if t.strip("-_") == t and ("-" in t or "_" in t) and any(c.isdigit() for c in t)]
+    assert len(tokens) > 1500
+    kept = [t for t in tokens if REDACTED not in redact_text(f"GET /api/v1/invites/{t}/accept")]
+    assert len(kept) <= len(tokens) // 200, kept[:10]  # at most 0.5% read as names
