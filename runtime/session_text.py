@@ -72,11 +72,18 @@ def event_line(event: Event) -> str:
     return event.type  # pragma: no cover - every kind is handled above
 
 
+# The log's own fields, which no run text reaches: shown as written, so no path or id is ever mistaken
+# for a token (a tool call's `{"path": ...}` is under `input`).
+_OWN_FIELDS = frozenset({"id", "session_id", "call_id", "path", "agent_key", "agent_path", "project_root",
+                         "model", "ih", "status", "type", "at", "started", "ended"})
+
+
 def _masked(value: Any, found: set[str]) -> Any:
     """Every string credential-free; a tool call's `input` also by its keys' names (`{"password": ...}`),
     which the log's own keys (`session_id`, `tokens`) are not judged by."""
     if isinstance(value, dict):
-        return {k: redact_value(v, found) if k == "input" else _masked(v, found) for k, v in value.items()}
+        return {k: v if k in _OWN_FIELDS else redact_value(v, found) if k == "input" else _masked(v, found)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [_masked(v, found) for v in value]
     return redact_text(value, found) if isinstance(value, str) else value

@@ -492,7 +492,7 @@ def test_a_capture_agents_submission_is_masked_across_title_and_instruction(tmp_
 
 
 def test_sessions_show_masks_credentials_and_the_log_keeps_the_record(tmp_path, cli, fake_anthropic):
-    agent = make_agent(tmp_path / "p", "learning: false")
+    agent = make_agent(tmp_path / "libxslt1-dev" / "p", "learning: false")  # a folder redaction reads as random
     command = f"echo 'login failed for Sup3rS3cret!' >&2; false --password Sup3rS3cret! --token {GHP}"
     fake_anthropic.script(tool_use("run_shell", {"command": command}), text("Could not log in."))
     sid = sid_of(cli("run", agent, f"Deploy with {GHP}").stdout)
@@ -502,8 +502,9 @@ def test_sessions_show_masks_credentials_and_the_log_keeps_the_record(tmp_path, 
         assert GHP not in printout and "Sup3rS3cret" not in printout
         assert "--password ***" in printout and "Deploy with ***" in printout
         assert "login failed for ***" in printout  # the error echoes what the command named
+    assert str(agent.resolve()) in shown  # the log's own fields are shown as written
     payload = json.loads(as_json)
-    assert payload["id"] == sid and any(e.get("session_id") == sid for e in payload["events"])
+    assert payload["agent_path"] == str(agent.resolve()) and payload["id"] == sid and any(e.get("session_id") == sid for e in payload["events"])
     assert [c["name"] for c in payload["tool_calls"]] == ["run_shell"]
     log = find_session(sid).path
     assert GHP in open(log, encoding="utf-8").read()  # the run's record stays as it was
