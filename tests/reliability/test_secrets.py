@@ -543,3 +543,16 @@ def test_random_tokens_in_a_url_path_are_still_hidden_though_they_hold_dashes():
     assert len(tokens) > 1500
     kept = [t for t in tokens if REDACTED not in redact_text(f"GET /api/v1/invites/{t}/accept")]
     assert len(kept) <= len(tokens) // 200, kept[:10]  # at most 0.5% read as names
+
+
+def test_the_web_session_page_shows_what_sessions_show_prints(tmp_path, invoke):
+    """The page's event log says it is what `agentuse sessions show` prints: it is masked the same way."""
+    from serve_project import SERVE_TOKEN, awaiting_review, make_project, recorded_replies, signed_in
+
+    from agentuse.serve.app import create_app
+
+    agent = make_project(tmp_path / "blog")
+    sid = awaiting_review(agent, recorded_replies(tmp_path / "rec", f"Pushed with {GHP}."), prompt=f"Push with {GHP}")
+    page = signed_in(create_app(agent.parent.parent, token=SERVE_TOKEN)).get(f"/sessions/{sid}").text
+    assert GHP not in page and "Push with ***" in page and "Pushed with ***." in page
+    assert GHP not in invoke("sessions", "show", sid).stdout
