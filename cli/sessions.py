@@ -63,13 +63,11 @@ def list_sessions(
 def show(session_id: IdArg, as_json: JsonOpt = False) -> None:
     """One run: its events, tool calls with their errors, decisions and learning result."""
     from agentuse.runtime.approval import find_session
-    from agentuse.runtime.session_text import render_session
+    from agentuse.runtime.session_text import render_session, session_json
 
     session = find_session(session_id)
     if as_json:
-        payload = session.model_dump(mode="json")
-        payload["events"] = [event.model_dump(mode="json") for event in session.events]
-        say(json.dumps(payload, indent=2))
+        say(json.dumps(session_json(session), indent=2))
         return
     say(render_session(session))
 

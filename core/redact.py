@@ -22,59 +22,31 @@ scheme, the URL's user):
 - long high-entropy strings: 32+ characters of the base64/url-safe alphabet with a digit, not hex, not
   made of words, at least 3.5 bits of entropy per character.
 Left alone: variable references and placeholders (`$TOKEN`, `${X}`, `<key>`, `***`), paths (judged segment
-by segment, see `is_path`), words, hex
+by segment, see `is_path`; words joined by `-`/`_` such as `sprint18-review` are names), words, hex
 hashes and git SHAs, uuids, ULIDs, dates, numbers. Names are secret-looking by their words
-(`DB_PASS`, `apiKey`, `X-Api-Key`, `session_id`), not by substrings: `author`, `max_tokens`, `PWD`,
-`--token-file` and `--auth-type` are not credentials.
+(`DB_PASS`, `apiKey`, `X-Api-Key`, `session_id`) and by the secret words inside a one-case run
+(`PGPASSWORD`, `NPM_AUTHTOKEN`), not by any substring: `author`, `max_tokens`, `PWD`, `BYPASS`,
+`TOKENIZER_PATH`, `--token-file` and `--auth-type` are not credentials.
+
+A message with several redacted fields (a draft's title and body) shares one found set across them
+(`redacted_together`): a value recognised in one is masked in all.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
-from typing import Annotated, Any
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator
 
 from agentuse.core.lazy_regex import lazy
+from agentuse.core.secret_looks import high_entropy, is_path, is_secret_name, random_segment
 
 REDACTED = "***"
+M = TypeVar("M")
 
-# ---------------------------------------------------------------- names
-
-_NAME_WORDS = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_SECRET_WORDS = frozenset({
-    "password", "passwords", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "token", "apikey",
-    "credential", "credentials", "cookie", "auth", "authorization", "privatekey", "accesskey", "secretkey",
-    "sessionid", "sessiontoken",
-})
-_SECRET_PAIRS = frozenset({
-    ("api", "key"), ("access", "key"), ("private", "key"), ("signing", "key"), ("encryption", "key"),
-    ("master", "key"), ("license", "key"), ("client", "key"), ("app", "key"), ("account", "key"),
-    ("session", "id"), ("session", "key"),
-})
-# A name ending in one of these names something about the secret, not the secret itself.
-_ABOUT_A_SECRET = frozenset({
-    "type", "method", "mode", "url", "uri", "endpoint", "file", "path", "dir", "name", "header", "scheme",
-    "provider", "enabled", "required", "count", "length", "len", "size", "ttl", "expiry", "expires",
-    "timeout", "policy", "format", "kind", "field", "env", "var", "hint", "prompt", "stdin", "limit", "id",
-})
-
-
-def is_secret_name(name: str) -> bool:
-    """`DB_PASS`, `apiKey`, `X-Api-Key`, `--client-secret`, `session_id`: judged by the name's words."""
-    words = [w.lower() for w in _NAME_WORDS.findall(name)]
-    if not words or words == ["pwd"]:  # $PWD is the working directory
-        return False
-    if any(pair in _SECRET_PAIRS for pair in zip(words, words[1:])):
-        return True
-    if words[-1] in _ABOUT_A_SECRET:
-        return False
-    return any(w in _SECRET_WORDS for w in words)
-
-
-# ---------------------------------------------------------------- values
 
 # A value after a flag, `=` or `:`: JSON-escaped quotes (a transcript holds JSON), quotes, or a bare word.
 _VALUE = r"""(?:\\"(?:[^"\\]|\\[^"])*\\"|"[^"]*"|'[^']*'|\$\{[^}\s]*\}|[^\s"'`;&|,)}\]\\]+)"""
@@ -135,73 +107,6 @@ _QUOTED_KEY = lazy(r"""(\\?["'])([A-Za-z_][\w.-]{0,63})\1(\s*:\s*)(\\?["'])((?:(
 _ASSIGN = lazy(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(\s*=\s*)(?!=)({_VALUE})")
 _COLON = lazy(rf"(?<![\w$.-])([A-Za-z_][\w.-]{{0,63}})(:[ \t]*)({_VALUE})")
 _LONG = lazy(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{32,}(?![\w+/=-])")
-_HEX = lazy(r"[0-9a-fA-F-]+")
-_ULID = lazy(r"[0-9A-HJKMNP-TV-Z]{26}")  # a session id: Crockford base32
-_RANDOM_SEGMENT_CHARS = 12  # letters and digits
-_RANDOM_LETTERS_CHARS = 16  # letters alone, of both cases
-_ROOTS = frozenset({"tmp", "usr", "var", "opt", "srv", "mnt", "nix", "etc", "run", "proc"})  # not words, still roots
-_CONSONANTS = lazy(r"[^aeiouy]{4}")
-_WORDY = 0.55  # share of a token in word-like runs above which it is a name, not a secret
-
-
-def _entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
-
-
-def _wordlike(part: str) -> bool:
-    """A run of letters that reads like a word: 3+ letters, vowels, no 4 consonants in a row."""
-    lower = part.lower()
-    return (len(part) >= 3 and part.isalpha() and not (part.isupper() and len(part) > 1)
-            and sum(c in "aeiouy" for c in lower) * 4 >= len(lower) and not _CONSONANTS.search(lower))
-
-
-def high_entropy(token: str) -> bool:
-    """A random-looking token: hex (SHAs, digests) and names made of words (identifiers, file names,
-    slugs) do not count. Measured on random tokens of 32 characters, this finds 99% of base62/base64
-    ones and 97% of lowercase base36 ones; every identifier tried has over 60% of its letters in words."""
-    if len(token.rstrip("=")) < 32 or _HEX.fullmatch(token) or not any(c.isdigit() for c in token):
-        return False
-    words = sum(len(w) for w in _NAME_WORDS.findall(token) if _wordlike(w))
-    return words < _WORDY * len(token) and _entropy(token) >= 3.5
-
-
-def _name_like(segment: str) -> bool | None:
-    """One segment of a path: a name (words, a number, a hex digest, a ULID), not one, or too short to tell."""
-    if len(segment) < 3:
-        return None
-    if segment.isdigit() or (len(segment) >= 6 and _HEX.fullmatch(segment)) or _ULID.fullmatch(segment):
-        return True
-    words = sum(len(w) for w in _NAME_WORDS.findall(segment) if _wordlike(w))
-    return words >= _WORDY * len(segment)
-
-
-def is_path(token: str) -> bool:
-    """A long token that is a path of names (`/home/me/.local/share/agentuse/project/9f8e7d6c5b4a/...`),
-    not a base64 secret that holds slashes: at least two segments are names, and every judged one is (a
-    relative path, a URL's `//host/...`) or, in an absolute path that starts with a name, half of them are
-    (`/var/folders/q1w2.../T`); the others are judged one by one (`_random_segment`). Measured on 100,000
-    random base64 tokens with a slash: 0.006% read as paths."""
-    segments = [part for part in token.split("/") if part]
-    if len(segments) < 3:
-        return False
-    verdicts = [_name_like(part) for part in segments]
-    judged = [verdict for verdict in verdicts if verdict is not None]
-    named = sum(judged)
-    if named < 2:
-        return False
-    if token.startswith("/") and not token.startswith("//") and (verdicts[0] or segments[0] in _ROOTS):
-        return 2 * named >= len(judged)
-    return named == len(judged)
-
-
-def _random_segment(segment: str) -> bool:
-    """A path segment that is no name and reads as random: an invite code or a token in a URL's path
-    (`/api/v1/invites/Xk3dP9qLm2Vt8sYw4ZbN/accept`), hidden though shorter than a free-standing secret."""
-    if len(segment) < _RANDOM_SEGMENT_CHARS or _name_like(segment) is not False or _entropy(segment) < 3.0:
-        return False
-    digits, upper, lower = (any(test(c) for c in segment) for test in (str.isdigit, str.isupper, str.islower))
-    return (digits and (upper or lower)) or (upper and lower and len(segment) >= _RANDOM_LETTERS_CHARS)
 
 
 class _Redaction:
@@ -241,7 +146,7 @@ class _Redaction:
     def _long(self, m: re.Match) -> str:
         token = m.group(0)
         if "/" in token and is_path(token):  # each segment judged alone: a token in a URL path is still one
-            return "/".join(self.hide(part) if high_entropy(part) or _random_segment(part) else part
+            return "/".join(self.hide(part) if high_entropy(part) or random_segment(part) else part
                             for part in token.split("/"))
         return self.hide(token) if high_entropy(token) else token
 
@@ -280,8 +185,48 @@ def redact_text(text: str, found: set[str] | None = None) -> str:
     return _Redaction(found).run(text)
 
 
+# The values removed while one message is validated (`redacted_together`), so its other fields mask them.
+_FOUND: ContextVar[set[str] | None] = ContextVar("agentuse_redacted_found", default=None)
+
+
+def _redact_field(text: str) -> str:
+    return redact_text(text, _FOUND.get())
+
+
 # A string field that never holds a credential: what a helper is asked, a learning line of the session log.
-Redacted = Annotated[str, AfterValidator(lambda text: redact_text(text))]
+Redacted = Annotated[str, AfterValidator(_redact_field)]
+
+
+def redacted_together(validate: Callable[[], M]) -> M:
+    """`validate()` (a pydantic model's validation) with one found set for all its `Redacted` fields, nested
+    messages included: a value recognised in one (a title's `DB_PASSWORD=x`) is masked in every other (a
+    body's bare `x`). Nested messages validate inside the outermost one, which does the masking."""
+    if _FOUND.get() is not None:
+        return validate()
+    found: set[str] = set()
+    token = _FOUND.set(found)
+    try:
+        model = validate()
+    finally:
+        _FOUND.reset(token)
+    if found:
+        _mask_fields(model, found)
+    return model
+
+
+def _mask_fields(value: Any, found: set[str]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _mask_fields(item, found)
+        return
+    fields = getattr(type(value), "model_fields", None)
+    for name, info in (fields or {}).items():
+        current = getattr(value, name)
+        if isinstance(current, str):
+            if any(getattr(m, "func", None) is _redact_field for m in info.metadata):
+                setattr(value, name, mask_known(current, found))
+        elif current is not None:
+            _mask_fields(current, found)
 
 
 def redact_value(value: Any, found: set[str] | None = None, *, _secret: bool = False) -> Any:

@@ -1,10 +1,15 @@
-"""A session summary as text, for `agentuse sessions show` (and any other surface that prints one)."""
+"""A session summary as text or JSON, for `agentuse sessions show` (and any other surface that prints one).
+
+What is shown is masked (core/redact.py): a prompt, a tool call or an error that held a credential prints
+`***` in its place. The session log itself stays the run's record, as written.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from agentuse.core.redact import mask_known_value, redact_text, redact_value
 from agentuse.runtime.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -67,7 +72,38 @@ def event_line(event: Event) -> str:
     return event.type  # pragma: no cover - every kind is handled above
 
 
+# The log's own fields, which no run text reaches: shown as written, so no path or id is ever mistaken
+# for a token (a tool call's `{"path": ...}` is under `input`).
+_OWN_FIELDS = frozenset({"id", "session_id", "call_id", "path", "agent_key", "agent_path", "project_root",
+                         "model", "ih", "status", "type", "at", "started", "ended"})
+
+
+def _masked(value: Any, found: set[str]) -> Any:
+    """Every string credential-free; a tool call's `input` also by its keys' names (`{"password": ...}`),
+    which the log's own keys (`session_id`, `tokens`) are not judged by."""
+    if isinstance(value, dict):
+        return {k: v if k in _OWN_FIELDS else redact_value(v, found) if k == "input" else _masked(v, found)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, found) for v in value]
+    return redact_text(value, found) if isinstance(value, str) else value
+
+
+def session_json(session: Session) -> dict[str, Any]:
+    """The session with its events, masked with one found set: an error that echoes the password a command
+    named is masked too."""
+    payload = session.model_dump(mode="json")
+    payload["events"] = [event.model_dump(mode="json") for event in session.events]
+    found: set[str] = set()
+    return mask_known_value(_masked(payload, found), found)
+
+
+def masked(session: Session) -> Session:
+    return Session.model_validate(session_json(session))
+
+
 def render_session(session: Session) -> str:
+    session = masked(session)
     lines = [f"session  {session.id}  {session.status.replace('_', ' ')}"]
     lines.append(f"agent    {session.agent_key or '?'}" + (f"  ({session.agent_path})" if session.agent_path else ""))
     lines.append(f"model    {session.model or '?'}")

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from agentuse.core.describe import describe
 from agentuse.core.errors import AgentuseError
 from agentuse.runtime.session import list_logs
-from agentuse.runtime.session_text import event_line
+from agentuse.runtime.session_text import event_line, masked
 from agentuse.runtime.summary import summaries, summarize
 from agentuse.serve import actions, review
 from agentuse.serve.markdown import render_markdown
@@ -54,7 +54,7 @@ def _session(request: Request):
 
 
 def detail(request: Request) -> Response:
-    session = _session(request)
+    session = masked(_session(request))  # what `agentuse sessions show` prints: no credential on the page
     agent_key = project(request).key_for(session.agent_path)
     return render(request, "session.html", session=session, event_line=event_line, agent_key=agent_key,
                   rules=_rules_from(request, agent_key, session.id), history=review.history(session),

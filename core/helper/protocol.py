@@ -4,8 +4,8 @@ Every helper implementation (Anthropic, the embedded offline evaluator, test fak
 The answer models double as the forced-tool input schemas of the Anthropic implementation, so keep their
 field descriptions precise: the model reads them.
 
-Every field that carries run or reviewer text is `Redacted` (core/redact.py): whichever helper answers,
-and however a request was built, no credential reaches it. The contract and the capture guidance are
+Every field that carries run or reviewer text is `Redacted` (core/redact.py), with one found set per
+`Message`: whichever helper answers, and however a request was built, no credential reaches it. The contract and the capture guidance are
 the user's own instructions and go as written (the vet sees the whole contract).
 """
 
@@ -14,15 +14,25 @@ from __future__ import annotations
 import threading
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
 from agentuse.core.learning import Category, Learning, Verdict, rule_text
-from agentuse.core.redact import Redacted
+from agentuse.core.redact import Redacted, redacted_together
 from agentuse.core.model_defaults import empty_list
 
 
-class RuleRef(BaseModel):
+class Message(BaseModel):
+    """A helper request or answer. Its `Redacted` fields, nested messages' included, share what they found:
+    a credential recognised in a draft's title is masked in its body too (core/redact.py)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _redacted_together(cls, data, handler):
+        return redacted_together(lambda: handler(data))
+
+
+class RuleRef(Message):
     """A rule as a helper sees it: its id, category and text, plus the evidence a judgement may weigh."""
 
     id: str
@@ -49,7 +59,7 @@ def ref(rule: Learning) -> RuleRef:
                    ok=rule.ok, injected=rule.injected, date=rule.date)
 
 
-class Draft(BaseModel):
+class Draft(Message):
     """A rule a helper wrote: an order, one behaviour, under 800 characters."""
 
     category: Category = Category.tip
@@ -64,14 +74,14 @@ class Draft(BaseModel):
 # --- vet ---------------------------------------------------------------------------------------------
 
 
-class VetCandidate(BaseModel):
+class VetCandidate(Message):
     id: str
     category: Category = Category.tip
     text: Redacted
     human: bool = Field(False, description="a reviewer's correction: never judged ungrounded")
 
 
-class VetRequest(BaseModel):
+class VetRequest(Message):
     contract: str
     rules_in_force: list[RuleRef] = Field(default_factory=empty_list)
     trace: Redacted = ""
@@ -94,7 +104,7 @@ class VetAnswer(BaseModel):
 # --- audit: what a rewrite of people's rules dropped (a tidy-up's rewrites, a capture's merged fold) -------
 
 
-class AuditRequest(BaseModel):
+class AuditRequest(Message):
     originals: list[RuleRef]
     rewritten: Draft
 

@@ -9,7 +9,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core.helper.protocol import Draft, RuleRef
+from agentuse.core.helper.protocol import Draft, Message, RuleRef
 from agentuse.core.learning import Category
 from agentuse.core.model_defaults import empty_list
 
@@ -28,7 +28,7 @@ class Move(BaseModel):
     superseded_by: str | None = Field(None, description="for retire: the id of the rule that now states it")
 
 
-class PlanRequest(BaseModel):
+class PlanRequest(Message):
     rules: list[RuleRef]
 
 
@@ -41,18 +41,18 @@ class Dropped(BaseModel):
     reason: str
 
 
-class RewriteRequest(BaseModel):
+class RewriteRequest(Message):
     kind: MoveKind
     originals: list[RuleRef]
 
 
-class RewriteAnswer(BaseModel):
+class RewriteAnswer(Message):
     rule: Draft
     covers: list[str] = Field(description="every original id this rule carries")
     dropped: list[Dropped] = Field(default_factory=empty_list)
 
 
-class BlockRequest(BaseModel):
+class BlockRequest(Message):
     rules: list[RuleRef] = Field(description="every rule of the permanent block, in order")
 
 

@@ -23,7 +23,7 @@ from agentuse.core.helper import protocol as p
 from agentuse.core.helper.factory import override_helper
 from agentuse.core.inject import select_for_run
 from agentuse.core.learning import Channel
-from agentuse.core.redact import REDACTED, redact_text, redact_value
+from agentuse.core.redact import REDACTED, is_secret_name, redact_text, redact_value
 from agentuse.core.tool_errors import record_for, recoveries, signature
 from agentuse.core.trace import ToolTrace, TraceCall
 from agentuse.flows.capture import run_capture
@@ -355,3 +355,204 @@ def test_random_base64_with_slashes_is_not_read_as_a_path():
     assert len(secrets) > 1000
     assert [t for t in secrets if is_path(t)] == []
     assert all(redact_text(f"x {t} y") == "x *** y" for t in secrets)
+
+
+# ---------------------------------------------------------------- names written as one run (review 18, A)
+
+# Secret words inside a name's all-caps or lower-case run: `PGPASSWORD` is libpq's, `NPM_AUTHTOKEN` npm's.
+SECRET_NAMES = ["PGPASSWORD", "PGPASS", "AUTHTOKEN", "NPM_AUTHTOKEN", "APITOKEN", "ACCESSTOKEN", "GITHUBTOKEN",
+                "DBPASS", "ADMINPASSWORD", "SMTPPASSWORD", "pgpassword", "mysqlpwd", "CLIENTSECRET", "JWTSECRET",
+                "STRIPEAPIKEY", "MASTERKEY", "SESSIONCOOKIE", "ROOTPASSWD", "GPGPASSPHRASE", "AWSCREDENTIALS",
+                "PASSWORDPROD", "DB_PASSWORD", "apiToken", "X-Api-Key", "MYSQL_PWD", "REDISPASS"]
+# Ordinary names that hold the same letters: their values are no credentials and stay as they are.
+ORDINARY_NAMES = ["BYPASS", "PASSENGER_COUNT", "COMPASS", "TOKENIZER_PATH", "KEYBOARD", "MONKEY",
+                  "PASSWORD_MIN_LENGTH", "SURPASS", "TRESPASS", "OVERPASS", "UNDERPASS", "ENCOMPASS", "OLDPWD",
+                  "PWD", "AUTHOR", "AUTHORITY", "MAX_TOKENS", "TOKENS", "TOKEN_COUNT", "TOKENIZERS_PARALLELISM",
+                  "KEYNOTE", "TURKEY", "HOCKEY", "WHISKEY", "PASSAGE", "PASSIVE", "SECRETARY", "PASSWORDLENGTH",
+                  "PASSWORDFILE", "TOKENFILE", "COMPASS_HEADING", "BYPASS_CACHE", "HOTKEY", "PASSTHROUGH",
+                  "SESSIONS", "AUTHORS_FILE", "PASSES", "BANDPASS", "GETPASS", "MULTIPASS", "CREDENTIALED",
+                  "PASSWORDLESS"]
+
+
+@pytest.mark.parametrize("name", SECRET_NAMES)
+def test_a_secret_word_inside_a_names_run_makes_it_secret(name):
+    assert is_secret_name(name)
+    assert redact_text(f"{name}=hunter2secret psql -h db") == f"{name}=*** psql -h db"
+    assert redact_text(f"--{name.lower()} hunter2secret") == f"--{name.lower()} ***"
+
+
+@pytest.mark.parametrize("name", ORDINARY_NAMES)
+def test_an_ordinary_name_with_the_same_letters_is_left_alone(name):
+    assert not is_secret_name(name)
+    assert redact_text(f"{name}=hunter2 x") == f"{name}=hunter2 x"
+    assert redact_text(f"--{name.lower()} hunter2") == f"--{name.lower()} hunter2"
+
+
+def test_a_run_whose_command_carries_pgpassword_stores_and_sends_none_of_it(tmp_path, cli, fake_anthropic):
+    """The reviewer's repro: the failing call and its correction both carry `PGPASSWORD=...`; the
+    tool-errors record, the custom channel's extract and vet requests and the next run's prompt hold none."""
+    agent = make_agent(tmp_path / "p", AGENT_LEARNING)
+    secret = "hunter2secret"
+    fake_anthropic.script(
+        tool_use("run_shell", {"command": f"PGPASSWORD={secret} sh -c 'echo refused >&2; exit 2'"}),
+        tool_use("run_shell", {"command": f"PGPASSWORD={secret} sh -c 'echo ok' --host db"}),
+        text("done"), default=helper_answer)
+    cli("run", agent, "check db")
+    [record] = [r for r in stored(agent) if r.ch is Channel.tool_errors]
+    assert "pgpassword=***" in record.title and secret not in record.model_dump_json()  # the sig is lower-case
+    assert secret not in store.locate(agent).store_path.read_text(encoding="utf-8")
+    helper_requests = [r for r in fake_anthropic.requests if r.forced_tool]
+    assert {"submit_extract", "submit_vet"} <= {r.forced_tool for r in helper_requests}
+    assert [r.forced_tool for r in helper_requests if secret in json.dumps(r.body)] == []
+    before = len(fake_anthropic.requests)
+    fake_anthropic.script(text("ok"))
+    cli("run", agent, "again")
+    system = fake_anthropic.requests[before].body["system"]
+    assert "pgpassword=***" in system and secret not in system
+
+
+def test_a_note_naming_pgpassword_is_stored_without_it(tmp_path, cli):
+    agent = make_agent(tmp_path / "p", "learning: true")
+    result = cli("learnings", "add", agent, "Connect with PGPASSWORD=hunter2secret to the staging db")
+    assert "hunter2secret" not in result.stdout
+    [rule] = stored(agent)
+    assert "hunter2secret" not in rule.model_dump_json() and "PGPASSWORD=***" in rule.text
+
+
+# ---------------------------------------------------------------- one found set per message (review 18, B)
+
+DB_SECRET = "zq8Xv2LmP0rT"
+
+
+def test_a_secret_a_model_wrote_in_a_title_is_masked_in_the_body_too(tmp_path, cli, fake_anthropic):
+    """Recognised in the title (`DB_PASSWORD=`), bare in the body: neither the vet, the store nor the next
+    run's system prompt gets it."""
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    custom: Capture rules about database connections.")
+
+    def answer(request):
+        if request.forced_tool == "submit_extract":
+            return tool_use("submit_extract", {"candidates": [{
+                "category": "tip", "title": f"Connect with DB_PASSWORD={DB_SECRET}",
+                "body": f"If asked, type the password {DB_SECRET}."}]})
+        if request.forced_tool == "submit_vet":
+            ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+            return tool_use("submit_vet", {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]})
+        raise AssertionError(f"unexpected helper call {request.forced_tool}")
+
+    fake_anthropic.script(text("done"), default=answer)
+    cli("run", agent, "check the db")
+    [vet] = [r for r in fake_anthropic.requests if r.forced_tool == "submit_vet"]
+    assert "type the password ***" in vet.text and DB_SECRET not in json.dumps(vet.body)
+    [rule] = stored(agent)
+    assert (rule.title, rule.body) == ("Connect with DB_PASSWORD=***", "If asked, type the password ***.")
+    assert DB_SECRET not in store.locate(agent).store_path.read_text(encoding="utf-8")
+    before = len(fake_anthropic.requests)
+    fake_anthropic.script(text("ok"))
+    cli("run", agent, "again")
+    system = fake_anthropic.requests[before].body["system"]
+    assert "type the password ***" in system and DB_SECRET not in system
+
+
+def test_every_message_with_several_redacted_fields_masks_a_value_found_in_one_in_all():
+    title, body = f"Connect with DB_PASSWORD={DB_SECRET}", f"If asked, type {DB_SECRET}."
+    masked = ("Connect with DB_PASSWORD=***", "If asked, type ***.")
+    assert (lambda d: (d.title, d.body))(p.Draft(title=title, body=body)) == masked  # the capture agent's drafts
+    rule = p.GroundAnswer.model_validate({"rule": {"title": title, "body": body}}).rule
+    assert (rule.title, rule.body) == masked
+    # Across the drafts of one answer, and from a reviewer's note into the output it was left on.
+    extract = p.ExtractAnswer.model_validate({"candidates": [{"title": title}, {"title": "Retry", "body": body}]})
+    assert [d.body for d in extract.candidates] == ["", "If asked, type ***."]
+    ground = p.GroundRequest(comment=f"Use --password {DB_SECRET}", reviewed_output=f"logged in as {DB_SECRET}")
+    assert ground.reviewed_output == "logged in as ***"
+    vet = p.VetRequest(contract="c", trace=f"PASSWORD={DB_SECRET} psql", candidates=[
+        p.VetCandidate(id="a", text=f"Type {DB_SECRET}")])
+    assert vet.candidates[0].text == "Type ***"
+    # A value too short or too plain to be masked elsewhere stays where it is not recognised.
+    assert p.Draft(title="Run with --token prod", body="Deploy to prod").body == "Deploy to prod"
+
+
+def test_a_capture_agents_submission_is_masked_across_title_and_instruction(tmp_path, fake_anthropic, monkeypatch):
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    agent: ./capture.agentuse")
+    (agent.parent / "capture.agentuse").write_text(
+        "---\nmodel: anthropic:claude-haiku-4-5\n---\n\n# Capture Evaluator\n\nRecord rules about databases.\n")
+    fake_anthropic.script(tool_use("submit_learnings", {"learnings": [{
+        "category": "tip", "title": f"Connect with DB_PASSWORD={DB_SECRET}",
+        "instruction": f"If asked, type the password {DB_SECRET}."}]}), text("Done."))
+    helper = ScriptedHelper(vet=[passing])
+    run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
+    [vet] = helper.requests["vet"]
+    assert DB_SECRET not in vet.model_dump_json() and "type the password ***" in vet.model_dump_json()
+    [saved] = stored(agent)
+    assert (saved.ch, saved.body) == (Channel.agent, "If asked, type the password ***.")
+
+
+# ---------------------------------------------------------------- what `sessions show` prints (review 18, C)
+
+
+def test_sessions_show_masks_credentials_and_the_log_keeps_the_record(tmp_path, cli, fake_anthropic):
+    agent = make_agent(tmp_path / "libxslt1-dev" / "p", "learning: false")  # a folder redaction reads as random
+    command = f"echo 'login failed for Sup3rS3cret!' >&2; false --password Sup3rS3cret! --token {GHP}"
+    fake_anthropic.script(tool_use("run_shell", {"command": command}), text("Could not log in."))
+    sid = sid_of(cli("run", agent, f"Deploy with {GHP}").stdout)
+    shown = cli("sessions", "show", sid).stdout
+    as_json = cli("sessions", "show", sid, "--json").stdout
+    for printout in (shown, as_json):
+        assert GHP not in printout and "Sup3rS3cret" not in printout
+        assert "--password ***" in printout and "Deploy with ***" in printout
+        assert "login failed for ***" in printout  # the error echoes what the command named
+    assert str(agent.resolve()) in shown  # the log's own fields are shown as written
+    payload = json.loads(as_json)
+    assert payload["agent_path"] == str(agent.resolve()) and payload["id"] == sid and any(e.get("session_id") == sid for e in payload["events"])
+    assert [c["name"] for c in payload["tool_calls"]] == ["run_shell"]
+    log = find_session(sid).path
+    assert GHP in open(log, encoding="utf-8").read()  # the run's record stays as it was
+
+
+# ---------------------------------------------------------------- names in paths (review 18, D)
+
+# Segments of words joined by - or _ with short digit runs are names, not secrets: no `***` in a path shown.
+NAMED_PATHS = [
+    "/tmp/review18-scratch/data-sec/x.md",
+    "Extracted 1 learning(s), 0 quarantined → /tmp/review18-scratch/data-sec/project/b5c6e124d9ea/learnings/s.learnings.md",
+    "cd /work/sprint18-review/src/app && make",
+    "/home/me/src/sprint18-review/strength_training-plan2/notes.md",
+    "/var/lib/ci/builds/release-2026_q3-hotfix4/artifacts/app.tar.gz",
+    "https://example.com/docs/getting-started_v2/install-guide/linux",
+    "AGENTUSE_HELPER_TIMEOUT_SECONDS=120",
+    "PROMETHEUS_MULTIPROC_DIR=/tmp/prom2",
+    "MY_VERY_LONG_CONFIG_VALUE_NAME_2=abc",
+]
+
+
+@pytest.mark.parametrize("ordinary", NAMED_PATHS)
+def test_a_path_of_joined_words_is_shown_as_it_is(ordinary):
+    assert redact_text(ordinary) == ordinary
+
+
+def test_random_tokens_in_a_url_path_are_still_hidden_though_they_hold_dashes():
+    """A url-safe token (`-`, `_`) splits into parts; reading its parts as words would let it through."""
+    import random
+    import string
+
+    rng = random.Random(18)
+    alphabet = string.ascii_letters + string.digits + "-_"
+    tokens = ["".join(rng.choice(alphabet) for _ in range(rng.randint(12, 40))) for _ in range(4000)]
+    tokens = [t for t in tokens if t.strip("-_") == t and ("-" in t or "_" in t) and any(c.isdigit() for c in t)]
+    assert len(tokens) > 1500
+    kept = [t for t in tokens if REDACTED not in redact_text(f"GET /api/v1/invites/{t}/accept")]
+    assert len(kept) <= len(tokens) // 200, kept[:10]  # at most 0.5% read as names
+
+
+def test_the_web_session_page_shows_what_sessions_show_prints(tmp_path, invoke):
+    """The page's event log says it is what `agentuse sessions show` prints: it is masked the same way."""
+    from serve_project import SERVE_TOKEN, awaiting_review, make_project, recorded_replies, signed_in
+
+    from agentuse.serve.app import create_app
+
+    agent = make_project(tmp_path / "blog")
+    sid = awaiting_review(agent, recorded_replies(tmp_path / "rec", f"Pushed with {GHP}."), prompt=f"Push with {GHP}")
+    page = signed_in(create_app(agent.parent.parent, token=SERVE_TOKEN)).get(f"/sessions/{sid}").text
+    assert GHP not in page and "Push with ***" in page and "Pushed with ***." in page
+    assert GHP not in invoke("sessions", "show", sid).stdout
