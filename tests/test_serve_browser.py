@@ -270,15 +270,19 @@ def test_nothing_executable_in_the_output_runs(page, server, agent, tmp_path):
     assert page.evaluate("window.pwned") is None and dialogs == []  # nothing in the output ran
 
 
-def test_request_changes_on_a_replayed_run_warns_first_and_a_failure_is_an_error_banner(page, server, agent):
+def test_request_changes_on_a_replayed_run_warns_first_and_a_failure_is_an_error_banner_and_the_review_stays(page, server, agent):
     sid = awaiting_review(agent)  # the example recording: no reply left for a revision
     visit(page, f"{server}/sessions/{sid}")
     expect(page.locator('[data-testid="replay-warning"]')).to_contain_text("needs a live model")
     page.fill("#comment", "Shorter, please")
     page.click('[data-testid="revise"]')
-    expect(page.locator(".flash.error")).to_contain_text(f"Session {sid}: failed.", timeout=WAIT_MS)
+    # The revision failed, not the review: the output shown still awaits a decision, and the form is still there.
+    banner = page.locator(".flash.error")
+    expect(banner).to_contain_text(f"Session {sid}: awaiting review.", timeout=WAIT_MS)
+    expect(banner).to_contain_text("The revision failed")
     assert page.locator(".flash:not(.error)").count() == 0
-    expect(page.locator('[data-testid="history"] [data-kind="ended"]')).to_contain_text("Run ended failed")
+    expect(page.locator('[data-testid="history"] [data-kind="withdrawn"]')).to_contain_text("Revision failed")
+    expect(page.locator('[data-testid="approve"]')).to_be_visible()
     fits(page)
 
 
