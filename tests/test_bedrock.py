@@ -11,7 +11,7 @@ import re
 import sys
 
 import pytest
-from fakes import Reply, bad_request, server_error, silent, text, throttled, tool_use, unauthorized
+from fakes import Reply, bad_request, server_error, silent, text, throttled, tool_use, unauthorized, session_id_in
 from fakes.bedrock_server import ACCESS_KEY, REGION, SIGV4, model_id
 from helper_cases import ANSWER_TYPES, MODEL_ANSWERS, call
 
@@ -217,7 +217,7 @@ def test_only_aws_credentials_run_an_agent_with_a_tool_and_remember(tmp_path, aw
     aws.script(tool_use("write_file", {"path": "posts/focus.md", "content": "# Focus\n"}, preamble="Saving."),
                text("Saved the post to posts/focus.md", input_tokens=50, output_tokens=12))
     result = invoke("run", agent, "Write about focus")
-    sid = re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", result.stdout).group(1)
+    sid = session_id_in(result.stdout)
     assert (agent.parent / "posts" / "focus.md").read_text() == "# Focus\n"
     first, second = aws.requests
     assert model_id(first) == CLAUDE and SIGV4.match(first.headers["authorization"])

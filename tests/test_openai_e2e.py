@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from fakes import json_answer, text, tool_use
+from fakes import json_answer, text, tool_use, session_id_in
 from agentuse.core import store
 from agentuse.core.learning import State
 
@@ -70,7 +70,7 @@ def test_only_an_openai_key_runs_reviews_and_remembers(tmp_path, fake_openai, mo
         text("Saved the post to posts/focus.md", input_tokens=50, output_tokens=12),
     )
     result = invoke("run", agent, "Write about focus")
-    sid = re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", result.stdout).group(1)
+    sid = session_id_in(result.stdout)
     assert (agent.parent / "posts" / "focus.md").read_text() == "# Focus\n"
     first, second, third = fake_openai.requests
     assert first.path == "/v1/chat/completions" and first.headers["authorization"] == "Bearer sk-fake-openai"
@@ -114,7 +114,7 @@ def test_only_a_local_ollama_runs_an_agent_with_tools_and_reviews_it(tmp_path, f
         text("Saved the post to posts/focus.md"),
     )
     result = invoke("run", agent, "Write about focus")
-    sid = re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", result.stdout).group(1)
+    sid = session_id_in(result.stdout)
     assert (agent.parent / "posts" / "focus.md").read_text() == "# Focus\n"
     first, _ = fake_openai.requests
     assert first.path == "/v1/chat/completions" and first.body["model"] == "qwen3.5:0.8b"

@@ -5,10 +5,9 @@ reviewer can still approve, reject or comment again. Nothing given with the fail
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from fakes import bad_request, text, tool_use
+from fakes import bad_request, text, tool_use, session_id_in
 
 from agentuse.core import store
 from agentuse.core.learning import Channel, Learning, Source
@@ -17,6 +16,8 @@ from agentuse.runtime.approval import find_session
 from agentuse.runtime.events import ModelReplyEvent, RunEnd
 from agentuse.runtime.messages import TextBlock
 from agentuse.runtime.session import SessionLog
+
+pytestmark = pytest.mark.usefixtures("offline_helper")
 
 AGENT = """---
 model: anthropic:claude-test
@@ -39,22 +40,10 @@ def agent(tmp_path):
     return path
 
 
-@pytest.fixture(autouse=True)
-def _offline_helper():
-    # A --remember note is saved through the helper: keep it off the fake server, whose replies are the run's.
-    from agentuse.core.helper.factory import override_helper
-    from agentuse.core.helper.offline import OfflineHelper
-
-    with override_helper(OfflineHelper()):
-        yield
-
-
-def sid_in(output: str) -> str:
-    return re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", output).group(1)
 
 
 def awaiting(cli, agent) -> str:
-    return sid_in(cli("run", agent, "write a post").stdout)
+    return session_id_in(cli("run", agent, "write a post").stdout)
 
 
 def test_a_failed_revision_leaves_the_output_awaiting_review_and_it_can_still_be_approved(agent, cli, fake_anthropic):

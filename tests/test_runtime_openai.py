@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from fakes import bad_request, rate_limited, text, tool_use, unauthorized
+from fakes import bad_request, rate_limited, text, tool_use, unauthorized, session_id_in
 
 from agentuse.runtime.messages import Message, ModelCall, ToolSpec
 from agentuse.runtime.providers import ModelError, OpenAIChatProvider, provider_for
@@ -51,7 +51,7 @@ def test_an_openai_run_replays_offline(tmp_path, fake_openai, monkeypatch, invok
     agent.write_text("---\nmodel: openai:gpt-test\n---\n\nList the project, then say done.\n")
     fake_openai.script(tool_use("list_dir", {"path": "."}), text("done"))
     first = invoke("run", agent, "go")
-    sid = re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", first.stdout).group(1)
+    sid = session_id_in(first.stdout)
     fake_openai.stop()  # no model from here on
     again = invoke("run", agent, "go", "--model", f"replay:{find_session(sid).path}")
     assert again.stdout.startswith("done\n")

@@ -4,11 +4,10 @@ review decisions and the counters they move."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
-from fakes import text, tool_use
+from fakes import text, tool_use, session_id_in
 
 from agentuse.core import store
 from agentuse.core.agent_file import load_agent
@@ -17,6 +16,8 @@ from agentuse.core.learning import Channel, Learning, Source, State
 from agentuse.core.store_format import StoreDoc
 from agentuse.runtime.approval import find_session
 from agentuse.runtime.review import remembered_notes
+
+pytestmark = pytest.mark.usefixtures("offline_helper")
 
 AGENT = """---
 model: anthropic:claude-test
@@ -61,19 +62,6 @@ def counters(location) -> dict[str, tuple[int, int]]:
     return {r.id: (r.injected, r.ok) for r in store.load(location).learnings if r.id in seeded}
 
 
-@pytest.fixture(autouse=True)
-def _offline_helper():
-    # `--remember` saves the note through the helper; keep it off the fake server, whose scripted replies
-    # belong to the runs under test (the remember path has its own tests: tests/test_remember.py).
-    from agentuse.core.helper.factory import override_helper
-    from agentuse.core.helper.offline import OfflineHelper
-
-    with override_helper(OfflineHelper()):
-        yield
-
-
-def session_id_in(output: str) -> str:
-    return re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", output).group(1)
 
 
 def test_a_run_with_a_failed_tool_call_then_a_corrected_one(project, cli, fake_anthropic):

@@ -18,3 +18,10 @@ from .messages_server import (  # noqa: F401  (re-exported for `from fakes impor
 )
 from .openai_server import FakeOpenAIServer, json_answer  # noqa: F401
 from .bedrock_server import FakeBedrockServer, throttled  # noqa: F401
+
+
+def session_id_in(output: str) -> str:
+    """The first session id (a ULID) a command printed."""
+    import re
+
+    return re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", output).group(1)

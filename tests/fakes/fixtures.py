@@ -39,3 +39,14 @@ def fake_bedrock() -> Iterator[FakeBedrockServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def offline_helper() -> Iterator[None]:
+    """Helper calls on the offline evaluator: a `--remember` note is saved through the helper, and must not
+    take the fake server's scripted replies, which belong to the runs under test."""
+    from agentuse.core.helper.factory import override_helper
+    from agentuse.core.helper.offline import OfflineHelper
+
+    with override_helper(OfflineHelper()):
+        yield

@@ -5,10 +5,9 @@ resume"; issue 12, "Revision rounds re-inject the rules in force at that moment,
 
 from __future__ import annotations
 
-import re
 
 import pytest
-from fakes import text
+from fakes import text, session_id_in
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
@@ -19,6 +18,8 @@ from agentuse.core.inject import RELEVANT_HEADING
 from agentuse.core.learning import Channel, Learning, Source, State
 from agentuse.core.store_format import StoreDoc
 from agentuse.runtime.approval import find_session
+
+pytestmark = pytest.mark.usefixtures("offline_helper")
 
 AGENT = """---
 model: anthropic:claude-test
@@ -36,14 +37,6 @@ FIRST = "Keep intros factual rather than promotional"
 ADDED = "Name the source of every statistic"
 LEFT = "Use numbered lists for tips"
 
-
-@pytest.fixture(autouse=True)
-def _offline_helper():
-    from agentuse.core.helper.factory import override_helper
-    from agentuse.core.helper.offline import OfflineHelper
-
-    with override_helper(OfflineHelper()):
-        yield
 
 
 @pytest.fixture
@@ -73,9 +66,6 @@ def agent(tmp_path):
     ]))
     return path, location, ih
 
-
-def session_id_in(output: str) -> str:
-    return re.search(r"\b(01[0-9A-HJKMNP-TV-Z]{24})\b", output).group(1)
 
 
 def injected(location) -> dict[str, int]:
