@@ -47,7 +47,7 @@ def content(rule: Learning) -> tuple:
     return tuple(getattr(rule, key) for key in CONTENT)
 
 
-def _carrier(rule_id: str, carriers: dict[str, str], final: dict[str, Learning]) -> str | None:
+def carrier(rule_id: str, carriers: dict[str, str], final: dict[str, Learning]) -> str | None:
     """The rule in `final` that carries `rule_id` after every merge and rewrite in turn; None if none does."""
     seen = set()
     while rule_id not in final and rule_id in carriers and rule_id not in seen:
@@ -76,8 +76,8 @@ def merge(start: list[Learning], result: list[Learning], now: list[Learning], *,
         if mine is not None:
             continue  # changed in place: its own counts are carried below
         added = {k: getattr(theirs, k) - getattr(old, k) for k in COUNTERS}
-        carrier = _carrier(rule_id, carriers, final)
-        if carrier is None:
+        into = carrier(rule_id, carriers, final)
+        if into is None:
             # Retired (or merged into a rule that itself left). Runs' counts on a rule leaving the set are
             # a few runs' worth; a person's repeat is the strongest evidence there is, and the plan that
             # dropped the rule never saw it. Refuse rather than keep it quietly: the counts and summary
@@ -85,7 +85,7 @@ def merge(start: list[Learning], result: list[Learning], now: list[Learning], *,
             if added["re"] > 0:
                 repeated.append(old.title)
             continue
-        bucket = handed.setdefault(carrier, dict.fromkeys(COUNTERS, 0))
+        bucket = handed.setdefault(into, dict.fromkeys(COUNTERS, 0))
         for key, value in added.items():
             bucket[key] += value
     if edited or repeated:
@@ -146,7 +146,7 @@ def carry_back(before: list[Learning], written: list[Learning], now: list[Learni
     if added is None:
         return None
     final = {r.id: r for r in written}
-    carrier_of = {rule.id: _carrier(rule.id, carriers or {}, final) for rule in before}
+    carrier_of = {rule.id: carrier(rule.id, carriers or {}, final) for rule in before}
     claimed = set(carrier_of.values())
     if any(any(counts.values()) for rule_id, counts in added.items() if rule_id not in claimed):
         return None

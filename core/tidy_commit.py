@@ -103,13 +103,6 @@ def diff(before: str, after: str, name: str) -> str:
 # --- merging onto what is there now -------------------------------------------------------------------------
 
 
-def carriers(state: TidyState) -> dict[str, str]:
-    """Each rule the tidy-up merged or rewrote into another id -> the id it produced (a later pass may
-    consume that product in turn: `store_merge` follows the chain)."""
-    return {source: change.result for change in state.changes if change.result
-            for source in change.ids if source != change.result}
-
-
 def merge_onto(start: list[Learning], result: list[Learning], now: list[Learning],
                moved: dict[str, str] | None = None) -> list[Learning]:
     """The tidy-up's result applied to the store as it is now (core/store_merge.py): counts runs and people
@@ -131,14 +124,14 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         store_now = _read(location.store_path)
         now_doc = prepared.doc if store_now == prepared.store_bytes else _parse(store_now, location)
         doc = store_doc(prepared, state)
-        doc.learnings = merge_onto(prepared.doc.learnings, state.learnings, now_doc.learnings, carriers(state))
+        doc.learnings = merge_onto(prepared.doc.learnings, state.learnings, now_doc.learnings, state.carriers())
         new_agent = agent_text(prepared, block)
         new_store = render(doc)
         archive = _archive_append(location, state, now_doc.learnings)
         snapshot = snapshots.take(location, agent_before=agent_now, store_before=store_now,
                                   agent_after=new_agent.encode("utf-8"), store_after=new_store.encode("utf-8"),
                                   block_after=block, summary=summary, archive=archive, complete=False,
-                                  carriers=carriers(state))
+                                  carriers=state.carriers())
         # Archived before the store drops them: a crash in between leaves a rule in both, never in neither.
         if archive is not None:
             store.atomic_write(location.archive_path, archive.after.decode("utf-8"))

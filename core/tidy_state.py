@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.helper.protocol import Draft
 from agentuse.core.learning import VET_OFFLINE, Learning, State
+from agentuse.core import store_merge
 from agentuse.core.ranking import rank
 from agentuse.core.store_format import new_id as draw_id
 from agentuse.core.model_defaults import empty_list
@@ -175,13 +176,16 @@ class TidyState:
         self.changes.append(Change(kind=kind, pass_no=pass_no, ids=[s.id for s in sources], result=product.id,
                                    title=product.title, reason=reason))
 
+    def carriers(self) -> dict[str, str]:
+        """Each rule this tidy-up merged or rewrote into another id -> the id it produced (a later pass may
+        consume that product in turn: `store_merge.carrier` follows the chain)."""
+        return {source: change.result for change in self.changes if change.result
+                for source in change.ids if source != change.result}
+
     def successor(self, rule_id: str) -> str:
         """The rule in force that now carries `rule_id`'s words: itself, or what it was merged or rewritten
-        into, followed through every later change of this tidy-up."""
-        for change in self.changes:
-            if change.result and rule_id in change.ids and change.result != rule_id:
-                rule_id = change.result
-        return rule_id
+        into; `rule_id` when no rule in force carries it."""
+        return store_merge.carrier(rule_id, self.carriers(), {r.id: r for r in self.in_force()}) or rule_id
 
     def quarantine(self, rule: Learning, *, why: str) -> None:
         """Set aside with the reason, stamped with the instructions it failed against (an already
