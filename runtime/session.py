@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import read_regular, writing
-from agentuse.runtime.events import EVENT_ADAPTER, Event
+from agentuse.runtime.events import EVENT_ADAPTER, Event, read_back
 
 
 def utc_now() -> str:
@@ -88,7 +88,7 @@ def read_events(path: Path) -> tuple[list[Event], list[str]]:
         except (ValueError, ValidationError) as problem:  # UnicodeDecodeError is a ValueError
             last = all(not rest.strip() for rest in lines[number:])
             notes.append(f"{path.name}:{number}: {_unreadable(problem, line, last=last)}")
-    return events, notes
+    return read_back(events), notes
 
 
 def _unreadable(problem: ValueError, line: bytes, *, last: bool) -> str:
