@@ -174,3 +174,18 @@ def test_a_session_log_with_no_readable_event(project, tmp_path):
 def test_serve_on_a_port_that_is_not_one(tmp_path, port):
     line = one_error_line(CliRunner().invoke(app, ["serve", "-C", str(tmp_path), "--port", port]))
     assert line == f"error: --port {port} is not a port: give a number from 1 to 65535 (default 8765)"
+
+
+@pytest.mark.parametrize("editor", ["rm -f", "{mkdir}"])
+def test_an_editor_that_leaves_no_file_where_the_copy_was(project, monkeypatch, tmp_path, editor):
+    """The editor deleted the copy (or left a folder there): nothing to merge, so nothing is written."""
+    project.seed(3)
+    before = project.location.store_path.read_bytes()
+    script = tmp_path / "mkdir.py"
+    script.write_text("import os, sys\nos.remove(sys.argv[1])\nos.mkdir(sys.argv[1])\n")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor.format(mkdir=f"{sys.executable} {script}"))
+    line = one_error_line(CliRunner().invoke(app, ["learnings", str(project.agent), "--edit"]))
+    assert f"edits{os.sep}blog-writer." in line, line
+    assert line.endswith(f"nothing was written to {project.location.store_path}"), line
+    assert project.location.store_path.read_bytes() == before
