@@ -189,3 +189,21 @@ def test_an_editor_that_leaves_no_file_where_the_copy_was(project, monkeypatch, 
     assert f"edits{os.sep}blog-writer." in line, line
     assert line.endswith(f"nothing was written to {project.location.store_path}"), line
     assert project.location.store_path.read_bytes() == before
+
+
+def test_migrate_that_cannot_delete_an_original_says_so_in_one_line(tmp_path):
+    root = tmp_path / "proj"
+    (root / "old").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    agent = root / "old" / "blog.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-sonnet-5\nlearning: true\n---\n\n# Blog\n\nWrite posts.\n")
+    source = root / "old" / "blog.agentuse.learnings.md"
+    source.write_bytes((Path(__file__).parents[2] / "examples" / "seeds" / "blog-writer.learnings.md").read_bytes())
+    (root / "old").chmod(0o555)  # the original cannot be deleted from its folder
+    try:
+        result = cli("learnings", "migrate", str(agent), "--delete-source", as_user=True)
+    finally:
+        (root / "old").chmod(0o755)
+    line = one_line(result)
+    assert line.startswith(f"error: could not delete {source}: permission denied"), line
+    assert source.exists() and "copied: " in result.stdout
