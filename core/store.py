@@ -365,9 +365,12 @@ def archive_base(location: AgentLocation, existing: bytes | None) -> str:
 
 def archive_entries(learnings: list[Learning], *, reason: str) -> str:
     """The text one append adds after `archive_base`: the rules, retired with the reason."""
-    retired = [Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
-               for rule in learnings]
-    return "".join(f"\n\n{render_entry(rule)}" for rule in retired) + "\n"
+    return "".join(f"\n\n{render_entry(retired(rule, reason=reason))}" for rule in learnings) + "\n"
+
+
+def retired(rule: Learning, *, reason: str) -> Learning:
+    """`rule` as the archive holds it once retired for `reason`."""
+    return Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
 
 
 def unarchive(location: AgentLocation, rule_id: str) -> Learning | None:

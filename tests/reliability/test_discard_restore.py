@@ -187,3 +187,22 @@ def test_restore_cuts_only_its_own_entry_out_of_the_archive(agent):
     after = location.archive_path.read_text()
     entries = before.split("\n\n")
     assert after == "\n\n".join(e for e in entries if "cccc0002" not in e)  # the others, byte for byte
+
+
+# ---------------------------------------------------------------- a discard or restore cut short
+
+
+def _cut_short(agent, rule_id):
+    """What a discard killed between its two writes leaves (the archive written, the store not yet), and a
+    restore killed between its two (the store written, the archived copy not yet taken out): the rule in
+    both files."""
+    location = store.locate(agent)
+    store.archive(location, [r for r in stored(agent) if r.id == rule_id], reason="discarded by hand")
+    return location
+
+
+def test_a_discard_run_again_after_one_cut_short_archives_the_rule_once(agent):
+    _cut_short(agent, "aaaa0001")
+    assert invoke("learnings", "discard", agent, "aaaa0001").exit_code == 0
+    assert "aaaa0001" not in {r.id for r in stored(agent)}
+    assert [r.id for r in archived(agent)] == ["aaaa0001"]
