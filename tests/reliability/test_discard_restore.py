@@ -206,3 +206,22 @@ def test_a_discard_run_again_after_one_cut_short_archives_the_rule_once(agent):
     assert invoke("learnings", "discard", agent, "aaaa0001").exit_code == 0
     assert "aaaa0001" not in {r.id for r in stored(agent)}
     assert [r.id for r in archived(agent)] == ["aaaa0001"]
+
+
+def test_a_restore_run_again_after_one_cut_short_finishes_it(agent):
+    _cut_short(agent, "aaaa0001")
+    before = stored(agent)
+    result = invoke("learnings", "restore", agent, "aaaa0001")
+    assert result.exit_code == 0, result.output
+    assert "already in the store" in result.output and "discard that rule first" not in result.output
+    assert stored(agent) == before and archived(agent) == []
+
+
+def test_a_restore_over_a_different_rule_with_that_id_still_refuses(agent):
+    location = _cut_short(agent, "aaaa0001")
+    with store.transaction(location) as doc:  # a tool-errors supersede keeps the id with new words
+        doc.learnings = [r.model_copy(update={"body": "Reworded since."}) if r.id == "aaaa0001" else r
+                         for r in doc.learnings]
+    result = runner.invoke(app, ["learnings", "restore", str(agent), "aaaa0001"])
+    assert result.exit_code == 1 and "is in the store already" in result.stderr
+    assert [r.id for r in archived(agent)] == ["aaaa0001"]
