@@ -159,6 +159,8 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
     """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
     _root(location).mkdir(parents=True, exist_ok=True)
+    # A pass killed before its manifest wrote no pending marker, so `recover` never looks for its folder.
+    _sweep_unfinished(location)
     seq = max((s.manifest.seq for s in _all(location)), default=0) + 1  # under the caller's locks
     while True:  # two passes in one second can draw the same 4 hex: draw again rather than fail the pass
         folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"

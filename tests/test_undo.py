@@ -310,3 +310,27 @@ def test_snapshots_an_older_version_wrote_in_one_second_still_sort_and_undo(agen
     newer.folder.joinpath(snapshots.MANIFEST).unlink()  # out of the way: undo the old ones
     assert snapshots.undo(location).manifest.summary == "2"
     assert location.store_path.read_bytes() == b"s"
+
+
+def test_a_snapshot_killed_before_its_manifest_is_swept_by_the_next_tidy_up(agent, monkeypatch):
+    """Killed before its manifest, a snapshot folder holds copies of both files and is never offered to undo
+    (nor swept by `recover`: no pending marker was written yet). The next snapshot sweeps it."""
+    location = store.locate(agent)
+    real_write = store.atomic_write
+
+    def dies_at_the_manifest(target, text, **options):
+        if target.name == snapshots.MANIFEST:
+            raise KeyboardInterrupt("killed")
+        real_write(target, text, **options)
+
+    monkeypatch.setattr(store, "atomic_write", dies_at_the_manifest)
+    with pytest.raises(KeyboardInterrupt):
+        run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    monkeypatch.setattr(store, "atomic_write", real_write)
+    root = location.consolidations_dir / agent.name.removesuffix(".agentuse")
+    [abandoned] = [folder for folder in root.iterdir() if not (folder / snapshots.MANIFEST).exists()]
+    assert (abandoned / "agent.before").exists()
+
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    assert not abandoned.exists()
+    assert [s.folder for s in snapshots.listing(location)] == [f for f in root.iterdir()]
