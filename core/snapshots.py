@@ -254,6 +254,8 @@ def recover(location: store.AgentLocation) -> None:
     with locks(location):
         _sweep_unfinished(location)
         for snapshot in _all(location):
+            if not snapshot.manifest.settled:
+                require_parts(snapshot)
             if snapshot.manifest.undoing:
                 _finish_undo(location, snapshot)
             elif not snapshot.manifest.complete:
@@ -294,6 +296,21 @@ def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
     shutil.rmtree(folder)
 
 
+def require_parts(snapshot: Snapshot) -> None:
+    """Every file the manifest says its folder holds, checked before anything is written from them: a
+    folder emptied by hand must not read as "there was no store" (undo would delete it) nor stop an undo
+    halfway, after the agent file and before the store."""
+    manifest = snapshot.manifest
+    needed = ["agent.before", *(["store.before"] if manifest.store_existed else []),
+              *(["archive.before"] if manifest.archive_after is not None and manifest.archive_existed else []),
+              *([STORE_UNDO] if manifest.undo_from is not None else [])]
+    missing = [name for name in needed if not check_regular(snapshot.folder / name, "snapshot file")]
+    if missing:
+        raise UndoError(f"{snapshot.folder}: the snapshot has no {' and no '.join(missing)} (removed by hand?), so the "
+                        f"{manifest.kind} of {manifest.created} cannot be undone or finished from it; nothing was "
+                        "restored. Move that folder out of the way and run the command again.")
+
+
 def latest(location: store.AgentLocation) -> Snapshot | None:
     snapshots = listing(location)
     return snapshots[0] if snapshots else None
@@ -319,6 +336,7 @@ def undo(location: store.AgentLocation) -> Snapshot:
     if snapshot is None:
         raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
                         f"rules, has been recorded (or the last one was already undone).")
+    require_parts(snapshot)
     with locks(location):
         changed = blockers(location, snapshot)
         if changed:

@@ -334,3 +334,35 @@ def test_a_snapshot_killed_before_its_manifest_is_swept_by_the_next_tidy_up(agen
     run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
     assert not abandoned.exists()
     assert [s.folder for s in snapshots.listing(location)] == [f for f in root.iterdir()]
+
+
+@pytest.mark.parametrize("part", ["store.before", "agent.before", "archive.before"])
+def test_a_snapshot_missing_a_part_its_manifest_names_refuses_the_undo_in_one_line(agent, part):
+    """A snapshot folder emptied by hand (or restored from a partial backup): undo must not read a missing
+    store.before as "there was no store" and delete the store, nor crash; it says which file is missing."""
+    location = store.locate(agent)
+    store.archive(location, [store.load(location).learnings[0]], reason="drained")  # so archive.before exists
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    [snapshot] = snapshots.listing(location)
+    (snapshot.folder / part).unlink()
+    files = {path: path.read_bytes() for path in (agent, location.store_path, location.archive_path)}
+
+    with pytest.raises(UndoError) as refused:
+        snapshots.undo(location)
+    assert str(snapshot.folder) in str(refused.value) and part in str(refused.value)
+    assert {path: path.read_bytes() for path in files} == files
+
+
+def test_an_interrupted_commit_whose_snapshot_lost_its_agent_copy_is_one_error_for_every_reader(agent, monkeypatch):
+    from typer.testing import CliRunner
+
+    from agentuse.cli.app import app
+
+    location = store.locate(agent)
+    with pytest.raises(KeyboardInterrupt), killed_writing(location.store_path, monkeypatch):
+        run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    [folder] = [f for f in (location.consolidations_dir / "blog-writer").iterdir()]
+    (folder / "agent.before").unlink()
+    result = CliRunner().invoke(app, ["learnings", str(agent), "--json"])
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.startswith(f"error: {folder}") and "agent.before" in result.stderr
