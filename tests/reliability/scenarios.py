@@ -100,3 +100,23 @@ def resume(config: dict) -> dict:
 
 
 SCENARIOS.update(undo=undo, resume=resume)
+
+
+def discard(config: dict) -> dict:
+    """`agentuse learnings discard <agent> <id>`."""
+    from agentuse.core.discard import discard as discard_rule
+
+    discard_rule(store.locate(Path(config["agent"])), config["rule"])
+    return {}
+
+
+def restore(config: dict) -> dict:
+    """`agentuse learnings restore <agent> <id>`, vetted by the offline evaluator (no key in the tests)."""
+    from agentuse.core.helper.offline import OfflineHelper
+    from agentuse.flows.restore import run_restore
+
+    restored = run_restore(Path(config["agent"]), config["rule"], agent_arg=config["agent"], helper=OfflineHelper())
+    return {"lines": restored.lines}
+
+
+SCENARIOS.update(discard=discard, restore=restore)
