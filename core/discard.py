@@ -36,17 +36,10 @@ def discard(location: store.AgentLocation, rule_id: str) -> Learning:
     with store.transaction(location) as doc:
         rule = find(doc.learnings, rule_id, where=str(location.store_path))
         # Archive first, inside the store lock: if writing the archive fails, the rule stays in the store.
-        # A discard killed after that write left it in both; run again, it does not file a second copy.
-        if not _archived_already(location, rule):
-            store.archive(location, [rule], reason=DISCARD_REASON)
+        # A discard killed after that write left it in both; run again, it files no second copy (store.archive).
+        store.archive(location, [rule], reason=DISCARD_REASON)
         doc.learnings = [r for r in doc.learnings if r.id != rule.id]
     return rule
-
-
-def _archived_already(location: store.AgentLocation, rule: Learning) -> bool:
-    with store.lock_for(location.archive_path):
-        copies = [r for r in store.load_archive(location).learnings if r.id == rule.id]
-    return bool(copies) and copies[-1].model_dump() == store.retired(rule, reason=DISCARD_REASON).model_dump()
 
 
 def discarded_line(rule: Learning) -> str:

@@ -343,24 +343,34 @@ def save(location: AgentLocation, doc: StoreDoc) -> None:
 
 
 def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) -> None:
-    """Append retired rules to the agent's archive file. The archive is only ever appended to."""
+    """Append retired rules to the agent's archive file. The archive is only ever appended to. A rule whose
+    newest archived copy is this very retirement is not filed again: a writer killed after archiving it and
+    before writing the store left it in both files, and the same command run again retires it again."""
     if not learnings:
         return
     path = location.archive_path
     with lock_for(path):
-        existing = read_optional(path, "learnings archive")
-        atomic_write(path, archive_base(location, existing) + archive_entries(learnings, reason=reason))
+        base, doc = _archive_base(location, read_optional(path, "learnings archive"))
+        newest = {rule.id: rule for rule in doc.learnings} if doc is not None else {}  # the last copy wins
+        fresh = [rule for rule in learnings if rule.id not in newest
+                 or newest[rule.id].model_dump() != retired(rule, reason=reason).model_dump()]
+        if fresh:
+            atomic_write(path, base + archive_entries(fresh, reason=reason))
 
 
 def archive_base(location: AgentLocation, existing: bytes | None) -> str:
     """What new archive entries are appended to: the archive as it is, right-trimmed, or a fresh header.
     So the archive before an append, right-trimmed, is always an exact prefix of the file after it, and one
     append's bytes stay where they were however many come after (undo takes a tidy-up's back out)."""
+    return _archive_base(location, existing)[0]
+
+
+def _archive_base(location: AgentLocation, existing: bytes | None) -> tuple[str, StoreDoc | None]:
     text = None if existing is None else _decode(location.archive_path, existing)
     if text is None or not text.strip():
-        return render(StoreDoc(name=location.name, agent=location.breadcrumb)).rstrip()
-    parse(text, filename=str(location.archive_path), include_retired=True)  # never append to what we cannot read
-    return text.rstrip()
+        return render(StoreDoc(name=location.name, agent=location.breadcrumb)).rstrip(), None
+    doc = parse(text, filename=str(location.archive_path), include_retired=True)  # never append to what we cannot read
+    return text.rstrip(), doc
 
 
 def archive_entries(learnings: list[Learning], *, reason: str) -> str:

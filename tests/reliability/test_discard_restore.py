@@ -225,3 +225,26 @@ def test_a_restore_over_a_different_rule_with_that_id_still_refuses(agent):
     result = runner.invoke(app, ["learnings", "restore", str(agent), "aaaa0001"])
     assert result.exit_code == 1 and "is in the store already" in result.stderr
     assert [r.id for r in archived(agent)] == ["aaaa0001"]
+
+
+
+def test_an_edit_made_again_after_one_cut_short_archives_the_rule_it_removed_once(agent, monkeypatch, tmp_path):
+    """--edit archives the rules the person deleted, then writes the store. Killed in between, the person
+    makes the edit again: the archive must not file the rule twice."""
+    import sys
+
+    from tidy_scenario import killed_writing
+
+    location = store.locate(agent)
+    editor = tmp_path / "drop.py"
+    editor.write_text("import sys\np = sys.argv[1]\nparts = open(p).read().split('\\n### ')\n"
+                      "open(p, 'w').write('\\n### '.join(x for x in parts if 'id:aaaa0002' not in x))\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    with killed_writing(location.store_path, monkeypatch):
+        killed = runner.invoke(app, ["learnings", str(agent), "--edit"])
+    assert killed.exit_code == 130  # click's exit for a KeyboardInterrupt: the process died there
+    assert [r.id for r in archived(agent)] == ["aaaa0002"] and "aaaa0002" in {r.id for r in stored(agent)}
+    assert invoke("learnings", agent, "--edit").exit_code == 0
+    assert [r.id for r in archived(agent)] == ["aaaa0002"]
+    assert "aaaa0002" not in {r.id for r in stored(agent)}
