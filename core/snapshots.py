@@ -48,7 +48,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import check_regular, read_optional
+from agentuse.core.file_access import check_regular, make_folder, read_optional
 from agentuse.core.learned_block import BlockRule, read_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
@@ -158,7 +158,7 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
          kind: str = TIDY_UP, carriers: dict[str, str] | None = None) -> Snapshot:
     """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
-    _root(location).mkdir(parents=True, exist_ok=True)
+    make_folder(_root(location))
     # A pass killed before its manifest wrote no pending marker, so `recover` never looks for its folder.
     _sweep_unfinished(location)
     seq = max((s.manifest.seq for s in _all(location)), default=0) + 1  # under the caller's locks

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import check_regular, read_optional, writing
+from agentuse.core.file_access import check_regular, make_folder, read_optional, writing
 from agentuse.core.learning import Learning, State
 # Where a store lives is its own module (no pydantic, no GitPython): `learnings --path` needs only that.
 from agentuse.core.location import (  # noqa: F401 - re-exported
@@ -82,8 +82,7 @@ def lock_for(path: Path) -> FileLock:
     threads and processes (one instance per path, so a save() inside a transaction() cannot deadlock).
     A planted link at the lock file is refused like one at the file itself."""
     path = Path(os.path.abspath(path))
-    with writing(path.parent, kept="nothing was written"):
-        path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     refuse_link(Path(f"{path}.lock"))
     from agentuse.core.file_lock import FileLock
 
@@ -144,7 +143,7 @@ def _replace(path: Path, text: str | bytes) -> None:
     if path.exists() and not os.access(path, os.W_OK):
         # os.replace would happily swap out a read-only file; keep the owner's "do not write" meaning.
         raise PermissionError(errno.EACCES, "file is not writable", str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     _sweep_stale_temps(path)
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import FileAccessError, read_optional, read_regular
+from agentuse.core.file_access import FileAccessError, make_folder, read_optional, read_regular
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
@@ -61,7 +61,7 @@ def begin(location: store.AgentLocation) -> tuple[Path, bytes]:
     stem = location.key.removesuffix(store.AGENT_SUFFIX)
     stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
     copy = location.project_dir / "edits" / f"{stem}.{stamp}{store.STORE_SUFFIX}"
-    copy.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(copy.parent)
     store.atomic_write(copy, baseline)
     return copy, baseline
 

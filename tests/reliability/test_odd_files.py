@@ -207,3 +207,25 @@ def test_migrate_that_cannot_delete_an_original_says_so_in_one_line(tmp_path):
     line = one_line(result)
     assert line.startswith(f"error: could not delete {source}: permission denied"), line
     assert source.exists() and "copied: " in result.stdout
+
+
+# --- a file where the state directory keeps a folder -------------------------------------------------------
+
+
+@pytest.mark.parametrize("folder,command", [
+    ("edits", ["learnings", "{agent}", "--edit"]),
+    ("archive", ["learnings", "discard", "{agent}", "{rule}"]),
+    ("learnings", ["learnings", "discard", "{agent}", "{rule}"]),
+    ("session", ["run", "{agent}", "--model", f"replay:{REPLAY}"]),
+    ("effectiveness", ["learnings", "stats", "{agent}", "--rebuild"]),
+])
+def test_a_file_where_a_state_folder_belongs(project, monkeypatch, folder, command):
+    doc = project.seed(3)
+    monkeypatch.setenv("EDITOR", "true")
+    blocker = project.location.project_dir / folder
+    shutil.rmtree(blocker, ignore_errors=True)
+    blocker.write_text("not a folder\n")
+    args = [arg.format(agent=project.agent, rule=doc.learnings[0].id) for arg in command]
+    line = one_error_line(CliRunner().invoke(app, args))
+    assert line.startswith(f"error: {blocker}: is a file where agentuse keeps a folder"), line
+    assert blocker.read_text() == "not a folder\n"
