@@ -101,7 +101,7 @@ def make_folder(folder: Path, *, kept: str = "nothing was written") -> None:
     naming it (`writing` leaves FileExistsError to exclusive creates, so a bare mkdir would escape it)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
+    except (FileExistsError, NotADirectoryError):  # the folder, or one of its parents, is a file
         blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
         raise FileAccessError(f"{blocker}: is a file where agentuse keeps a folder; move it out of the way, then "
                               f"run the command again; {kept}") from None
