@@ -48,7 +48,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import check_regular, make_folder, read_optional
+from agentuse.core.file_access import FileAccessError, check_regular, make_folder, read_optional
 from agentuse.core.learned_block import BlockRule, read_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
@@ -213,10 +213,16 @@ def _all(location: store.AgentLocation) -> list[Snapshot]:
         return []
     found = []
     for folder in (p for p in root.iterdir() if p.is_dir()):
+        path = folder / MANIFEST
         try:
-            manifest = Manifest.model_validate(json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
-            written = (folder / MANIFEST).stat().st_mtime_ns
-        except (FileNotFoundError, ValueError):
+            if not check_regular(path, "snapshot manifest"):
+                continue
+        except FileAccessError:  # a folder, FIFO or device in its place: never opened, and not a snapshot
+            continue
+        try:
+            manifest = Manifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+            written = path.stat().st_mtime_ns
+        except (FileNotFoundError, ValueError):  # one that does not parse is not a snapshot either
             continue
         found.append((_order(manifest, folder, written), Snapshot(folder=folder, manifest=manifest)))
     return [snapshot for _, snapshot in sorted(found, key=lambda pair: pair[0], reverse=True)]

@@ -229,3 +229,17 @@ def test_a_file_where_a_state_folder_belongs(project, monkeypatch, folder, comma
     line = one_error_line(CliRunner().invoke(app, args))
     assert line.startswith(f"error: {blocker}: is a file where agentuse keeps a folder"), line
     assert blocker.read_text() == "not a folder\n"
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_snapshot_manifest_that_is_not_a_file_is_never_opened(project, kind):
+    """A FIFO in a manifest's place would block every command that lists snapshots (a device would be read
+    without end); a folder there crashed them. Like a manifest that does not parse, it is not a snapshot."""
+    project.seed(20)  # over the cap: the tidy-up has work to do, and leaves a snapshot
+    assert CliRunner().invoke(app, ["learnings", "tidy", str(project.agent)]).exit_code == 0
+    [manifest] = project.location.consolidations_dir.glob("*/*/manifest.json")
+    manifest.unlink()
+    manifest.mkdir() if kind == "folder" else os.mkfifo(manifest)
+    line = one_line(cli("learnings", "undo", str(project.agent)))
+    assert line.startswith("error: Nothing to undo"), line
+    assert cli("learnings", str(project.agent), "--json").returncode == 0
