@@ -120,3 +120,21 @@ def restore(config: dict) -> dict:
 
 
 SCENARIOS.update(discard=discard, restore=restore)
+
+
+def edit(config: dict) -> dict:
+    """`agentuse learnings <agent> --edit`, with an editor that deletes one rule and retitles another."""
+    from agentuse.core import store_edit
+
+    location = store.locate(Path(config["agent"]))
+    copy, baseline = store_edit.begin(location)
+    parts = copy.read_text(encoding="utf-8").split("\n### ")
+    kept = [part for part in parts if f"id:{config['drop']}" not in part]
+    title = f"] {config['title']}\n"  # the heading as it was: an edit already made is not made twice
+    copy.write_text("\n### ".join(part.replace(title, title[:-1] + " (edited)\n", 1) for part in kept),
+                    encoding="utf-8")
+    store_edit.finish(location, copy, baseline)
+    return {}
+
+
+SCENARIOS.update(edit=edit)

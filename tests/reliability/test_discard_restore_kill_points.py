@@ -77,3 +77,32 @@ def test_a_restore_killed_at_any_operation_and_run_again_puts_the_rule_back_once
     saved = {path: path.read_bytes() for path in (location.store_path, location.archive_path)}
     problems, points = _trials(fork_server, location, "restore", {"agent": str(project.agent), "rule": rule}, saved)
     assert not problems, f"{len(problems)} problems over {points} kill points:\n" + "\n".join(problems)
+
+
+def test_an_edit_killed_at_any_operation_and_made_again_archives_the_removed_rule_once(fork_server, seeded):
+    """--edit archives the rules the person deleted, then writes the store, then removes its copy."""
+    project, _ = seeded
+    location = project.location
+    first, second = parse(location.store_path.read_text()).learnings[:2]
+    config = {"agent": str(project.agent), "drop": first.id, "title": second.title}
+    saved = {location.store_path: location.store_path.read_bytes(), location.archive_path: None}
+    for _ in range(2):
+        _put_back(location, saved)
+        calibration = fork_server.ask({"cmd": "trial", "scenario": "edit", "config": config})
+        assert calibration["exit"] == 0, calibration
+    trace, problems = calibration["trace"], []
+    for k in range(len(trace)):
+        _put_back(location, saved)
+        killed = fork_server.ask({"cmd": "trial", "scenario": "edit", "config": config, "kill_at": k})
+        assert killed["signal"] == signal.SIGKILL, (k, trace[k], killed)
+        trial = f"killed before operation {k} of {len(trace)} ({trace[k].rsplit('/', 1)[-1]})"
+        again = fork_server.ask({"cmd": "trial", "scenario": "edit", "config": config})
+        if again["exit"] != 0:
+            problems.append(f"{trial}: the same edit made again failed: {again.get('error')}")
+        rules = parse(location.store_path.read_text()).learnings
+        titles = [r.title for r in rules if r.id == second.id]
+        if first.id in {r.id for r in rules} or titles != [second.title + " (edited)"]:
+            problems.append(f"{trial}: the store does not hold the edit once: {titles}")
+        if (count := _ids(location.archive_path).count(first.id)) != 1:
+            problems.append(f"{trial}: the removed rule is in the archive {count}x")
+    assert not problems, f"{len(problems)} problems over {len(trace)} kill points:\n" + "\n".join(problems)
