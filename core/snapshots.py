@@ -49,7 +49,8 @@ from pydantic import BaseModel
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import FileAccessError, check_regular, make_folder, read_optional
-from agentuse.core.learned_block import BlockRule, read_block
+from agentuse.core.agent_errors import BlockMarkerError
+from agentuse.core.learned_block import BlockRule, find_block, read_block, write_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
@@ -288,12 +289,18 @@ def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
         return
     store_before = _read(folder / "store.before") if manifest.store_existed else None
     if store_now == manifest.store_after and store_now != digest(store_before):
-        return  # the store was written and the agent file edited since: not ours to guess
+        # Both files were written, and the agent file edited since: the pass is done, and undo (which
+        # refuses over an edit, naming the file) is the one to judge it.
+        mark_complete(snapshot)
+        return
     agent_before = (folder / "agent.before").read_bytes()
     if agent_now == manifest.agent_after:
         _restore(location.agent_path, agent_before, follow_symlinks=True)
     elif agent_now != digest(agent_before):
-        return  # edited by hand since the crash: leave it for undo to explain
+        rolled = _block_rolled_back(location, manifest, agent_before)
+        if rolled is None:
+            return  # the block itself was edited since the crash: left for undo to explain (`undo`)
+        _restore(location.agent_path, rolled, follow_symlinks=True)
     # The archive was appended to first, so its rules are in both files now; the store keeps them. When it
     # was not written yet (or was changed since), `_archive_target` says so and it is left as it is.
     restorable, archive_before = _archive_target(snapshot, _read(location.archive_path))
@@ -317,6 +324,27 @@ def require_parts(snapshot: Snapshot) -> None:
                         "restored. Move that folder out of the way and run the command again.")
 
 
+def _block_rolled_back(location: store.AgentLocation, manifest: Manifest, agent_before: bytes) -> bytes | None:
+    """The agent file as it is now, edited by a person since a commit was cut short after writing it, with
+    the learned block as it was before the commit, byte for byte: the edit (outside the block) is kept and
+    the rules the commit made permanent come back out. None when the block is neither the commit's nor the
+    one before it: rolling back would then throw away what the person wrote there."""
+    now, name = _read(location.agent_path), str(location.agent_path)
+    try:
+        text, before = (now or b"").decode("utf-8"), agent_before.decode("utf-8")
+        block = read_block(text, filename=name)
+        if block is not None and block == read_block(before, filename=name):
+            return now  # put back by hand already: only the store side is left to roll back
+        span, old = find_block(text, filename=name), find_block(before, filename=name)
+    except (BlockMarkerError, UnicodeDecodeError):
+        return None
+    if span is None or block_digest(block or []) != manifest.block_after:
+        return None
+    if old is None:  # the commit added the block: it goes, with the blank line it added
+        return write_block(text, [], filename=name).encode("utf-8")
+    return (text[:span.start_line] + before[old.start_line:old.after] + text[span.after:]).encode("utf-8")
+
+
 def latest(location: store.AgentLocation) -> Snapshot | None:
     snapshots = listing(location)
     return snapshots[0] if snapshots else None
@@ -338,6 +366,12 @@ def undo(location: store.AgentLocation) -> Snapshot:
     the next command (`recover`), and a reader that settles first never sees one file undone and not the
     other."""
     recover(location)
+    for stuck in (s for s in _all(location) if not s.manifest.settled):
+        raise UndoError(
+            f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing {location.agent_path}, "
+            f"and the learned block there was edited since, so it was neither finished nor rolled back. Put the "
+            f"block back as it is in {stuck.folder / 'agent.before'} (edits elsewhere in the file can stay), then "
+            "run any command: it rolls the rest back.")
     snapshot = latest(location)
     if snapshot is None:
         raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
