@@ -556,3 +556,34 @@ def test_the_web_session_page_shows_what_sessions_show_prints(tmp_path, invoke):
     page = signed_in(create_app(agent.parent.parent, token=SERVE_TOKEN)).get(f"/sessions/{sid}").text
     assert GHP not in page and "Push with ***" in page and "Pushed with ***." in page
     assert GHP not in invoke("sessions", "show", sid).stdout
+
+
+# ---------------------------------------------------------------- a provider's error text (review 19)
+
+OPENAI_KEY = "sk-proj-Q7vR2mLx9PzT4wK8bN3cY6dF1hJ5sA0eG2iU4oX7"
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_provider_error_that_echoes_the_key_prints_and_keeps_none_of_it(tmp_path, invoke, fake_anthropic,
+                                                                          fake_openai, monkeypatch, provider):
+    """Proxies and OpenAI-compatible servers put the key they were sent in the error text ("Received API Key
+    = sk-..."), and a hostile one can send megabytes: the message a person reads (and a session log keeps)
+    names the fault, never the key, and stays one readable line."""
+    from fakes import error
+
+    server, key = (fake_anthropic, SK_ANT) if provider == "anthropic" else (fake_openai, OPENAI_KEY)
+    for name, value in server.env(api_key=key).items():
+        monkeypatch.setenv(name, value)
+    model = "anthropic:claude-test" if provider == "anthropic" else "openai:gpt-test"
+    agent = make_agent(tmp_path / "p", "learning: true").resolve()
+    agent.write_text(agent.read_text().replace("anthropic:claude-test", model))
+    echoed = f"Authentication Error, Received API Key = {key}. " + "padding " * 200_000
+    server.script(default=lambda request: error(400, "invalid_request_error", echoed))
+    result = invoke("learnings", "add", agent, "Always cite sources")
+    assert key not in result.stdout + result.stderr
+    assert "the API answered 400: Authentication Error, Received API Key = ***" in result.stdout
+    assert len(result.stdout) < 5_000
+    ran = invoke("run", agent, "hello", code=1)
+    assert key not in ran.stdout + ran.stderr and len(ran.stderr) < 5_000
+    logs = list((store.locate(agent).store_path.parents[1] / "session").glob("*.jsonl"))
+    assert logs and all(key not in log.read_text(encoding="utf-8") for log in logs)
