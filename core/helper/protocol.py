@@ -145,7 +145,7 @@ class InvalidAnswerError(PermanentHelperError):
 # (extract, ground, reconcile) in protocol_capture.py, each loaded on first use: a command that saves one
 # note never builds the tidy-up's models, nor a tidy-up capture's. `protocol.PlanRequest` still works.
 _TIDY_MESSAGES = frozenset({"MoveKind", "Move", "PlanRequest", "PlanAnswer", "Dropped", "RewriteRequest",
-                            "RewriteAnswer", "BlockRequest", "RewrittenRule", "BlockAnswer"})
+                            "RewriteAnswer", "BlockRequest", "RewrittenRule", "BlockDrop", "BlockAnswer"})
 _CAPTURE_MESSAGES = frozenset({"ExtractRequest", "ExtractAnswer", "GroundRequest", "GroundAnswer", "ReconcileAction",
                                "ReconcileRequest", "ReconcileAnswer"})
 

@@ -65,6 +65,14 @@ class RewrittenRule(BaseModel):
     covers: list[str]
 
 
+class BlockDrop(Dropped):
+    """An input rule of the permanent block left out because another rule now fully states it. The rule
+    named is audited for it like a cover: a drop that names no rule of the rewrite is no drop."""
+
+    stated_by: str | None = Field(None, description="the id of the input rule whose output rule (the one that "
+                                                    "covers it) now fully states this one")
+
+
 class BlockAnswer(BaseModel):
     rules: list[RewrittenRule]
-    dropped: list[Dropped] = Field(default_factory=empty_list)
+    dropped: list[BlockDrop] = Field(default_factory=empty_list)
