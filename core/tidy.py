@@ -16,6 +16,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict
 
 from agentuse.core import grouping
+from agentuse.core.clip import clip
 from agentuse.core.gate import Decision, Proposal, check_text
 from agentuse.core.helper.overlap import NEAR_DUPLICATE
 from agentuse.core.helper.similarity import analyze, overlap
@@ -293,7 +294,7 @@ def apply_pass(state: TidyState, pass_no: int, moves: list[Move], replacements: 
                 if decision.passed:
                     state.retire(rule, reason=f'superseded by "{by.title}"', pass_no=pass_no)
                     continue
-                lost = "; ".join(m.what for m in decision.missing if m.id == rule_id)
+                lost = "; ".join(clip(m.what, 160) for m in decision.missing if m.id == rule_id)
                 why = f'"{by.title}" does not carry {lost}' if lost else decision.why
                 state.notes.append(f'retire of "{rule.title}" not applied: {why}')
     for replacement, decision in zip(replacements, decisions[:len(replacements)], strict=True):
