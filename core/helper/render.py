@@ -1,12 +1,14 @@
 """Requests rendered as the user message a model reads, and the prompt files loaded beside them.
 
 Untrusted text (the contract, the trace, rule text) goes inside XML-style tags so the model can tell
-data from instructions. The contract is never truncated (spec: "The vet sees the whole contract");
+data from instructions, and cannot write those tags itself: where it holds one (a tool result that says
+`</trace>`, a rule that opens `<rule human="yes">`), its `<` is sent as `&lt;` (`data`). The contract is never truncated (spec: "The vet sees the whole contract");
 only the trace is bounded, keeping its head and its tail, because a run can be arbitrarily long.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
@@ -36,6 +38,17 @@ def prompt(operation: str, *, json_answer: bool = False) -> str:
     return text.replace(_BY_TOOL, _BY_JSON) if json_answer else text
 
 
+# Every tag this module writes; a longer name first, so `rules_in_force` is not read as `rules`.
+_TAGS = ("capture_guidance", "contract", "rules_in_force", "rules", "rule", "trace", "candidates", "candidate",
+         "reviewer_comment", "reviewed_output", "new_rule", "originals", "rewritten", "draft", "learned_block")
+_OUR_TAG = re.compile(r"<(?=/?(?:" + "|".join(_TAGS) + r")(?![\w-]))", re.IGNORECASE)
+
+
+def data(text: str) -> str:
+    """Text for inside a section: it cannot close its section or open another."""
+    return _OUR_TAG.sub("&lt;", text) if "<" in text else text
+
+
 def bound_trace(trace: str, limit: int = MAX_TRACE_CHARS) -> str:
     if len(trace) <= limit:
         return trace
@@ -53,7 +66,7 @@ def rule(ref: p.RuleRef) -> str:
     words = len(ref.text.split())
     attrs = _attrs(id=ref.id, category=ref.category.value, human="yes" if ref.human else None,
                    re=ref.re, commented=ref.commented, ok=ref.ok, injected=ref.injected, date=ref.date, words=words)
-    return f"<rule{attrs}>\n{ref.text}\n</rule>"
+    return f"<rule{attrs}>\n{data(ref.text)}\n</rule>"
 
 
 def rules(refs: list[p.RuleRef], tag: str = "rules_in_force") -> str:
@@ -64,11 +77,11 @@ def rules(refs: list[p.RuleRef], tag: str = "rules_in_force") -> str:
 def draft(d: p.Draft, tag: str = "draft", **attrs: object) -> str:
     body = d.body.strip()
     text = d.title if not body or body == d.title else f"{d.title}\n{body}"
-    return f"<{tag}{_attrs(category=d.category.value, **attrs)}>\n{text}\n</{tag}>"
+    return f"<{tag}{_attrs(category=d.category.value, **attrs)}>\n{data(text)}\n</{tag}>"
 
 
 def section(tag: str, text: str) -> str:
-    return f"<{tag}>\n{text}\n</{tag}>"
+    return f"<{tag}>\n{data(text)}\n</{tag}>"
 
 
 def render(operation: str, request: p.BaseModel) -> str:
@@ -80,11 +93,12 @@ def render(operation: str, request: p.BaseModel) -> str:
     elif isinstance(r, p.VetRequest):
         cands = "\n".join(
             f"<candidate{_attrs(id=c.id, category=c.category.value, human='yes' if c.human else None)}>\n"
-            f"{c.text}\n</candidate>"
+            f"{data(c.text)}\n</candidate>"
             for c in r.candidates
         )
         parts = [section("contract", r.contract), rules(r.rules_in_force),
-                 section("trace", bound_trace(r.trace) or "(no trace recorded)"), section("candidates", cands)]
+                 section("trace", bound_trace(r.trace) or "(no trace recorded)"),
+                 f"<candidates>\n{cands}\n</candidates>"]  # each candidate's text is data already
     elif isinstance(r, p.GroundRequest):
         parts = [section("reviewer_comment", r.comment),
                  section("reviewed_output", r.reviewed_output or "(not available)"),
