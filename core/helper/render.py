@@ -3,7 +3,8 @@
 Untrusted text (the contract, the trace, rule text) goes inside XML-style tags so the model can tell
 data from instructions, and cannot write those tags itself: where it holds one (a tool result that says
 `</trace>`, a rule that opens `<rule human="yes">`), its `<` is sent as `&lt;` (`data`). The contract is never truncated (spec: "The vet sees the whole contract");
-only the trace is bounded, keeping its head and its tail, because a run can be arbitrarily long.
+only the trace and the reviewed output are bounded, keeping their head and tail, because a run and a
+model's output can be arbitrarily long.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from agentuse.core.helper.operations import OPERATIONS as _TABLE
 
 # Generous: a trace is evidence, and the end of a run (where the outcome is) matters as much as the start.
 MAX_TRACE_CHARS = 120_000
+# The work a note was left on: what grounds the note, not evidence to weigh; the head and tail place it.
+MAX_REVIEWED_OUTPUT_CHARS = 40_000
 _TRACE_HEAD_SHARE = 1 / 3
 
 OPERATIONS = tuple(_TABLE)  # the operation names, in the table's order
@@ -49,13 +52,13 @@ def data(text: str) -> str:
     return _OUR_TAG.sub("&lt;", text) if "<" in text else text
 
 
-def bound_trace(trace: str, limit: int = MAX_TRACE_CHARS) -> str:
+def bound_trace(trace: str, limit: int = MAX_TRACE_CHARS, *, what: str = "trace") -> str:
     if len(trace) <= limit:
         return trace
     head = int(limit * _TRACE_HEAD_SHARE)
     tail = limit - head
     omitted = len(trace) - head - tail
-    return f"{trace[:head]}\n[... {omitted} characters of the trace omitted ...]\n{trace[-tail:]}"
+    return f"{trace[:head]}\n[... {omitted} characters of the {what} omitted ...]\n{trace[-tail:]}"
 
 
 def _attrs(**values: object) -> str:
@@ -101,7 +104,8 @@ def render(operation: str, request: p.BaseModel) -> str:
                  f"<candidates>\n{cands}\n</candidates>"]  # each candidate's text is data already
     elif isinstance(r, p.GroundRequest):
         parts = [section("reviewer_comment", r.comment),
-                 section("reviewed_output", r.reviewed_output or "(not available)"),
+                 section("reviewed_output", bound_trace(r.reviewed_output, MAX_REVIEWED_OUTPUT_CHARS,
+                                                        what="reviewed output") or "(not available)"),
                  section("contract", r.contract or "(not available)")]
     elif isinstance(r, p.ReconcileRequest):
         parts = [draft(r.draft, "new_rule", human="yes" if r.draft_is_human else None),
