@@ -277,3 +277,19 @@ def test_a_rule_dropped_twice_is_dropped_once(agent):
     assert [b.text for b in read_block(agent.read_text())] == ["Cite every source before publishing",
                                                                "Never promise results"]
     assert [(e.kind, e.text) for e in result.block_edits if e.kind == "dropped"] == [("dropped", "Cite every source")]
+
+
+def test_a_credential_a_block_rewrite_writes_never_reaches_the_agent_file(agent):
+    """Every other rule a model writes is redacted (a Draft); the permanent block's rules go into a file that
+    is committed to the repository."""
+    _block_with(agent, "Connect to the reporting database read-only", "Use the replica for reports")
+
+    def rewrite(request: p.BlockRequest) -> p.BlockAnswer:
+        return p.BlockAnswer(rules=[p.RewrittenRule(
+            category="tip", covers=["b1", "b2"],
+            text="Connect to the reporting replica read-only with DB_PASSWORD=zq8Xv2LmP0rT")])
+
+    run_tidy(agent, helper=helper(rewrite_block=rewrite), today=TODAY)
+    written = agent.read_text()
+    assert "zq8Xv2LmP0rT" not in written
+    assert "- [tip] Connect to the reporting replica read-only with DB_PASSWORD=***" in written

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from agentuse.core.helper.protocol import Draft, Message, RuleRef
 from agentuse.core.learning import Category
 from agentuse.core.model_defaults import empty_list
+from agentuse.core.redact import Redacted
 
 
 class MoveKind(str, Enum):
@@ -61,7 +62,7 @@ class RewrittenRule(BaseModel):
     the rule as the agent file holds it)."""
 
     category: Category = Category.tip
-    text: str
+    text: Redacted  # it goes into the agent file, which is committed: no credential, as for every Draft
     covers: list[str]
 
 
