@@ -91,7 +91,9 @@ class VetRequest(Message):
 class VetVerdict(BaseModel):
     id: str = Field(description="the candidate id this verdict is for")
     verdict: Verdict
-    detail: str = Field("", description="for duplicate/contradiction: the conflicting text, quoted exactly")
+    # Redacted: the quote becomes a quarantine reason in the learnings file, and the contract it quotes is
+    # sent as written.
+    detail: Redacted = Field("", description="for duplicate/contradiction: the conflicting text, quoted exactly")
     against: str | None = Field(
         None, description="for duplicate/contradiction: 'contract', or the id of the rule in force it collides with"
     )

@@ -587,3 +587,23 @@ def test_a_provider_error_that_echoes_the_key_prints_and_keeps_none_of_it(tmp_pa
     assert key not in ran.stdout + ran.stderr and len(ran.stderr) < 5_000
     logs = list((store.locate(agent).store_path.parents[1] / "session").glob("*.jsonl"))
     assert logs and all(key not in log.read_text(encoding="utf-8") for log in logs)
+
+
+def test_a_vet_that_quotes_a_credential_from_the_agent_file_stores_none_of_it(tmp_path, cli, fake_anthropic):
+    """The contract goes to the vet as written (it must see the whole of it); the quote it answers with is a
+    model's text, and becomes the quarantine reason in the learnings file, outside the repository."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+    agent.write_text(agent.read_text() + f"- Connect with DB_PASSWORD={DB_SECRET} and never to production\n")
+    seed(agent, [rule("a1b2c3d4", "Connect to production for reports", ih="000000000000")])  # stale
+
+    def answer(request):
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        return tool_use(request.forced_tool, {"verdicts": [
+            {"id": i, "verdict": "contradiction", "detail": f"Connect with DB_PASSWORD={DB_SECRET} and never "
+                                                            "to production"} for i in ids]})
+
+    fake_anthropic.script(default=answer)
+    cli("learnings", "tidy", agent)
+    [quarantined] = stored(agent)
+    assert quarantined.why == 'contradicts the contract: "Connect with DB_PASSWORD=*** and never to production"'
+    assert DB_SECRET not in store.locate(agent).store_path.read_text(encoding="utf-8")
