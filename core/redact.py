@@ -259,6 +259,14 @@ def mask_known(text: str, found: set[str]) -> str:
     return text
 
 
+def redact_texts(*texts: str | None) -> list[str | None]:
+    """Several texts of one origin (a reviewer's note, the comment beside it, the work it was left on), each
+    redacted, with a value recognised in one masked in all."""
+    found: set[str] = set()
+    redacted = [redact_text(text, found) if text else text for text in texts]
+    return [mask_known(text, found) if text and found else text for text in redacted]
+
+
 def mask_known_value(value: Any, found: set[str]) -> Any:
     if isinstance(value, dict):
         return {k: mask_known_value(v, found) for k, v in value.items()}
