@@ -12,14 +12,27 @@ the user's own instructions and go as written (the vet sees the whole contract).
 from __future__ import annotations
 
 import threading
-from typing import Protocol, runtime_checkable
+from typing import Annotated, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
 from agentuse.core.learning import Category, Learning, Verdict, rule_text
+from agentuse.core.clip import clip
 from agentuse.core.redact import Redacted, redacted_together
 from agentuse.core.model_defaults import empty_list
+
+
+REASON_CHARS = 300  # a model's reason or quote is one line of a report, a note, a quarantine reason
+
+
+def _short_line(text: str) -> str:
+    return clip(" ".join(text.split()), REASON_CHARS)
+
+
+# A reason, a quote or "what is missing" a model wrote: printed, kept in snapshots and shown on pages, so a
+# hostile answer's megabyte of it is one short line.
+Reason = Annotated[str, AfterValidator(_short_line)]
 
 
 class Message(BaseModel):
@@ -93,7 +106,8 @@ class VetVerdict(BaseModel):
     verdict: Verdict
     # Redacted: the quote becomes a quarantine reason in the learnings file, and the contract it quotes is
     # sent as written.
-    detail: Redacted = Field("", description="for duplicate/contradiction: the conflicting text, quoted exactly")
+    detail: Annotated[Redacted, AfterValidator(_short_line)] = Field(
+        "", description="for duplicate/contradiction: the conflicting text, quoted exactly")
     against: str | None = Field(
         None, description="for duplicate/contradiction: 'contract', or the id of the rule in force it collides with"
     )
@@ -113,7 +127,7 @@ class AuditRequest(Message):
 
 class Missing(BaseModel):
     id: str
-    what: str = Field(description="the case, threshold, exception or example no longer carried")
+    what: Reason = Field(description="the case, threshold, exception or example no longer carried")
 
 
 class AuditAnswer(BaseModel):

@@ -9,7 +9,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core.helper.protocol import Draft, Message, RuleRef
+from agentuse.core.helper.protocol import Draft, Message, Reason, RuleRef
 from agentuse.core.learning import Category
 from agentuse.core.model_defaults import empty_list
 from agentuse.core.redact import Redacted
@@ -25,7 +25,7 @@ class MoveKind(str, Enum):
 class Move(BaseModel):
     kind: MoveKind
     ids: list[str] = Field(description="the rules this move consumes; each id in at most one move")
-    reason: str = ""
+    reason: Reason = ""
     superseded_by: str | None = Field(None, description="for retire: the id of the rule that now states it")
 
 
@@ -39,7 +39,7 @@ class PlanAnswer(BaseModel):
 
 class Dropped(BaseModel):
     id: str
-    reason: str
+    reason: Reason
 
 
 class RewriteRequest(Message):
