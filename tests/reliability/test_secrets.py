@@ -607,3 +607,14 @@ def test_a_vet_that_quotes_a_credential_from_the_agent_file_stores_none_of_it(tm
     [quarantined] = stored(agent)
     assert quarantined.why == 'contradicts the contract: "Connect with DB_PASSWORD=*** and never to production"'
     assert DB_SECRET not in store.locate(agent).store_path.read_text(encoding="utf-8")
+
+
+def test_only_agentuses_own_layout_under_the_state_dir_is_exempt(monkeypatch):
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", "/tmp")
+    shown = "/tmp/tmp.0Tf3qLEfQb/project/02e9e0199cc3/learnings/blog.learnings.md"
+    assert redact_text(f"→ {shown}") != f"→ {shown}"  # not under /tmp/project/: judged as any other path
+    assert ENTROPY not in redact_text(f"cat /tmp/{ENTROPY}/x")
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", "/tmp/tmp.0Tf3qLEfQb")
+    assert redact_text(f"→ {shown}") == f"→ {shown}"
+    assert redact_text(f"token ghp_{'a1' * 18} in /tmp/tmp.0Tf3qLEfQb/project/x") == \
+        "token *** in /tmp/tmp.0Tf3qLEfQb/project/x"  # a credential format is still one, wherever it is
