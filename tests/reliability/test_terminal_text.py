@@ -124,3 +124,26 @@ def test_escapes_a_model_writes_reach_no_file_no_prompt_and_no_terminal(tmp_path
     cli("run", agent, "write a post")
     system = fake_anthropic.requests[-1].body["system"]
     assert not [c for c in raw if c in system] and "Cite sources before publishing" in system
+
+
+def test_bidirectional_overrides_a_model_writes_are_removed(tmp_path, cli, fake_anthropic):
+    """Trojan-source text: U+202E and its kin make a rule read one way on screen and another to the model
+    (and to the vet). A model's rule has no use for them; they go with the control characters."""
+    from agentuse.core import store
+    from fakes import tool_use
+
+    agent = tmp_path / "blog.agentuse"
+    agent.write_text(BLOCK_AGENT)
+    title = "Cite sources \u202ebefore\u202c publishing \u2067x\u2069"
+    answers = {"submit_ground": {"rule": {"title": title}}, "submit_audit": {"missing": []},
+               "submit_reconcile": {"action": "new"}}
+
+    def model(request):
+        if request.forced_tool == "submit_vet":
+            return tool_use("submit_vet", {"verdicts": [{"id": "note", "verdict": "pass"}]})
+        return tool_use(request.forced_tool, answers[request.forced_tool])
+
+    fake_anthropic.script(default=model)
+    cli("learnings", "add", agent, "Always cite sources")
+    [saved] = store.load(store.locate(agent)).learnings
+    assert saved.title == "Cite sources before publishing x"
