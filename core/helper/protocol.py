@@ -23,7 +23,9 @@ from agentuse.core.redact import Redacted, redacted_together
 from agentuse.core.model_defaults import empty_list
 
 
-REASON_CHARS = 300  # a model's reason or quote is one line of a report, a note, a quarantine reason
+# A model's reason or quote is one line of a report, a note or a quarantine reason: bounded here, where the
+# answer is read, generously (the places that show one clip it to their own width, 160-300 characters).
+REASON_CHARS = 2_000
 
 
 def _short_line(text: str) -> str:
