@@ -33,9 +33,10 @@ def printable(text: str) -> str:
 
 
 # An escape sequence as terminals read it: CSI (ESC [ or C1 0x9b) parameters and a final byte; OSC, DCS and
-# the other string sequences up to BEL or ST; or ESC and one more byte.
+# the other string sequences up to BEL or ST (or the line's end: an unterminated one takes no more text);
+# or ESC and one more byte.
 _SEQUENCE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-                       r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+                       r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
                        r"|\x1b[ -~]?")
 _LINE_END = re.compile(r"\r\n?")
 # C0 and C1 controls but newline and tab, and the bidirectional embeddings, overrides and isolates

@@ -147,3 +147,13 @@ def test_bidirectional_overrides_a_model_writes_are_removed(tmp_path, cli, fake_
     cli("learnings", "add", agent, "Always cite sources")
     [saved] = store.load(store.locate(agent)).learnings
     assert saved.title == "Cite sources before publishing x"
+
+
+def test_plain_removes_whole_sequences_and_keeps_the_text_around_them():
+    from agentuse.core.terminal_text import plain
+
+    assert plain("Cite\x1b[1;31m sources\x1b[0m\x07 now") == "Cite sources now"
+    assert plain("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ b") == "alink b"  # hyperlink, ST-terminated
+    assert plain("keep\x1b]0;unterminated title\nthe next line") == "keep\nthe next line"
+    assert plain("x\r\ny\rz\x00\x9b2J\u202eq\tw") == "x\ny\nzq\tw"
+    assert plain("Plain text, ünïcode and emoji 👍") == "Plain text, ünïcode and emoji 👍"
