@@ -5,8 +5,8 @@ Whenever a model writes the wording of a rule that would take the place of other
 fold or merged rule at capture and remember, a tidy-up rewrite, a rule of the permanent-block rewrite —
 that wording passes three checks before it replaces anything:
 
-1. in code: it has words, and it is within the spec's 800 characters (longer is an invalid answer, not a
-   rule to truncate);
+1. in code: it has words, it is within the spec's 800 characters (longer is an invalid answer, not a
+   rule to truncate), and it holds no markdown heading (a rule that needs one is more than one rule);
 2. the vet: against the complete contract and the rules in force that it does not itself replace, it must
    pass (a duplicate or a contradiction of what stays in force is not a safe replacement);
 3. the audit: against every original it claims to carry, "what instruction does it no longer carry" (a
@@ -18,6 +18,8 @@ the flows make the calls (one vet call for every proposal of a step, one audit p
 """
 
 from __future__ import annotations
+
+import re
 
 from pydantic import BaseModel, Field
 
@@ -79,13 +81,21 @@ def note_ref(text: str, *, key: str = "note") -> RuleRef:
     return RuleRef(id=key, text=text, human=True)
 
 
+# An ATX heading line (CommonMark: up to 3 spaces, 1-6 #, then a blank or the end of the line).
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
+
+
 def check_text(draft: Draft | None) -> str | None:
-    """The checks in code. None when the wording may go on to the vet and the audit."""
+    """The checks in code. None when the wording may go on to the vet and the audit. A heading is refused
+    as the spec's rule style says (a rule that needs one is more than one rule), and because it would open
+    a section of its own in the next run's system prompt."""
     if draft is None or not draft.text:
         return "the model returned an empty rule"
     size = len(draft.text)
     if size > RULE_CHAR_LIMIT:
         return f"the model's rule is {size:,} characters, over the {RULE_CHAR_LIMIT}-character limit"
+    if "#" in draft.text and _HEADING.search(draft.text):
+        return "the model's rule holds a markdown heading; a rule that needs headings is more than one rule"
     return None
 
 

@@ -155,17 +155,47 @@ def _changed(block: list[BlockRule], rule: RewrittenRule) -> bool:
 
 def proposals(agent: str, block: list[BlockRule], answer: BlockAnswer) -> list[Proposal]:
     """Each output rule that is not an input passed through unchanged, for the gate (core/gate.py), keyed by
-    its index in the answer. Inputs it is audited as losing go back untouched, so none is required."""
+    its index in the answer, with the inputs dropped for it: it must state those too. An unchanged rule
+    that absorbs a drop is audited for the drop alone (its own wording is the file's, nothing to vet).
+    Inputs it is audited as losing go back untouched, so none is required."""
     refs = {r.id: r for r in block_request(block).rules}
+    drops = drops_by_rule(block, answer)
     out = []
     for index, rule in enumerate(answer.rules):
-        covers = _known(rule.covers, refs)
-        if covers and _changed(block, rule):  # a rule that claims no input carries nothing to audit
+        covers = _known(rule.covers, refs)  # a rule that claims no input carries nothing to audit
+        changed = bool(covers) and _changed(block, rule)
+        absorbed = [refs[d.id] for d in drops.get(index, [])]
+        if changed or absorbed:
             first, _, rest = rule.text.partition("\n")
             out.append(Proposal(key=str(index), label=f"{agent}/block/rule-{index + 1}", must_carry=[],
-                                draft=Draft(category=rule.category, title=first, body=rest),
-                                originals=[refs[i] for i in covers]))
+                                draft=Draft(category=rule.category, title=first, body=rest), vet=changed,
+                                originals=[*(refs[i] for i in covers if changed), *absorbed]))
     return out
+
+
+def drops_by_rule(block: list[BlockRule], answer: BlockAnswer) -> dict[int, list]:
+    """The drops that name a rule of the rewrite, by the index of the output rule that covers the rule named
+    (spec: a rule is dropped only when another rule now fully states it). Any other drop is no drop."""
+    by_id = dict(zip(block_ids(block), block, strict=True))
+    dropped = {d.id for d in answer.dropped}
+    owner: dict[str, int] = {}
+    for index, rule in enumerate(answer.rules):
+        for rule_id in _known(rule.covers, by_id):
+            owner.setdefault(rule_id, index)
+    out: dict[int, list] = {}
+    for drop in _first_per_id(answer):
+        target = drop.stated_by
+        if drop.id in by_id and drop.reason.strip() and target in owner and target not in dropped:
+            out.setdefault(owner[target], []).append(drop)
+    return out
+
+
+def _first_per_id(answer: BlockAnswer) -> list:
+    """A model that names one rule dropped twice drops it once (check_claims counts it once)."""
+    first: dict[str, object] = {}
+    for drop in answer.dropped:
+        first.setdefault(drop.id, drop)
+    return list(first.values())
 
 
 def _known(ids: list[str], by_id: dict) -> list[str]:
@@ -191,23 +221,35 @@ def fold_edits(edits: list[BlockEdit]) -> list[BlockEdit]:
 def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
                   decisions: dict[str, Decision]) -> tuple[list[BlockRule], list[BlockEdit]]:
     """The new block: each output rule, with inputs the gate says it lost put back untouched beside it
-    (all of its inputs when its wording failed the vet or could not be audited)."""
+    (all of its inputs when its wording failed the vet or could not be audited), and so are the inputs
+    dropped for it that it does not state, and every drop that names no rule of the rewrite."""
     by_id = dict(zip(block_ids(block), block, strict=True))
+    drops = drops_by_rule(block, answer)
     result: list[BlockRule] = []
     edits: list[BlockEdit] = []
+
+    def keep_back(rule_id: str, reason: str) -> None:
+        original = by_id[rule_id]
+        result.append(original)
+        edits.append(BlockEdit(kind="kept back", category=original.category.value, text=original.text,
+                               reason=reason))
+
     for index, rule in enumerate(answer.rules):
         covers = _known(rule.covers, by_id)
+        mine = drops.get(index, [])
+        changed = _changed(block, rule)
         decision = decisions.get(str(index))
+        audited = [*(covers if changed else []), *(d.id for d in mine)]
         if decision is None:
             missing: dict[str, str] = {}
         elif not decision.passed:
-            missing = {i: decision.why for i in covers}
+            missing = {i: decision.why for i in audited}
         else:
             missing = {}
             for m in decision.missing:
                 missing[m.id] = f"{missing[m.id]}; {m.what}" if m.id in missing else m.what
         carried = [i for i in covers if i not in missing]
-        if carried and not _changed(block, rule):
+        if carried and not changed:
             result.append(by_id[carried[0]])
         elif carried:
             new = BlockRule(category=rule.category, text=rule.text)
@@ -217,14 +259,16 @@ def apply_rewrite(block: list[BlockRule], answer: BlockAnswer,
                                    sources=[by_id[i].text for i in carried]))
         for rule_id in covers:
             if rule_id in missing:
-                original = by_id[rule_id]
-                result.append(original)
-                edits.append(BlockEdit(kind="kept back", category=original.category.value, text=original.text,
-                                       reason=missing[rule_id]))
-    for dropped in answer.dropped:
-        if dropped.id not in by_id:
-            continue
-        original = by_id[dropped.id]
-        edits.append(BlockEdit(kind="dropped", category=original.category.value, text=original.text,
-                               reason=dropped.reason))
+                keep_back(rule_id, missing[rule_id])
+        for drop in mine:
+            if drop.id in missing or not carried:
+                keep_back(drop.id, missing.get(drop.id) or "the rule it was dropped for was not kept")
+            else:
+                original = by_id[drop.id]
+                edits.append(BlockEdit(kind="dropped", category=original.category.value, text=original.text,
+                                       reason=drop.reason))
+    placed = {d.id for ds in drops.values() for d in ds}
+    for drop in _first_per_id(answer):
+        if drop.id in by_id and drop.id not in placed:
+            keep_back(drop.id, "dropped without naming a rule of the rewrite that states it")
     return result, edits

@@ -19,6 +19,9 @@ import time
 from typing import Any
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429})  # and every status >= 500
+# A fault's text is the server's to write: proxies echo the key they were sent ("Received API Key = sk-..."),
+# and a hostile endpoint can send megabytes. It is printed, and kept in session logs, as one short line.
+ERROR_TEXT_CHARS = 500
 
 # Short names of transient faults, for the one line a retry prints ("model overloaded, retrying in ...").
 _REASONS = {529: "overloaded", 503: "overloaded", 429: "rate-limited", 408: "timed out", 409: "busy (409)"}
@@ -57,7 +60,7 @@ class CallError(Exception):
 
     def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
                  timed_out: bool = False) -> None:
-        super().__init__(message)
+        super().__init__(_one_short_line(message))
         self.status, self.retry_after, self.timed_out = status, retry_after, timed_out
 
     @property
@@ -76,6 +79,16 @@ class CallError(Exception):
             return TransientHelperError(text, operation=operation, status=self.status, reason=self.reason,
                                         retry_after=self.retry_after)
         return PermanentHelperError(text, operation=operation, status=self.status)
+
+
+def _one_short_line(message: str) -> str:
+    from agentuse.core.redact import redact_text
+
+    # Redacted before it is cut, so a key the cut would split is still recognised whole.
+    head = redact_text(" ".join(message[:4 * ERROR_TEXT_CHARS].split()))
+    if len(head) <= ERROR_TEXT_CHARS and len(message) <= 4 * ERROR_TEXT_CHARS:
+        return head
+    return f"{head[:ERROR_TEXT_CHARS]} [... {max(len(message) - ERROR_TEXT_CHARS, 1):,} more characters]"
 
 
 def from_anthropic(sdk: Any, exc: Exception) -> CallError | None:

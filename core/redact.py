@@ -34,6 +34,7 @@ A message with several redacted fields (a draft's title and body) shares one fou
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -145,6 +146,8 @@ class _Redaction:
 
     def _long(self, m: re.Match) -> str:
         token = m.group(0)
+        if "/" in token and _in_state_dir(m):
+            return token
         if "/" in token and is_path(token):  # each segment judged alone: a token in a URL path is still one
             return "/".join(self.hide(part) if high_entropy(part) or random_segment(part) else part
                             for part in token.split("/"))
@@ -175,6 +178,21 @@ class _Redaction:
         if not is_secret_name(name) or _placeholder(value) or not _looks_like_a_credential(value):
             return m.group(0)
         return name + sep + self.hide(value)
+
+
+_WORD_START = re.compile(r"[^\s\"'`(<]*$")
+
+
+def _in_state_dir(m: re.Match) -> bool:
+    """The long token is part of a path under the state directory the person named (`AGENTUSE_DATA_DIR`):
+    `mktemp -d` and `agentuse demo` give it a random-looking name, which is theirs, not a credential, and
+    below it are agentuse's own folders (`project/<hash>/...`). Without this, "Extracted ... → <learnings
+    file>" lost its folder. Only that layout: a data dir of `/tmp` does not make all of /tmp a name."""
+    root = os.environ.get("AGENTUSE_DATA_DIR", "").rstrip("/")
+    if len(root) < 2 or root not in m.string:
+        return False
+    word = m.string[m.start() - len(_WORD_START.search(m.string, 0, m.start()).group(0)):m.end()]
+    return word.startswith(root + "/project/")
 
 
 def redact_text(text: str, found: set[str] | None = None) -> str:
@@ -257,6 +275,14 @@ def mask_known(text: str, found: set[str]) -> str:
                         reverse=True):
         text = text.replace(value, REDACTED)
     return text
+
+
+def redact_texts(*texts: str | None) -> list[str | None]:
+    """Several texts of one origin (a reviewer's note, the comment beside it, the work it was left on), each
+    redacted, with a value recognised in one masked in all."""
+    found: set[str] = set()
+    redacted = [redact_text(text, found) if text else text for text in texts]
+    return [mask_known(text, found) if text and found else text for text in redacted]
 
 
 def mask_known_value(value: Any, found: set[str]) -> Any:

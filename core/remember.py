@@ -13,13 +13,13 @@ it is stored active. It works with no learning configuration at all; it reaches 
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date
 
 from pydantic import BaseModel
 
 from agentuse.core.cap import Incoming, Placed, Placement, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
-from agentuse.core.screen import text_key
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State, Verdict
@@ -54,8 +54,14 @@ def to_vet(note: Note, draft: Draft, fold: ReconcileAnswer | None, rules: list[L
 
 
 def is_verbatim(draft: Draft, text: str) -> bool:
-    """The model handed the note back as written: nothing to audit, it carries the note by construction."""
-    return text_key(draft.text) == text_key(text)
+    """The model handed the note back as written: nothing to audit, it carries the note by construction.
+    Case, spacing and the sentence's closing mark do not count; every other character does (the words-only
+    `text_key` would take `latency > 2 s` for `latency < 2 s`, and `1.5` for `1,5`)."""
+    return _as_written(draft.text) == _as_written(text)
+
+
+def _as_written(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split()).rstrip(".!;: ")
 
 
 def candidate(note: Note, draft: Draft) -> Candidate:

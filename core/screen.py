@@ -31,9 +31,15 @@ from agentuse.core.learning import Learning, State
 from agentuse.core.model_defaults import empty_list
 
 
+# The tokens of a rule's identity: numbers with their decimal or thousands separators, words, and the
+# symbols that carry meaning (a comparison, a sign, a percentage). "latency > 2 s" is not "latency < 2 s".
+_KEY_TOKENS = re.compile(r"\d+(?:[.,]\d+)*|\w+|[<>=≤≥≠±%+−]|(?<!\w)-(?=\d)")
+
+
 def text_key(text: str) -> str:
-    """Identity of a rule's wording: case, punctuation and spacing do not count."""
-    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+    """Identity of a rule's wording: case, spacing and punctuation do not count; what changes what the
+    rule says (a comparison, a sign, a decimal separator) does."""
+    return " ".join(_KEY_TOKENS.findall(unicodedata.normalize("NFKC", text).casefold()))
 
 
 def same_rule(a: Candidate, b: Candidate) -> bool:

@@ -3,6 +3,10 @@
 A path, a rule or a model's output may hold an ESC (recolour, retitle, hide the line), a CR (overwrite it)
 or a BEL. Every terminal printout goes through `printable`, which keeps newlines and tabs (multi-line rules
 are printed as lines) and shows every other C0 and C1 control character as a visible escape.
+
+A model's answer is untrusted input, and no rule needs a control character: `plain` removes them (whole
+escape sequences, so no `[31m` is left behind, and the bidirectional overrides of "trojan source" text) before the answer is validated, so none reaches a store, an
+agent file or a prompt. A person's own text is theirs, and is only ever shown with `printable`.
 """
 
 from __future__ import annotations
@@ -26,6 +30,37 @@ def _show(match: re.Match) -> str:
 
 def printable(text: str) -> str:
     return _CONTROL.sub(_show, text)
+
+
+# An escape sequence as terminals read it: CSI (ESC [ or C1 0x9b) parameters and a final byte; OSC, DCS and
+# the other string sequences up to BEL or ST (or the line's end: an unterminated one takes no more text);
+# or ESC and one more byte.
+_SEQUENCE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+                       r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+                       r"|\x1b[ -~]?")
+_LINE_END = re.compile(r"\r\n?")
+# C0 and C1 controls but newline and tab, and the bidirectional embeddings, overrides and isolates
+# (U+202A-U+202E, U+2066-U+2069), which make text read one way on screen and another to a model.
+_OTHER_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def plain(text: str) -> str:
+    """`text` with its escape sequences and control characters removed; newlines and tabs stay, and a CR
+    is a line end."""
+    if text.isprintable():  # the common case: nothing to remove (newline, tab and format characters are not)
+        return text
+    return _OTHER_CONTROL.sub("", _LINE_END.sub("\n", _SEQUENCE.sub("", text)))
+
+
+def plain_values(value):
+    """Every string of a decoded JSON value (a model's answer) made `plain`, keys included."""
+    if isinstance(value, str):
+        return plain(value)
+    if isinstance(value, list):
+        return [plain_values(item) for item in value]
+    if isinstance(value, dict):
+        return {plain_values(key): plain_values(item) for key, item in value.items()}
+    return value
 
 
 def display_path(path: str | Path) -> str:

@@ -16,6 +16,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict
 
 from agentuse.core import grouping
+from agentuse.core.clip import clip
 from agentuse.core.gate import Decision, Proposal, check_text
 from agentuse.core.helper.overlap import NEAR_DUPLICATE
 from agentuse.core.helper.similarity import analyze, overlap
@@ -261,18 +262,42 @@ def proposals(replacements: list[Replacement]) -> list[Proposal]:
                      originals=[o for o in r.job.originals if o.id in r.covers]) for r in replacements]
 
 
+def retire_proposals(state: TidyState, moves: list[Move]) -> list[Proposal]:
+    """Each rule a retire removes, as an original the rule said to supersede it must carry (spec: retire what
+    has been superseded): audited like a merge, so a plan that names any rule as the superseder of a
+    person's rule retires nothing on its say-so. That rule's wording stays as it is: nothing to vet."""
+    out = []
+    for move in moves:
+        if move.kind is MoveKind.retire and move.superseded_by:
+            by = state.get(move.superseded_by)
+            out += [Proposal(key=f"retire/{rule_id}", label=f"{state.agent}/retire-{rule_id}", vet=False,
+                             draft=Draft(category=by.category, title=by.title, body=by.body),
+                             originals=[rule_ref(state, state.get(rule_id))]) for rule_id in move.ids]
+    return out
+
+
+def pass_proposals(state: TidyState, moves: list[Move], replacements: list[Replacement]) -> list[Proposal]:
+    """What one pass sends through the gate, in the order `apply_pass` reads the decisions."""
+    return proposals(replacements) + retire_proposals(state, moves)
+
+
 def apply_pass(state: TidyState, pass_no: int, moves: list[Move], replacements: list[Replacement],
                decisions: list[Decision]) -> None:
-    """Retire what was superseded, then put each replacement that passed the gate in place of what it
-    still carries."""
+    """Retire what the gate says is superseded, then put each replacement that passed the gate in place of
+    what it still carries. `decisions` answer `pass_proposals`, in its order."""
+    retires = dict(zip((p.key for p in retire_proposals(state, moves)), decisions[len(replacements):], strict=True))
     for move in moves:
         if move.kind is MoveKind.retire:
+            by = state.get(move.superseded_by)
             for rule_id in move.ids:
-                rule = state.get(rule_id)
-                by = state.get(move.superseded_by) if move.superseded_by else None
-                reason = f'superseded by "{by.title}"' if by else (move.reason or "superseded")
-                state.retire(rule, reason=reason, pass_no=pass_no)
-    for replacement, decision in zip(replacements, decisions, strict=True):
+                rule, decision = state.get(rule_id), retires[f"retire/{rule_id}"]
+                if decision.passed:
+                    state.retire(rule, reason=f'superseded by "{by.title}"', pass_no=pass_no)
+                    continue
+                lost = "; ".join(clip(m.what, 160) for m in decision.missing if m.id == rule_id)
+                why = f'"{by.title}" does not carry {lost}' if lost else decision.why
+                state.notes.append(f'retire of "{rule.title}" not applied: {why}')
+    for replacement, decision in zip(replacements, decisions[:len(replacements)], strict=True):
         _apply_replacement(state, pass_no, replacement, decision)
 
 

@@ -29,6 +29,7 @@ from agentuse.core.helper.protocol import (
     VetAnswer,
     ref,
 )
+from agentuse.core.redact import redact_texts
 from agentuse.core.screen import screen
 from agentuse.core.failure import Failure
 from agentuse.flows.artifacts import remember_completed
@@ -138,7 +139,11 @@ def run_remember(agent: str | Path, text: str, *, label: str = "manual", session
                  comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
                  today: date | None = None, force_prefect: bool = False, helper: Any = None,
                  announce: Callable[[str], None] | None = None) -> remember.Result:
-    """The entry point every surface uses (`learnings add`, `--remember`, the Learn checkbox, tests)."""
+    """The entry point every surface uses (`learnings add`, `--remember`, the Learn checkbox, tests). The
+    note, its comment and the reviewed work are redacted before they become the flow run's parameters: a
+    Prefect server keeps those, and the remember artifact shows the note (every step downstream redacts
+    what it reads anyway)."""
+    text, comment, reviewed_output = redact_texts(text, comment, reviewed_output)
     return run(remember_flow, force_prefect=force_prefect, helper=helper, announce=announce, agent=str(agent),
                text=text, label=label, session=session, comment=comment, reviewed_output=reviewed_output,
                agent_arg=agent_arg, today=today)

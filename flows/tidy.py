@@ -126,7 +126,7 @@ def _one_pass(state: TidyState, prepared: tidy_commit.Prepared, pass_no: int) ->
         emit(Progress(kind="rewriting", pass_no=pass_no, count=len(jobs)))
     answers = _each(steps.rewrite, jobs, on_result=_rule_counter(pass_no, len(jobs)))
     replacements = [r for r in (tidy.accept_replacement(state, j, a) for j, a in zip(jobs, answers, strict=True)) if r]
-    decisions = through_gate(tidy.proposals(replacements), contract=contract_text(prepared.agent),
+    decisions = through_gate(tidy.pass_proposals(state, moves, replacements), contract=contract_text(prepared.agent),
                              rules=[ref(r) for r in state.in_force()], label=f"{state.agent}/pass-{pass_no}")
     tidy.apply_pass(state, pass_no, moves, replacements, decisions)
     return info

@@ -30,6 +30,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import FileAccessError, read_regular
 from agentuse.core.helper.protocol import Draft, PermanentHelperError, RuleRef
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, Category
+from agentuse.core.terminal_text import plain_values
 from agentuse.runtime.events import RunEnd, RunStart
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.loop import run_turns
@@ -124,7 +125,7 @@ class _Tools:
         if self.submission is not None:
             return ToolOutcome(error=f"{SUBMIT} was already called; your result is recorded. End your turn.")
         try:
-            self.submission = Submission.model_validate(arguments)
+            self.submission = Submission.model_validate(plain_values(arguments))
         except ValidationError as problem:
             return ToolOutcome(error=f"{SUBMIT}: not recorded, fix and call again: {problem.errors()[0]['msg']} "
                                      f"at {'.'.join(map(str, problem.errors()[0]['loc']))}")

@@ -72,3 +72,25 @@ def test_remember_as_a_real_flow_run_retries_a_transient_ground_fault(tmp_path, 
     assert {name: [r.run_count for r in runs] for name, runs in tasks.items()} == {
         "load-note/manual-1": [1], "ground/manual-1": [2], "audit/manual-1/ground": [1],
         "reconcile/manual-1/note": [1], "vet/manual-1": [1], "save-note/manual-1": [1]}
+
+
+def test_a_note_with_a_credential_leaves_none_in_the_flow_runs_parameters_or_artifacts(tmp_path, prefect_api):
+    """The store and the prompts get the note redacted; so must the Prefect database, which keeps every flow
+    run's parameters and the remember artifact for the dashboard."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, FlowRunFilter, FlowRunFilterName
+
+    token = "ghp_R2d2C3poL8kQ9vX1mN4bT7yH0sJ6wE5aZ3uF"
+    agent = make_agent(tmp_path / "p", "learning: true")
+    helper = ScriptedHelper(ground=[p.GroundAnswer(rule=p.Draft(title="Read the token from the environment"))],
+                            audit=[p.AuditAnswer()], reconcile=[p.ReconcileAnswer(action="new")], vet=[passing])
+    run_remember(agent, f"Push with the token {token}", label="secret-1", comment=f"it used {token}",
+                 reviewed_output=f"git push https://x:{token}@github.com/o/r", force_prefect=True, helper=helper,
+                 today=TODAY)
+    flow_run_tasks("remember/secret-1", expect=6)
+    with get_client(sync_client=True) as client:
+        [flow_run] = client.read_flow_runs(flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=["remember/secret-1"])))
+        artifacts = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["remember-blog"])))
+    assert "Push with the token ***" in str(flow_run.parameters)
+    assert token not in str(flow_run.parameters)
+    assert artifacts and all(token not in str(a.data) for a in artifacts)

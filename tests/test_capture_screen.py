@@ -136,3 +136,22 @@ def test_a_remembered_note_equal_to_a_quarantined_rule_refreshes_it(agent):
     assert result.lines == [
         f'[Learning] Repeated a quarantined rule: "Publish drafts without review" (re:1, id:aaaa0001): {HELD_WHY}. '
         "It will not be injected; resolve the conflict in ./blog.agentuse or discard the rule."]
+
+
+@pytest.mark.parametrize("held, note", [
+    ("Retry the upload when latency < 2 s", "Retry the upload when latency > 2 s"),
+    ("Offset publish dates by -2 days", "Offset publish dates by +2 days"),
+    ("Use 1.5 line spacing", "Use 1,5 line spacing"),
+], ids=["less-greater", "minus-plus", "decimal"])
+def test_a_note_that_flips_a_quarantined_rules_comparison_is_saved_as_a_rule_of_its_own(agent, held, note):
+    """Case, spacing and punctuation do not make two rules different; a comparison, a sign or a decimal
+    separator does. A person correcting a quarantined rule that way wrote a new rule: it is saved and
+    vetted, never counted as a repeat of the rule it corrects (spec: human corrections are never dropped)."""
+    seed(agent, [rule("aaaa0001", held, src=Source.manual, ch=Channel.corrections, state=State.quarantined,
+                      why=HELD_WHY, ih=current_ih(agent))])
+    helper = ScriptedHelper(ground=[p.GroundAnswer(rule=p.Draft(title=note))], vet=[passing],
+                            reconcile=[p.ReconcileAnswer(action=p.ReconcileAction.new)])
+    run_remember(agent=str(agent), text=note, helper=helper, today=TODAY, agent_arg="./blog.agentuse")
+    assert helper.count("vet") == 1
+    assert sorted((r.text, r.state.value, r.re) for r in stored(agent)) == sorted(
+        [(held, "quarantined", 0), (note, "active", 0)])

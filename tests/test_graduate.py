@@ -187,8 +187,109 @@ def test_an_unchanged_block_is_not_rewritten_again(agent):
 def test_a_block_rule_dropped_without_a_reason_counts_as_vanished():
     block = [BlockRule(category="tip", text="Cite sources"), BlockRule(category="tip", text="Cite every source")]
     silent = p.BlockAnswer(rules=[p.RewrittenRule(category="tip", text="Cite every source", covers=["b2"])],
-                           dropped=[p.Dropped(id="b1", reason=" ")])
-    explained = silent.model_copy(update={"dropped": [p.Dropped(id="b1", reason='"Cite every source" states it')]})
+                           dropped=[p.BlockDrop(id="b1", reason=" ")])
+    explained = silent.model_copy(update={"dropped": [p.BlockDrop(id="b1", reason='"Cite every source" states it')]})
     assert graduate.check_claims(block, silent) == \
         'The rewrite of the permanent block was discarded: it lost "Cite sources"'
     assert graduate.check_claims(block, explained) is None
+
+
+# ---------------------------------------------------------------- a rule dropped from the block (review 19)
+
+def test_a_model_that_drops_every_permanent_rule_with_a_reason_empties_nothing(tmp_path, cli, fake_anthropic):
+    """Spec: a rule is dropped only when another rule now fully states it. A drop names that rule and the
+    claim is audited like a cover; a drop naming none is no drop, so a model cannot wipe the block."""
+    from fakes import tool_use
+
+    agent = tmp_path / "blog.agentuse"
+    agent.write_text(AGENT.replace("- [tip] Cite sources before publishing", "- [tip] Keep intros under 40 words\n"
+                                   "- [warning] Never publish without two sources\n- [tip] Spell out numbers under ten"))
+    before = agent.read_bytes()
+
+    def model(request):
+        tool = request.forced_tool
+        if tool == "submit_rewrite_block":
+            return tool_use(tool, {"rules": [], "dropped": [{"id": i, "reason": "obsolete"} for i in ("b1", "b2", "b3")]})
+        return tool_use(tool, {"verdicts": []} if tool == "submit_vet" else {"missing": []})
+
+    fake_anthropic.script(default=model)
+    result = cli("learnings", "tidy", agent)
+    assert agent.read_bytes() == before
+    assert "(dropped" not in result.stdout
+
+
+def test_a_dropped_block_rule_is_audited_against_the_rule_it_names(agent):
+    _block_with(agent, "Cite sources before publishing", "Cite every source", "Never promise results",
+                "Do not promise outcomes, except in case studies", "Spell out numbers under ten")
+
+    def rewrite(request: p.BlockRequest) -> p.BlockAnswer:
+        return p.BlockAnswer(
+            rules=[p.RewrittenRule(category="tip", text="Cite every source before publishing", covers=["b1"]),
+                   p.RewrittenRule(category="tip", text="Never promise results", covers=["b3"]),
+                   p.RewrittenRule(category="tip", text="Spell out numbers under ten", covers=["b5"])],
+            dropped=[p.BlockDrop(id="b2", reason="the first rule states it", stated_by="b1"),
+                     p.BlockDrop(id="b4", reason="the second rule states it", stated_by="b3")])
+
+    asked = []
+
+    def audit(request: p.AuditRequest) -> p.AuditAnswer:
+        asked.append(sorted(r.id for r in request.originals))
+        return p.AuditAnswer(missing=[p.Missing(id="b4", what='the exception "except in case studies"')]
+                             if any(r.id == "b4" for r in request.originals) else [])
+
+    result = run_tidy(agent, helper=helper(rewrite_block=rewrite, audit=audit), today=TODAY)
+    assert sorted(asked) == [["b1", "b2"], ["b4"]]  # the unchanged rule is asked only about the rule it absorbs
+    assert [b.text for b in read_block(agent.read_text())] == [
+        "Cite every source before publishing", "Never promise results",
+        "Do not promise outcomes, except in case studies", "Spell out numbers under ten"]
+    kinds = {(e.kind, e.text) for e in result.block_edits}
+    assert ("dropped", "Cite every source") in kinds
+    assert ("kept back", "Do not promise outcomes, except in case studies") in kinds
+
+
+@pytest.mark.parametrize("stated_by", [None, "b9", "b2", "b3"], ids=["none", "unknown", "itself", "not-in-output"])
+def test_a_drop_that_names_no_rule_of_the_rewrite_is_kept_back(agent, stated_by):
+    _block_with(agent, "Cite sources before publishing", "Cite every source", "Never promise results")
+
+    def rewrite(request: p.BlockRequest) -> p.BlockAnswer:
+        return p.BlockAnswer(rules=[p.RewrittenRule(category="tip", text="Cite sources before publishing",
+                                                    covers=["b1"])],
+                             dropped=[p.BlockDrop(id="b2", reason="stated", stated_by=stated_by),
+                                      p.BlockDrop(id="b3", reason="obsolete", stated_by="b2")])
+
+    result = run_tidy(agent, helper=helper(rewrite_block=rewrite), today=TODAY)
+    assert [b.text for b in read_block(agent.read_text())] == [
+        "Cite sources before publishing", "Cite every source", "Never promise results"]
+    assert not [e for e in result.block_edits if e.kind == "dropped"]
+
+
+def test_a_rule_dropped_twice_is_dropped_once(agent):
+    _block_with(agent, "Cite sources before publishing", "Cite every source", "Never promise results")
+
+    def rewrite(request: p.BlockRequest) -> p.BlockAnswer:
+        return p.BlockAnswer(rules=[p.RewrittenRule(category="tip", text="Cite every source before publishing",
+                                                    covers=["b1"]),
+                                    p.RewrittenRule(category="tip", text="Never promise results", covers=["b3"])],
+                             dropped=[p.BlockDrop(id="b2", reason="stated", stated_by="b1"),
+                                      p.BlockDrop(id="b2", reason="again", stated_by="b9")])
+
+    result = run_tidy(agent, helper=helper(rewrite_block=rewrite), today=TODAY)
+    assert [b.text for b in read_block(agent.read_text())] == ["Cite every source before publishing",
+                                                               "Never promise results"]
+    assert [(e.kind, e.text) for e in result.block_edits if e.kind == "dropped"] == [("dropped", "Cite every source")]
+
+
+def test_a_credential_a_block_rewrite_writes_never_reaches_the_agent_file(agent):
+    """Every other rule a model writes is redacted (a Draft); the permanent block's rules go into a file that
+    is committed to the repository."""
+    _block_with(agent, "Connect to the reporting database read-only", "Use the replica for reports")
+
+    def rewrite(request: p.BlockRequest) -> p.BlockAnswer:
+        return p.BlockAnswer(rules=[p.RewrittenRule(
+            category="tip", covers=["b1", "b2"],
+            text="Connect to the reporting replica read-only with DB_PASSWORD=zq8Xv2LmP0rT")])
+
+    run_tidy(agent, helper=helper(rewrite_block=rewrite), today=TODAY)
+    written = agent.read_text()
+    assert "zq8Xv2LmP0rT" not in written
+    assert "- [tip] Connect to the reporting replica read-only with DB_PASSWORD=***" in written

@@ -273,3 +273,26 @@ def test_a_note_over_the_limit_is_stored_as_written_and_the_line_is_about_the_no
     assert result.lines[0].startswith(f"[Learning] The note is {len(long_note):,} characters, over the "
                                       "800-character limit for a rule")
     assert "the model's rule" not in result.lines[0]
+
+
+@pytest.mark.parametrize("note, answer", [
+    ("Retry the upload when latency > 2 s", "Retry the upload when latency < 2 s"),
+    ("Keep the score >= 3 before publishing", "Keep the score <= 3 before publishing"),
+    ("Offset dates by +2 days", "Offset dates by -2 days"),
+    ("Use 1.5 line spacing", "Use 1,5 line spacing"),
+], ids=["greater-less", "at-least-at-most", "plus-minus", "decimal-point"])
+def test_a_grounded_rule_that_changes_only_symbols_is_audited_not_taken_for_the_note(agent, note, answer):
+    """Case and a final full stop do not change a note; a comparison, a sign or a decimal point does. Such a
+    wording is the model's, not the person's, so it goes through the audit before it is stored as theirs."""
+    helper = ScriptedHelper(ground=[grounded(answer)], reconcile=[NEW], vet=[passing],
+                            audit=[lambda r: p.AuditAnswer(missing=[p.Missing(id="note", what="the comparison")])])
+    run(agent, note, helper)
+    [saved] = stored(agent)
+    assert helper.count("audit") == 1 and saved.text == note
+
+
+def test_a_grounded_rule_that_only_recases_and_ends_the_note_costs_no_audit(agent):
+    helper = ScriptedHelper(ground=[grounded("Always cite sources.")], reconcile=[NEW], vet=[passing])
+    run(agent, "always cite sources", helper)
+    [saved] = stored(agent)
+    assert helper.count("audit") == 0 and saved.text == "Always cite sources."

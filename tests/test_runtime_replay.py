@@ -101,3 +101,20 @@ def test_a_killed_run_reads_as_crashed(tmp_path, data_dir):
     assert "run_shell" in shown.stdout and "no result (interrupted)" in shown.stdout
     events, _ = read_events(logs[0])
     assert isinstance(events[0], RunStart) and events[-1].type == "tool_call"
+
+
+@pytest.mark.parametrize("folder", ["tmp.0Tf3qLEfQb", "agentuse-demo-hfnx5f14/state"], ids=["mktemp", "demo"])
+def test_the_capture_line_names_the_learnings_file_in_a_random_looking_state_dir(blog, tmp_path, monkeypatch, folder):
+    """`AGENTUSE_DATA_DIR=$(mktemp -d)` (and `agentuse demo`'s own state dir) has a random-looking name: the
+    folder the person chose is theirs, not a credential, so the line says where the learnings went."""
+    from agentuse.core import store
+
+    data = tmp_path / folder
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", str(data))
+    result = invoke("run", str(blog), "Write this week's post", "--model", f"replay:{EXAMPLE_SESSION}")
+    sid = next(line.split()[1] for line in result.stdout.splitlines() if line.startswith("session "))
+    approved = invoke("sessions", "resume", sid, "--approve").stdout
+    path = store.locate(blog).store_path
+    assert str(path).startswith(str(data))
+    assert approved.startswith(f"Extracted 1 learning(s), 0 quarantined → {path}\n"), approved
+    assert f"→ {path}" in invoke("sessions", "show", sid).stdout

@@ -106,3 +106,82 @@ def test_rules_with_no_hash_are_reported_as_backfilled_not_as_stale(tmp_path):
         out = invoke("learnings", "tidy", agent).output
     assert "  1 stale learning(s) re-vetted and re-stamped: they inject again.\n" in out
     assert "  1 learning(s) with no instruction hash vetted and stamped against the current instructions.\n" in out
+
+
+# ---------------------------------------------------------------- a retire is audited (review 19)
+
+def test_a_plan_that_retires_a_persons_rule_for_one_that_does_not_state_it_retires_nothing(tmp_path, cli,
+                                                                                            fake_anthropic):
+    """Spec: retire what has been superseded. The plan names the rule that now states the retired one, and
+    that claim is audited like a merge's: a model cannot retire a person's rule by naming any other rule."""
+    import re as regex
+
+    from capture_support import current_ih, make_agent, rule, seed, stored
+    from fakes import tool_use
+    from agentuse.core.learning import Source
+
+    agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
+    ih = current_ih(agent)
+    seed(agent, [rule("a1a1a1a1", "Keep every post between 150 and 200 words", src=Source.manual, ih=ih),
+                 rule("b2b2b2b2", "Keep posts short", src=Source.manual, ih=ih),
+                 rule("c3c3c3c3", "Cite sources before publishing", ih=ih),
+                 rule("d4d4d4d4", "Link every source the post uses before publishing it", ih=ih)])
+    audits = []
+
+    def model(request):
+        tool = request.forced_tool
+        if tool == "submit_plan_groups":
+            return tool_use(tool, {"moves": [
+                {"kind": "retire", "ids": ["a1a1a1a1"], "superseded_by": "b2b2b2b2", "reason": "b2 says it"},
+                {"kind": "retire", "ids": ["c3c3c3c3"], "superseded_by": "d4d4d4d4", "reason": "d4 says it"}]})
+        if tool == "submit_audit":
+            originals = regex.findall(r'<rule id="([^"]+)"', request.text)
+            audits.append(originals)
+            return tool_use(tool, {"missing": [{"id": "a1a1a1a1", "what": 'the bound "between 150 and 200 words"'}]
+                                   if "a1a1a1a1" in originals else []})
+        return tool_use(tool, {"verdicts": []} if tool == "submit_vet" else {"moves": []})
+
+    fake_anthropic.script(default=model)
+    result = cli("learnings", "tidy", agent)
+    assert sorted(set(map(tuple, audits))) == [("a1a1a1a1",), ("c3c3c3c3",)]  # one rule each, no merge
+    assert sorted(r.id for r in stored(agent)) == ["a1a1a1a1", "b2b2b2b2", "d4d4d4d4"]
+    assert 'retire of "Keep every post between 150 and 200 words" not applied: "Keep posts short" does not ' \
+           'carry the bound "between 150 and 200 words"' in result.stdout
+
+
+def test_a_models_megabyte_reasons_print_as_short_lines(tmp_path, cli, fake_anthropic):
+    """A model's reasons (a move's, an audit's "what", a drop's) are printed, kept in the snapshot and shown
+    on the tidy-up page: a hostile answer's megabyte reason is one short line, like a vet's quote."""
+    import re as regex
+
+    from capture_support import current_ih, make_agent, rule, seed, stored
+    from fakes import tool_use
+
+    huge = "because " * 200_000
+    agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
+    agent.write_text(agent.read_text() + "\n<!-- agentuse:learned -->\n## Learned Guidance\n\n"
+                     "- [tip] Cite sources\n- [tip] Cite every source\n<!-- /agentuse:learned -->\n")
+    ih = current_ih(agent)
+    seed(agent, [rule("a1a1a1a1", "Keep posts short", ih=ih), rule("b2b2b2b2", "Keep posts brief", ih=ih),
+                 rule("c3c3c3c3", "Keep posts under 200 words", ih=ih)])
+
+    def model(request):
+        tool = request.forced_tool
+        rules = regex.findall(r'<rule id="([^"]+)"', request.text)
+        ids = regex.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {
+            "submit_plan_groups": {"moves": [{"kind": "merge", "ids": ["a1a1a1a1", "b2b2b2b2", "c3c3c3c3"],
+                                              "reason": huge}]},
+            "submit_rewrite_group": {"rule": {"title": "Keep posts short"}, "covers": rules},
+            "submit_audit": {"missing": [{"id": "c3c3c3c3", "what": huge}] if "c3c3c3c3" in rules else []},
+            "submit_vet": {"verdicts": [{"id": i, "verdict": "pass", "detail": huge} for i in ids]},
+            "submit_rewrite_block": {"rules": [{"text": "Cite every source", "covers": ["b2"]}],
+                                     "dropped": [{"id": "b1", "reason": huge, "stated_by": "b2"}]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    result = cli("learnings", "tidy", agent)
+    assert "because because" in result.stdout and len(result.stdout) < 20_000
+    assert sorted(r.id for r in stored(agent))[-1] == "c3c3c3c3"  # put back untouched, as the audit said
+    shown = cli("learnings", "tidy", agent, "--dry-run", "--json")
+    assert len(shown.stdout) < 50_000

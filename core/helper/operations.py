@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
 from agentuse.core.model_http import CallError, auth_hint
+from agentuse.core.terminal_text import plain_values
 
 R = TypeVar("R")
 
@@ -131,7 +132,8 @@ def validate(operation: Operation, raw: object):
     try:
         if isinstance(raw, str):  # some servers and proxies hand tool input back as a JSON string
             raw = json.loads(raw)
-        return operation.answer.model_validate(raw)
+        # A model's text is data: no escape sequence or control character of it reaches a file or a prompt.
+        return operation.answer.model_validate(plain_values(raw))
     except (ValidationError, ValueError) as exc:
         summary = "; ".join(line.strip() for line in str(exc).splitlines()[:6])
         raise p.InvalidAnswerError(f"{operation.name}: the model's answer does not validate: {summary}",

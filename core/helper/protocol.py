@@ -12,14 +12,29 @@ the user's own instructions and go as written (the vet sees the whole contract).
 from __future__ import annotations
 
 import threading
-from typing import Protocol, runtime_checkable
+from typing import Annotated, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from agentuse.core.errors import HelperError, PermanentHelperError, TransientHelperError  # noqa: F401 (re-exported)
 from agentuse.core.learning import Category, Learning, Verdict, rule_text
+from agentuse.core.clip import clip
 from agentuse.core.redact import Redacted, redacted_together
 from agentuse.core.model_defaults import empty_list
+
+
+# A model's reason or quote is one line of a report, a note or a quarantine reason: bounded here, where the
+# answer is read, generously (the places that show one clip it to their own width, 160-300 characters).
+REASON_CHARS = 2_000
+
+
+def _short_line(text: str) -> str:
+    return clip(" ".join(text.split()), REASON_CHARS)
+
+
+# A reason, a quote or "what is missing" a model wrote: printed, kept in snapshots and shown on pages, so a
+# hostile answer's megabyte of it is one short line.
+Reason = Annotated[str, AfterValidator(_short_line)]
 
 
 class Message(BaseModel):
@@ -91,7 +106,10 @@ class VetRequest(Message):
 class VetVerdict(BaseModel):
     id: str = Field(description="the candidate id this verdict is for")
     verdict: Verdict
-    detail: str = Field("", description="for duplicate/contradiction: the conflicting text, quoted exactly")
+    # Redacted: the quote becomes a quarantine reason in the learnings file, and the contract it quotes is
+    # sent as written.
+    detail: Annotated[Redacted, AfterValidator(_short_line)] = Field(
+        "", description="for duplicate/contradiction: the conflicting text, quoted exactly")
     against: str | None = Field(
         None, description="for duplicate/contradiction: 'contract', or the id of the rule in force it collides with"
     )
@@ -111,7 +129,7 @@ class AuditRequest(Message):
 
 class Missing(BaseModel):
     id: str
-    what: str = Field(description="the case, threshold, exception or example no longer carried")
+    what: Reason = Field(description="the case, threshold, exception or example no longer carried")
 
 
 class AuditAnswer(BaseModel):
@@ -145,7 +163,7 @@ class InvalidAnswerError(PermanentHelperError):
 # (extract, ground, reconcile) in protocol_capture.py, each loaded on first use: a command that saves one
 # note never builds the tidy-up's models, nor a tidy-up capture's. `protocol.PlanRequest` still works.
 _TIDY_MESSAGES = frozenset({"MoveKind", "Move", "PlanRequest", "PlanAnswer", "Dropped", "RewriteRequest",
-                            "RewriteAnswer", "BlockRequest", "RewrittenRule", "BlockAnswer"})
+                            "RewriteAnswer", "BlockRequest", "RewrittenRule", "BlockDrop", "BlockAnswer"})
 _CAPTURE_MESSAGES = frozenset({"ExtractRequest", "ExtractAnswer", "GroundRequest", "GroundAnswer", "ReconcileAction",
                                "ReconcileRequest", "ReconcileAnswer"})
 

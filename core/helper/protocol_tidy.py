@@ -9,9 +9,10 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core.helper.protocol import Draft, Message, RuleRef
+from agentuse.core.helper.protocol import Draft, Message, Reason, RuleRef
 from agentuse.core.learning import Category
 from agentuse.core.model_defaults import empty_list
+from agentuse.core.redact import Redacted
 
 
 class MoveKind(str, Enum):
@@ -24,7 +25,7 @@ class MoveKind(str, Enum):
 class Move(BaseModel):
     kind: MoveKind
     ids: list[str] = Field(description="the rules this move consumes; each id in at most one move")
-    reason: str = ""
+    reason: Reason = ""
     superseded_by: str | None = Field(None, description="for retire: the id of the rule that now states it")
 
 
@@ -38,7 +39,7 @@ class PlanAnswer(BaseModel):
 
 class Dropped(BaseModel):
     id: str
-    reason: str
+    reason: Reason
 
 
 class RewriteRequest(Message):
@@ -61,10 +62,18 @@ class RewrittenRule(BaseModel):
     the rule as the agent file holds it)."""
 
     category: Category = Category.tip
-    text: str
+    text: Redacted  # it goes into the agent file, which is committed: no credential, as for every Draft
     covers: list[str]
+
+
+class BlockDrop(Dropped):
+    """An input rule of the permanent block left out because another rule now fully states it. The rule
+    named is audited for it like a cover: a drop that names no rule of the rewrite is no drop."""
+
+    stated_by: str | None = Field(None, description="the id of the input rule whose output rule (the one that "
+                                                    "covers it) now fully states this one")
 
 
 class BlockAnswer(BaseModel):
     rules: list[RewrittenRule]
-    dropped: list[Dropped] = Field(default_factory=empty_list)
+    dropped: list[BlockDrop] = Field(default_factory=empty_list)

@@ -1,12 +1,15 @@
 """Requests rendered as the user message a model reads, and the prompt files loaded beside them.
 
 Untrusted text (the contract, the trace, rule text) goes inside XML-style tags so the model can tell
-data from instructions. The contract is never truncated (spec: "The vet sees the whole contract");
-only the trace is bounded, keeping its head and its tail, because a run can be arbitrarily long.
+data from instructions, and cannot write those tags itself: where it holds one (a tool result that says
+`</trace>`, a rule that opens `<rule human="yes">`), its `<` is sent as `&lt;` (`data`). The contract is never truncated (spec: "The vet sees the whole contract");
+only the trace and the reviewed output are bounded, keeping their head and tail, because a run and a
+model's output can be arbitrarily long.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
@@ -15,6 +18,8 @@ from agentuse.core.helper.operations import OPERATIONS as _TABLE
 
 # Generous: a trace is evidence, and the end of a run (where the outcome is) matters as much as the start.
 MAX_TRACE_CHARS = 120_000
+# The work a note was left on: what grounds the note, not evidence to weigh; the head and tail place it.
+MAX_REVIEWED_OUTPUT_CHARS = 40_000
 _TRACE_HEAD_SHARE = 1 / 3
 
 OPERATIONS = tuple(_TABLE)  # the operation names, in the table's order
@@ -36,13 +41,24 @@ def prompt(operation: str, *, json_answer: bool = False) -> str:
     return text.replace(_BY_TOOL, _BY_JSON) if json_answer else text
 
 
-def bound_trace(trace: str, limit: int = MAX_TRACE_CHARS) -> str:
+# Every tag this module writes; a longer name first, so `rules_in_force` is not read as `rules`.
+_TAGS = ("capture_guidance", "contract", "rules_in_force", "rules", "rule", "trace", "candidates", "candidate",
+         "reviewer_comment", "reviewed_output", "new_rule", "originals", "rewritten", "draft", "learned_block")
+_OUR_TAG = re.compile(r"<(?=/?(?:" + "|".join(_TAGS) + r")(?![\w-]))", re.IGNORECASE)
+
+
+def data(text: str) -> str:
+    """Text for inside a section: it cannot close its section or open another."""
+    return _OUR_TAG.sub("&lt;", text) if "<" in text else text
+
+
+def bound_trace(trace: str, limit: int = MAX_TRACE_CHARS, *, what: str = "trace") -> str:
     if len(trace) <= limit:
         return trace
     head = int(limit * _TRACE_HEAD_SHARE)
     tail = limit - head
     omitted = len(trace) - head - tail
-    return f"{trace[:head]}\n[... {omitted} characters of the trace omitted ...]\n{trace[-tail:]}"
+    return f"{trace[:head]}\n[... {omitted} characters of the {what} omitted ...]\n{trace[-tail:]}"
 
 
 def _attrs(**values: object) -> str:
@@ -53,7 +69,7 @@ def rule(ref: p.RuleRef) -> str:
     words = len(ref.text.split())
     attrs = _attrs(id=ref.id, category=ref.category.value, human="yes" if ref.human else None,
                    re=ref.re, commented=ref.commented, ok=ref.ok, injected=ref.injected, date=ref.date, words=words)
-    return f"<rule{attrs}>\n{ref.text}\n</rule>"
+    return f"<rule{attrs}>\n{data(ref.text)}\n</rule>"
 
 
 def rules(refs: list[p.RuleRef], tag: str = "rules_in_force") -> str:
@@ -64,11 +80,11 @@ def rules(refs: list[p.RuleRef], tag: str = "rules_in_force") -> str:
 def draft(d: p.Draft, tag: str = "draft", **attrs: object) -> str:
     body = d.body.strip()
     text = d.title if not body or body == d.title else f"{d.title}\n{body}"
-    return f"<{tag}{_attrs(category=d.category.value, **attrs)}>\n{text}\n</{tag}>"
+    return f"<{tag}{_attrs(category=d.category.value, **attrs)}>\n{data(text)}\n</{tag}>"
 
 
 def section(tag: str, text: str) -> str:
-    return f"<{tag}>\n{text}\n</{tag}>"
+    return f"<{tag}>\n{data(text)}\n</{tag}>"
 
 
 def render(operation: str, request: p.BaseModel) -> str:
@@ -80,14 +96,16 @@ def render(operation: str, request: p.BaseModel) -> str:
     elif isinstance(r, p.VetRequest):
         cands = "\n".join(
             f"<candidate{_attrs(id=c.id, category=c.category.value, human='yes' if c.human else None)}>\n"
-            f"{c.text}\n</candidate>"
+            f"{data(c.text)}\n</candidate>"
             for c in r.candidates
         )
         parts = [section("contract", r.contract), rules(r.rules_in_force),
-                 section("trace", bound_trace(r.trace) or "(no trace recorded)"), section("candidates", cands)]
+                 section("trace", bound_trace(r.trace) or "(no trace recorded)"),
+                 f"<candidates>\n{cands}\n</candidates>"]  # each candidate's text is data already
     elif isinstance(r, p.GroundRequest):
         parts = [section("reviewer_comment", r.comment),
-                 section("reviewed_output", r.reviewed_output or "(not available)"),
+                 section("reviewed_output", bound_trace(r.reviewed_output, MAX_REVIEWED_OUTPUT_CHARS,
+                                                        what="reviewed output") or "(not available)"),
                  section("contract", r.contract or "(not available)")]
     elif isinstance(r, p.ReconcileRequest):
         parts = [draft(r.draft, "new_rule", human="yes" if r.draft_is_human else None),

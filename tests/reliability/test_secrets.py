@@ -556,3 +556,65 @@ def test_the_web_session_page_shows_what_sessions_show_prints(tmp_path, invoke):
     page = signed_in(create_app(agent.parent.parent, token=SERVE_TOKEN)).get(f"/sessions/{sid}").text
     assert GHP not in page and "Push with ***" in page and "Pushed with ***." in page
     assert GHP not in invoke("sessions", "show", sid).stdout
+
+
+# ---------------------------------------------------------------- a provider's error text (review 19)
+
+OPENAI_KEY = "sk-proj-Q7vR2mLx9PzT4wK8bN3cY6dF1hJ5sA0eG2iU4oX7"
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_provider_error_that_echoes_the_key_prints_and_keeps_none_of_it(tmp_path, invoke, fake_anthropic,
+                                                                          fake_openai, monkeypatch, provider):
+    """Proxies and OpenAI-compatible servers put the key they were sent in the error text ("Received API Key
+    = sk-..."), and a hostile one can send megabytes: the message a person reads (and a session log keeps)
+    names the fault, never the key, and stays one readable line."""
+    from fakes import error
+
+    server, key = (fake_anthropic, SK_ANT) if provider == "anthropic" else (fake_openai, OPENAI_KEY)
+    for name, value in server.env(api_key=key).items():
+        monkeypatch.setenv(name, value)
+    model = "anthropic:claude-test" if provider == "anthropic" else "openai:gpt-test"
+    agent = make_agent(tmp_path / "p", "learning: true").resolve()
+    agent.write_text(agent.read_text().replace("anthropic:claude-test", model))
+    echoed = f"Authentication Error, Received API Key = {key}. " + "padding " * 200_000
+    server.script(default=lambda request: error(400, "invalid_request_error", echoed))
+    result = invoke("learnings", "add", agent, "Always cite sources")
+    assert key not in result.stdout + result.stderr
+    assert "the API answered 400: Authentication Error, Received API Key = ***" in result.stdout
+    assert len(result.stdout) < 5_000
+    ran = invoke("run", agent, "hello", code=1)
+    assert key not in ran.stdout + ran.stderr and len(ran.stderr) < 5_000
+    logs = list((store.locate(agent).store_path.parents[1] / "session").glob("*.jsonl"))
+    assert logs and all(key not in log.read_text(encoding="utf-8") for log in logs)
+
+
+def test_a_vet_that_quotes_a_credential_from_the_agent_file_stores_none_of_it(tmp_path, cli, fake_anthropic):
+    """The contract goes to the vet as written (it must see the whole of it); the quote it answers with is a
+    model's text, and becomes the quarantine reason in the learnings file, outside the repository."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+    agent.write_text(agent.read_text() + f"- Connect with DB_PASSWORD={DB_SECRET} and never to production\n")
+    seed(agent, [rule("a1b2c3d4", "Connect to production for reports", ih="000000000000")])  # stale
+
+    def answer(request):
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        return tool_use(request.forced_tool, {"verdicts": [
+            {"id": i, "verdict": "contradiction", "detail": f"Connect with DB_PASSWORD={DB_SECRET} and never "
+                                                            "to production"} for i in ids]})
+
+    fake_anthropic.script(default=answer)
+    cli("learnings", "tidy", agent)
+    [quarantined] = stored(agent)
+    assert quarantined.why == 'contradicts the contract: "Connect with DB_PASSWORD=*** and never to production"'
+    assert DB_SECRET not in store.locate(agent).store_path.read_text(encoding="utf-8")
+
+
+def test_only_agentuses_own_layout_under_the_state_dir_is_exempt(monkeypatch):
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", "/tmp")
+    shown = "/tmp/tmp.0Tf3qLEfQb/project/02e9e0199cc3/learnings/blog.learnings.md"
+    assert redact_text(f"→ {shown}") != f"→ {shown}"  # not under /tmp/project/: judged as any other path
+    assert ENTROPY not in redact_text(f"cat /tmp/{ENTROPY}/x")
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", "/tmp/tmp.0Tf3qLEfQb")
+    assert redact_text(f"→ {shown}") == f"→ {shown}"
+    assert redact_text(f"token ghp_{'a1' * 18} in /tmp/tmp.0Tf3qLEfQb/project/x") == \
+        "token *** in /tmp/tmp.0Tf3qLEfQb/project/x"  # a credential format is still one, wherever it is

@@ -66,7 +66,8 @@ def adversary(seed: int) -> ScriptedHelper:
         ids = [r.id for r in request.rules]
         rules = [p.RewrittenRule(category=rng.choice(list(Category)), text=_draft(rng).body or "x", covers=_pick(rng, ids))
                  for _ in range(rng.randint(0, len(ids) + 1))]
-        return p.BlockAnswer(rules=rules, dropped=[p.Dropped(id=i, reason="random") for i in _pick(rng, ids)])
+        return p.BlockAnswer(rules=rules, dropped=[p.BlockDrop(id=i, reason="random", stated_by=rng.choice([None, *ids]))
+                                                  for i in _pick(rng, ids)])
 
     return ScriptedHelper(vet=vet, plan_groups=plan, rewrite_group=rewrite, audit=audit, rewrite_block=block)
 
