@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
-import os
 import signal
 import sys
 import threading
@@ -30,7 +29,9 @@ from typing import Any, Literal
 
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
+from agentuse.core.errors import AgentuseError
 from agentuse.core.failure import Failure
+from agentuse.flows import prefect_api
 from agentuse.tasks import helpers
 from agentuse.tasks.retry import retry_inline
 from agentuse.tasks.step import Step
@@ -52,7 +53,11 @@ def orchestrated() -> bool:
 
 def prefect_requested(force: bool = False) -> bool:
     """Real flow runs when a Prefect API is configured (or `--prefect` forces a temporary server)."""
-    return force or bool(os.environ.get("PREFECT_API_URL"))
+    return force or bool(prefect_api.configured_url())
+
+
+class PrefectUnavailable(AgentuseError):
+    """`--prefect` asked for a flow run, and the configured API does not answer."""
 
 
 RUN_TAGS = ("agentuse",)  # every flow run a surface starts; deployments tag theirs the same way
@@ -151,8 +156,16 @@ def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False
     `inline` keeps it off Prefect even with an API configured (a capture the API would not run)."""
     with helpers.given(helper, announce), _listening(on_progress):
         if not inline and prefect_requested(force_prefect):
-            if not os.environ.get("PREFECT_API_URL"):
+            if not prefect_api.configured_url():
                 stop_temporary_server_on_signals()
+            elif (problem := prefect_api.unanswered()) is not None:
+                if force_prefect:
+                    raise PrefectUnavailable(f"{problem}: start it (prefect server start) or unset "
+                                             f"{prefect_api.API_URL} to run against a temporary server")
+                # The work is the user's, the flow run only a view of it: do it here, and say why.
+                (announce or helpers.announcer())(
+                    f"Ran here, not as a Prefect flow run: {problem} (start it, or unset {prefect_api.API_URL}).")
+                return declared.body(**params)
             from prefect import tags
 
             with tags(*RUN_TAGS, declared.name):
