@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import os
 import signal
 import sys
 import threading
@@ -157,6 +158,7 @@ def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False
     with helpers.given(helper, announce), _listening(on_progress):
         if not inline and prefect_requested(force_prefect):
             if not prefect_api.configured_url():
+                quiet_temporary_server()
                 stop_temporary_server_on_signals()
             elif (problem := prefect_api.unanswered()) is not None:
                 if force_prefect:
@@ -171,6 +173,17 @@ def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False
             with tags(*RUN_TAGS, declared.name):
                 return declared.prefect_flow()(**params)
         return declared.body(**params)
+
+
+# The temporary server inherits this process's environment (prefect/server/api/server.py).
+ANALYTICS = "PREFECT_SERVER_ANALYTICS_ENABLED"
+
+
+def quiet_temporary_server() -> None:
+    """The server Prefect starts for one `--prefect` command lives for that command: it has no business
+    reporting usage to prefect.io, and offline its attempts printed ERROR lines (at times a database-locked
+    traceback) under a command that had worked. Only the default changes: an explicit setting is kept."""
+    os.environ.setdefault(ANALYTICS, "false")
 
 
 TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
