@@ -95,10 +95,14 @@ class Pipeline:
         FLOWS_MODULE, which is where a served or worker-run flow run loads it (a module-path entrypoint)."""
         with self._lock:
             if self._flow is None:
-                from prefect import flow
+                from prefect import flow, tags
 
                 def body(*args: Any, **kwargs: Any) -> Any:
-                    return self.body(*args, **kwargs)
+                    # Tagged inside the run, not only by whoever starts it: a deployment's run (served, or on
+                    # a worker) is started with no tags around it, and its task runs and subflows then carried
+                    # none — no `agentuse` to filter the dashboard by. The run itself has the deployment's.
+                    with tags(*RUN_TAGS, self.name):
+                        return self.body(*args, **kwargs)
 
                 functools.update_wrapper(body, self.fn)  # the flow's parameters are the declaration's own,
                 # with their types resolved where they were written: Prefect builds its parameter model from

@@ -144,3 +144,55 @@ def test_the_task_runner_is_the_thread_pool_unless_a_dask_address_is_set(monkeyp
             task_runner()
     else:
         assert type(task_runner()).__name__ == "DaskTaskRunner"
+
+
+def _run_tree(flow_run_id, *, seconds: float = 60.0):
+    """The flow run, its subflows (by their parent task runs) and every task run of them, once the events
+    that carry task runs to the server have arrived and every run is final (a bounded poll)."""
+    import time
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter
+    from prefect.events.worker import EventsWorker
+
+    EventsWorker.drain_all(timeout=seconds)
+    deadline = time.monotonic() + seconds
+    with get_client(sync_client=True) as client:
+        while True:
+            flows = [client.read_flow_run(flow_run_id)]
+            tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [flow_run_id]}), limit=200)
+            children = client.read_flow_runs(flow_run_filter=FlowRunFilter(
+                parent_task_run_id={"any_": [t.id for t in tasks]}), limit=200) if tasks else []
+            flows += children
+            if children:
+                tasks += client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [c.id for c in children]}),
+                                               limit=200)
+            settled = all(r.state is not None and r.state.is_final() for r in [*flows, *tasks])
+            if (settled and children) or time.monotonic() > deadline:
+                return flows, tasks
+            time.sleep(0.5)
+
+
+@pytest.mark.prefect
+def test_a_run_started_as_a_deployment_would_tags_every_run_and_only_model_steps_agentuse_model(tmp_path,
+                                                                                                 prefect_api):
+    """A deployment's flow run is called with no tags around it (unlike a surface's, flows/runner.py `run`):
+    its task runs and its subflows must still carry `agentuse`, so one filter in the dashboard finds them all,
+    and `agentuse-model`, the tag operators limit, marks the steps that ask a model and no others."""
+    from agentuse.tasks import gate, revet, tidy
+    from agentuse.tasks.retry import MODEL_TAG
+    from agentuse.tasks.step import Step
+    from agentuse.flows import project_tidy
+
+    declared = {s.name: s.model for module in (gate, revet, tidy, project_tidy)
+                for s in vars(module).values() if isinstance(s, Step)}
+    root = seeded_project(tmp_path / "proj")
+    state = project_tidy_flow.prefect_flow()(root=str(root), concurrency=2, return_state=True)
+    assert state.is_completed()
+    flows, tasks = _run_tree(state.state_details.flow_run_id)
+    assert {f.name for f in flows} >= {"project-tidy/proj", "tidy/blog-writer", "tidy/quiet"}
+    assert [f.name for f in flows[1:] if "agentuse" not in f.tags] == []  # the root: the deployment's own tags
+    steps = [t for t in tasks if t.name.split("/")[0] in declared]
+    assert {t.name.split("/")[0] for t in steps} >= {"tidy-agent", "plan", "rewrite", "audit"}
+    assert [t.name for t in tasks if "agentuse" not in t.tags] == []
+    assert [t.name for t in steps if (MODEL_TAG in t.tags) != declared[t.name.split("/")[0]]] == []
