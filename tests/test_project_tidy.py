@@ -196,3 +196,29 @@ def test_a_run_started_as_a_deployment_would_tags_every_run_and_only_model_steps
     assert {t.name.split("/")[0] for t in steps} >= {"tidy-agent", "plan", "rewrite", "audit"}
     assert [t.name for t in tasks if "agentuse" not in t.tags] == []
     assert [t.name for t in steps if (MODEL_TAG in t.tags) != declared[t.name.split("/")[0]]] == []
+
+
+@pytest.mark.prefect
+def test_a_subflows_own_lines_reach_its_own_log(tmp_path, prefect_api):
+    """The tidy of one agent runs as a subflow inside the project run's `tidy-agent` task: the lines it logs
+    (its summary, its artifacts) belong in the log of `tidy/<agent>`, the run a person opens to see what the
+    tidy-up did — Prefect's run logger put them in the parent's task run instead."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+    from prefect.logging.handlers import APILogWorker
+    from prefect.settings import temporary_settings
+
+    root = seeded_project(tmp_path / "proj")
+    with temporary_settings(updates={"logging.to_api.enabled": True}):  # the harness keeps logs local
+        state = project_tidy_flow.prefect_flow()(root=str(root), concurrency=2, return_state=True)
+        APILogWorker.drain_all(timeout=60)
+    assert state.is_completed()
+    flows, _ = _run_tree(state.state_details.flow_run_id)
+    summary = next(a.summary for a in state.result().agents if a.name == "blog-writer")
+    with get_client(sync_client=True) as client:
+        logs = {f.name: [entry.message for entry in client.read_logs(
+            log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[f.id])))] for f in flows}
+    assert f"blog-writer: {summary}" in logs["tidy/blog-writer"]
+    assert "artifacts: tidy-blog-writer, rules-blog-writer" in logs["tidy/blog-writer"]
+    assert "artifacts: tidy-blog-writer, rules-blog-writer" not in logs["project-tidy/proj"]
+    assert f"blog-writer: {summary}" in logs["project-tidy/proj"]  # the project's own row for the agent
