@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -94,8 +94,16 @@ def task_runner() -> Any:
 
 
 @pipeline("project-tidy", root_run_name, agent=None, task_runner=task_runner)
-def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False) -> ProjectTidyReport:
-    """Tidy every agent under `root` (the project's root folder), `concurrency` agents at a time."""
+def project_tidy_flow(root: str, concurrency: Annotated[int, Field(ge=1)] = DEFAULT_CONCURRENCY,
+                      dry_run: bool = False) -> ProjectTidyReport:
+    """Tidy every agent of a project, a few at a time: one tidy-up (a subflow) per agent file.
+
+    Args:
+        root: The project's root folder, as an absolute path: every .agentuse file under it is tidied
+            (.git, .venv and node_modules are skipped).
+        concurrency: How many agents are tidied at once (1 or more).
+        dry_run: Plan only: write nothing, and publish each agent's plan under tidy-dry-run-<agent>.
+    """
     agents = find_agent_files(Path(root).resolve())
     jobs = [AgentJob(agent_path=str(path), name=agent_name(path)) for path in agents]
     logger().info("tidying %d agent(s) under %s, %d at a time", len(jobs), root, concurrency)
