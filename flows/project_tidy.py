@@ -104,7 +104,7 @@ def project_tidy_flow(root: str, concurrency: Annotated[int, Field(ge=1)] = DEFA
         concurrency: How many agents are tidied at once (1 or more).
         dry_run: Plan only: write nothing, and publish each agent's plan under tidy-dry-run-<agent>.
     """
-    agents = find_agent_files(Path(root).resolve())
+    agents = find_agent_files(_project_root(root))
     jobs = [AgentJob(agent_path=str(path), name=agent_name(path)) for path in agents]
     logger().info("tidying %d agent(s) under %s, %d at a time", len(jobs), root, concurrency)
     report = ProjectTidyReport(root=str(Path(root).resolve()),
@@ -113,6 +113,20 @@ def project_tidy_flow(root: str, concurrency: Annotated[int, Field(ge=1)] = DEFA
     if orchestrated():
         _publish(report)
     return report
+
+
+def _project_root(root: str) -> Path:
+    """The folder to tidy, refused (failing the run) unless it is an absolute path to a folder: a typo, a
+    moved project or an unset AGENTUSE_PROJECT_ROOT (prefect.yaml) would otherwise find no agents and
+    complete, night after night, or tidy whatever folder the worker happens to run in."""
+    path = Path(root)
+    fix = ("give the project's folder as an absolute path (agentuse deploy serve -C <folder>, or "
+           "AGENTUSE_PROJECT_ROOT for prefect.yaml)")
+    if not root.strip() or not path.is_absolute():
+        raise AgentuseError(f"the project root {root!r} is not an absolute path: {fix}")
+    if not path.is_dir():
+        raise AgentuseError(f"the project root {root!r} is not a folder: {fix}")
+    return path.resolve()
 
 
 def _publish(report: ProjectTidyReport) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentuse.core import store
+from agentuse.core.errors import AgentuseError
 from agentuse.core.store_format import parse
 from agentuse.flows import artifacts
 from agentuse.flows.names import agent_name, artifact_key
@@ -222,3 +223,18 @@ def test_a_subflows_own_lines_reach_its_own_log(tmp_path, prefect_api):
     assert "artifacts: tidy-blog-writer, rules-blog-writer" in logs["tidy/blog-writer"]
     assert "artifacts: tidy-blog-writer, rules-blog-writer" not in logs["project-tidy/proj"]
     assert f"blog-writer: {summary}" in logs["project-tidy/proj"]  # the project's own row for the agent
+
+
+@pytest.mark.parametrize("root", ["missing", "", "relative/project"], ids=["missing", "empty", "relative"])
+def test_a_project_root_that_is_not_an_absolute_folder_fails_the_run_naming_it(tmp_path, monkeypatch, root):
+    """A typo, a project moved away, or prefect.yaml's AGENTUSE_PROJECT_ROOT left unset (Prefect then passes
+    the placeholder itself, or nothing): each completed as "no agents found" — or tidied whatever folder the
+    worker ran in — so a schedule could do nothing, or the wrong thing, every night without a failed run."""
+    from agentuse.flows.project_tidy import run_project_tidy
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "relative" / "project").mkdir(parents=True)  # relative to a worker's folder: refused all the same
+    given = str(tmp_path / root) if root == "missing" else root
+    with pytest.raises(AgentuseError, match="root") as raised:
+        run_project_tidy(given)
+    assert repr(given) in str(raised.value)
