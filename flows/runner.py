@@ -112,8 +112,10 @@ class Pipeline:
                 body.__annotations__ = typing.get_type_hints(self.fn)
                 body.__module__ = FLOWS_MODULE
                 body.__name__ = body.__qualname__ = self.name.replace("-", "_")
+                from agentuse.flows.crashed import release
+
                 self._flow = flow(body, name=self.name, flow_run_name=self.run_name, log_prints=False,
-                                  on_completion=list(self.on_completion),
+                                  on_completion=list(self.on_completion), on_crashed=[release],
                                   task_runner=self.task_runner() if self.task_runner else None)
             return self._flow
 
