@@ -1,6 +1,6 @@
-"""How well the embedded offline evaluator tells rule pairs apart, on nine labelled sets side by side.
+"""How well the embedded offline evaluator tells rule pairs apart, on eleven labelled sets side by side.
 
-Five tuning sets are the ones the evaluator is developed against (`--errors` lists their misses):
+Six tuning sets are the ones the evaluator is developed against (`--errors` lists their misses):
   tuning    tests/data/rule_pairs.jsonl (312 pairs), the project's own set; its held-out third (pairs
             whose index is 2 mod 3) is printed apart, since the thresholds in offline_judge.py were set
             without looking at it.
@@ -19,7 +19,11 @@ Five tuning sets are the ones the evaluator is developed against (`--errors` lis
             of its 80), contradictions of every kind, near-misses paraphrased and changed in one detail.
             Its pairs whose index is 2 mod 3 are held out of the round that tuned on it (its --errors were
             read with `--split tune`) and printed apart as "tuning 5 held-out".
-Four frozen sets were each written and committed alone before a round of evaluator changes and are never
+  tuning 6  tests/data/rule_pairs_tuning6.jsonl (240 pairs, 16 kinds of agent none of the other sets'),
+            by a session that never saw the evaluator, the tests or the other sets, written with frozen 5 at
+            the start of the round that tuned on it; its pairs whose index is 2 mod 3 are held out of that
+            round like tuning 5's and printed apart as "tuning 6 held-out".
+Five frozen sets were each written and committed alone before a round of evaluator changes and are never
 tuned on: only their figures are read, never their errors, and the report refuses to run if a file no
 longer has the hash pinned below, so a figure printed for one always means the same pairs.
   frozen 1  tests/data/rule_pairs_frozen.jsonl (138 pairs, 12 kinds of agent), written before the
@@ -34,6 +38,10 @@ longer has the hash pinned below, so a figure printed for one always means the s
   frozen 4  tests/data/rule_pairs_frozen4.jsonl (160 pairs, 20 kinds of agent), written from general
             knowledge by a session that never read the evaluator, the tests or the other sets, and committed
             alone before the round that tuned on tuning 5; read before that round and once after it.
+  frozen 5  tests/data/rule_pairs_frozen5.jsonl (180 pairs, 15 kinds of agent none of the other sets'),
+            written from general knowledge by a session that never read the evaluator, the tests or the
+            other sets, and committed alone (424172a) before the round that tuned on tuning 6; read once, at
+            the end of that round.
 
 Prints precision, recall and F1 per label, the share of near-misses called duplicate and the count of
 distinct pairs (any gold label but duplicate) called duplicate (the failure the evaluator exists to
@@ -73,13 +81,16 @@ TUNING2 = DATA.with_name("rule_pairs_tuning2.jsonl")
 TUNING3 = DATA.with_name("rule_pairs_tuning3.jsonl")
 TUNING4 = DATA.with_name("rule_pairs_tuning4.jsonl")
 TUNING5 = DATA.with_name("rule_pairs_tuning5.jsonl")
+TUNING6 = DATA.with_name("rule_pairs_tuning6.jsonl")
 FROZEN4 = DATA.with_name("rule_pairs_frozen4.jsonl")
-# Each frozen set as committed alone (commits 4b75d95, 65a3e01, 26a617f and eb1af02). A changed file is a
-# different set.
+FROZEN5 = DATA.with_name("rule_pairs_frozen5.jsonl")
+# Each frozen set as committed alone (commits 4b75d95, 65a3e01, 26a617f, eb1af02 and 424172a). A changed
+# file is a different set.
 FROZEN_SHA256 = "f97ffb8de52db14ffe2b3b9f37e11ae726b631f2ba85603557477323795a6ae0"
 FROZEN2_SHA256 = "ebad6f4509a7f0cef81fe908771662800bf25cedc9386f0ce803ec88759e1007"
 FROZEN3_SHA256 = "2d5a5d9a2b8f74c80246210ad0e190d03a25e02b29a7e14a06de8472c0e1f93e"
 FROZEN4_SHA256 = "3d5196e41ab03cc28ba1aa3dea22f20ced4b49394d54571e50fa3ffc03d5c2d1"
+FROZEN5_SHA256 = "51d0d138506cf9983c515db043be9bc6f1a5312d1bebef7fb264640864b5424d"
 LABELS = [label.value for label in Label]
 
 
@@ -113,6 +124,10 @@ def load_frozen3(path: Path = FROZEN3) -> list[dict]:
 
 def load_frozen4(path: Path = FROZEN4) -> list[dict]:
     return _load_pinned(path, FROZEN4_SHA256)
+
+
+def load_frozen5(path: Path = FROZEN5) -> list[dict]:
+    return _load_pinned(path, FROZEN5_SHA256)
 
 
 def split(pairs: list[dict], which: str) -> list[dict]:
@@ -178,29 +193,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--errors", action="store_true", help="list every tuning pair the evaluator gets wrong")
     parser.add_argument("--split", choices=("all", "tune", "holdout"), default="all",
-                        help="which pairs of the first and fifth tuning files --errors lists (never a frozen set)")
+                        help="which pairs of the first, fifth and sixth tuning files --errors lists (never a frozen set)")
     parser.add_argument("--tuning-only", action="store_true",
                         help="print the tuning columns alone: what to run while tuning, so no frozen figure is seen")
     args = parser.parse_args(argv)
     pairs, pairs2, pairs3, pairs4, pairs5 = load(), load(TUNING2), load(TUNING3), load(TUNING4), load(TUNING5)
+    pairs6 = load(TUNING6)
     try:
         frozen, frozen2, frozen3, frozen4 = load_frozen(), load_frozen2(), load_frozen3(), load_frozen4()
+        frozen5 = load_frozen5()
     except FrozenSetChanged as exc:
         print(f"offline_eval: refusing to report: {exc}", file=sys.stderr)
         return 2
     sets = {"tuning": pairs, "tuning held-out": split(pairs, "holdout"), "tuning 2": pairs2, "tuning 3": pairs3,
-            "tuning 4": pairs4, "tuning 5": pairs5, "tuning 5 held-out": split(pairs5, "holdout")}
+            "tuning 4": pairs4, "tuning 5": pairs5, "tuning 5 held-out": split(pairs5, "holdout"),
+            "tuning 6": pairs6, "tuning 6 held-out": split(pairs6, "holdout")}
     if not args.tuning_only:
-        sets.update({"frozen 1": frozen, "frozen 2": frozen2, "frozen 3": frozen3, "frozen 4": frozen4})
+        sets.update({"frozen 1": frozen, "frozen 2": frozen2, "frozen 3": frozen3, "frozen 4": frozen4,
+                     "frozen 5": frozen5})
     figures = {name: evaluate(chosen) for name, chosen in sets.items()}
     print(side_by_side(figures))
-    for name in ("tuning", "tuning 2", "tuning 3", "tuning 4", "tuning 5", "frozen 1", "frozen 2", "frozen 3",
-                 "frozen 4"):
+    for name in ("tuning", "tuning 2", "tuning 3", "tuning 4", "tuning 5", "tuning 6", "frozen 1", "frozen 2",
+                 "frozen 3", "frozen 4", "frozen 5"):
         if name in sets:
             print(f"\n{name}\n{confusion(sets[name])}")
     if args.errors:
         print()
-        for p in split(pairs, args.split) + pairs2 + pairs3 + pairs4 + split(pairs5, args.split):
+        for p in (split(pairs, args.split) + pairs2 + pairs3 + pairs4 + split(pairs5, args.split)
+                  + split(pairs6, args.split)):
             rel = compare(p["a"], p["b"])
             if rel.label.value != p["label"]:
                 print(f"[{p['label']} -> {rel.label.value} {rel.similarity:.2f}] {p['a']} | {p['b']}\n    {rel.reason}")
@@ -211,12 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("duplicate_f1", "contradiction_f1", "near_miss_called_duplicate"):
         print(f"holdout_{key}: {held[key]:.3f}")
     for prefix, name in (("tuning2", "tuning 2"), ("tuning3", "tuning 3"), ("tuning4", "tuning 4"),
-                         ("tuning5", "tuning 5"), ("tuning5_holdout", "tuning 5 held-out")):
+                         ("tuning5", "tuning 5"), ("tuning5_holdout", "tuning 5 held-out"),
+                         ("tuning6", "tuning 6"), ("tuning6_holdout", "tuning 6 held-out")):
         for key in ("duplicate_f1", "contradiction_f1", "near_miss_called_duplicate"):
             print(f"{prefix}_{key}: {figures[name][key]:.3f}")
         print(f"{prefix}_distinct_called_duplicate: {int(figures[name]['distinct_called_duplicate'])}")
     for prefix, name in (("frozen", "frozen 1"), ("frozen2", "frozen 2"), ("frozen3", "frozen 3"),
-                         ("frozen4", "frozen 4")):
+                         ("frozen4", "frozen 4"), ("frozen5", "frozen 5")):
         if name not in figures:
             continue
         for key in ("duplicate_precision", "duplicate_recall", "duplicate_f1", "contradiction_precision",

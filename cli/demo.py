@@ -53,12 +53,14 @@ def demo(
                                                               "temporary folder).", show_default=False)] = None,
 ) -> None:
     """Walk the whole learning lifecycle offline: run, review, second run, tidy-up, undo."""
+    from agentuse.core.file_access import make_folder
+
     examples = examples_dir()
     root = Path(folder).absolute() if folder else Path(tempfile.mkdtemp(prefix="agentuse-demo-"))
     project, state = root / "project", root / "state"
-    if project.exists() and any(project.iterdir()):
+    if project.is_dir() and any(project.iterdir()):
         raise AgentuseError(f"{project} is not empty: pick another --dir")
-    project.mkdir(parents=True, exist_ok=True)
+    make_folder(project, kept="the demo did not start")
     agent = project / "blog-writer.agentuse"
     shutil.copyfile(examples / "blog-writer.agentuse", agent)
     with _demo_environment(state):

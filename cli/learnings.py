@@ -199,6 +199,16 @@ def _maybe_delete(originals: list[Path], *, keep: bool, delete: bool) -> None:
         if answer.strip().lower() not in ("y", "yes"):
             say("Kept the originals.")
             return
+    undeletable = []
     for path in originals:
-        path.unlink(missing_ok=True)
-    say(f"Deleted {len(originals)} original(s).")
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as problem:  # its copy is in place: only the old file stays behind
+            undeletable.append((path, problem))
+    say(f"Deleted {len(originals) - len(undeletable)} original(s).")
+    if undeletable:
+        path, problem = undeletable[0]
+        others = f" (and {len(undeletable) - 1} more)" if len(undeletable) > 1 else ""
+        raise AgentuseError(f"could not delete {path}{others}: {(problem.strerror or str(problem)).lower()}; its "
+                            "learnings are copied, so delete it by hand or make its folder writable and run the "
+                            "migrate again")

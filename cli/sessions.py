@@ -97,5 +97,7 @@ def resume(
     result = resume_run(session_id, decision=decision, comment=comment, remember=remember, model=model)
     from agentuse.flows.post_run import after_resume
 
-    after_resume(result, remember=remember, comment=comment)  # save the note, capture if now completed
+    saved = after_resume(result, remember=remember, comment=comment)  # save the note, capture if now completed
     show_result(result, as_json=as_json, quiet=quiet, show_output=decision == "revise")
+    if not saved:  # decided, but the note it was asked to keep is not stored: its line names the fix
+        raise typer.Exit(1)

@@ -36,6 +36,7 @@ def discard(location: store.AgentLocation, rule_id: str) -> Learning:
     with store.transaction(location) as doc:
         rule = find(doc.learnings, rule_id, where=str(location.store_path))
         # Archive first, inside the store lock: if writing the archive fails, the rule stays in the store.
+        # A discard killed after that write left it in both; run again, it files no second copy (store.archive).
         store.archive(location, [rule], reason=DISCARD_REASON)
         doc.learnings = [r for r in doc.learnings if r.id != rule.id]
     return rule

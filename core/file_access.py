@@ -96,6 +96,19 @@ def writing(path: Path, *, kept: str | None = None) -> Iterator[None]:
         raise FileAccessError(write_message(path, problem, kept=kept), cause=problem) from None
 
 
+def make_folder(folder: Path, *, kept: str = "nothing was written") -> None:
+    """`folder` and its parents, as `mkdir -p` makes them. A file where one of them belongs is one error
+    naming it (`writing` leaves FileExistsError to exclusive creates, so a bare mkdir would escape it)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # the folder, or one of its parents, is a file
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
+        raise FileAccessError(f"{blocker}: is a file where agentuse keeps a folder; move it out of the way, then "
+                              f"run the command again; {kept}") from None
+    except OSError as problem:
+        raise FileAccessError(write_message(folder, problem, kept=kept), cause=problem) from None
+
+
 def write_message(path: Path, problem: OSError, *, kept: str | None = None) -> str:
     kept = kept or f"{path} was left as it was"
     code = problem.errno

@@ -100,7 +100,7 @@ def _migrate(step: Step, *, dry_run: bool) -> Step:
     step = step.model_copy(update={"dest": location.store_path})
     try:
         data = read_regular(step.source, "learnings file")  # a folder, FIFO or device is refused, never opened
-        parse(data.decode("utf-8"), filename=str(step.source))
+        parse(data.decode("utf-8-sig"), filename=str(step.source))  # a BOM, as every store reader takes it
     except (StoreFormatError, UnicodeDecodeError, FileAccessError) as error:  # this one fails; the rest go on
         return step.model_copy(update={"outcome": "failed", "detail": str(error)})
     with store.lock_for(location.store_path):
@@ -113,5 +113,5 @@ def _migrate(step: Step, *, dry_run: bool) -> Step:
                 )
         if dry_run:
             return step.model_copy(update={"outcome": "would copy"})
-        store.atomic_write(location.store_path, data.decode("utf-8"))
+        store.atomic_write(location.store_path, data)  # byte for byte: "already copied" compares bytes
     return step.model_copy(update={"outcome": "copied"})

@@ -24,8 +24,7 @@ def notices_path(location: AgentLocation) -> Path:
 def once(location: AgentLocation, key: str, text: str) -> bool:
     """True the first time this agent meets `key` (the caller then shows `text`), False afterwards."""
     path = notices_path(location)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with lock_for(path):  # two runs of one agent at once must not both decide they were first
+    with lock_for(path):  # two runs of one agent at once must not both decide they were first (it makes the folder)
         seen = _read(path)
         if seen is None:
             # Unreadable: show the notice again rather than never, and leave the file for a human.

@@ -57,9 +57,18 @@ class ProviderFile(BaseModel):
 def config_path() -> Path:
     base = os.environ.get(CONFIG_DIR_VARIABLE) or ""
     if base.strip():
-        return Path(base) / "providers.json"
+        try:
+            path = Path(base).expanduser()
+        except RuntimeError:  # ~user for a user there is not: left as given, so refused below
+            path = Path(base)
+        if not path.is_absolute():
+            # Resolved against the cwd, a relative setting would read a different file in each folder.
+            raise AgentuseError(f"{CONFIG_DIR_VARIABLE} must be an absolute path, not {base!r}: a relative one "
+                                "would find a different providers file in each folder a command is run from")
+        return path / "providers.json"
     xdg = os.environ.get("XDG_CONFIG_HOME") or ""
-    root = Path(xdg) if xdg.strip() else Path.home() / ".config"
+    # The XDG spec says to ignore a relative value, as core/location.py does for XDG_DATA_HOME.
+    root = Path(xdg) if xdg.strip() and Path(xdg).is_absolute() else Path.home() / ".config"
     return root / "agentuse" / "providers.json"
 
 

@@ -76,7 +76,14 @@ def put_back(location: store.AgentLocation, copy: Learning, record: Learning, *,
     """Write `record` through the cap and take `copy` (the archived entry it came from) out of the archive,
     under the store's and the archive's locks (the order every writer takes them in)."""
     with store.lock_for(location.store_path), store.lock_for(location.archive_path):
-        if any(r.id == record.id for r in store.load(location).learnings):
+        held = next((r for r in store.load(location).learnings if r.id == record.id), None)
+        if held is not None and _says(held) == _says(copy):
+            # A restore killed between its two writes (or a discard between its two) left the rule in both
+            # files: it is in force already, so finishing means taking the archived copy out.
+            store.unarchive(location, record.id)
+            return Restored(rule=held, lines=[f'"{held.title}" (id:{held.id}) is already in the store; took the '
+                                              "copy an interrupted restore or discard left in the archive out."])
+        if held is not None:
             raise AgentuseError(f"id:{record.id} is in the store already; discard that rule first to restore "
                                 "the archived copy")
         newest = [r for r in store.load_archive(location).learnings if r.id == record.id]
@@ -91,6 +98,10 @@ def put_back(location: store.AgentLocation, copy: Learning, record: Learning, *,
                                 "in the archive.")
         store.unarchive(location, record.id)
     return Restored(rule=placed.record, lines=_lines(placed, record, verdict=verdict, cap=cap, agent_arg=agent_arg))
+
+
+def _says(rule: Learning) -> tuple:
+    return rule.category, rule.title, rule.body, rule.tool, rule.sig
 
 
 def _lines(placed: capping.Placed, record: Learning, *, verdict: str, cap: int, agent_arg: str) -> list[str]:

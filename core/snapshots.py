@@ -48,8 +48,9 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import check_regular, read_optional
-from agentuse.core.learned_block import BlockRule, read_block
+from agentuse.core.file_access import FileAccessError, check_regular, make_folder, read_optional
+from agentuse.core.agent_errors import BlockMarkerError
+from agentuse.core.learned_block import BlockRule, find_block, read_block, write_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
@@ -158,7 +159,9 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
          kind: str = TIDY_UP, carriers: dict[str, str] | None = None) -> Snapshot:
     """Write a snapshot before the commit; the caller holds the locks of the files it is about to write."""
     now = now or datetime.now(timezone.utc)
-    _root(location).mkdir(parents=True, exist_ok=True)
+    make_folder(_root(location))
+    # A pass killed before its manifest wrote no pending marker, so `recover` never looks for its folder.
+    _sweep_unfinished(location)
     seq = max((s.manifest.seq for s in _all(location)), default=0) + 1  # under the caller's locks
     while True:  # two passes in one second can draw the same 4 hex: draw again rather than fail the pass
         folder = _root(location) / f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
@@ -211,10 +214,16 @@ def _all(location: store.AgentLocation) -> list[Snapshot]:
         return []
     found = []
     for folder in (p for p in root.iterdir() if p.is_dir()):
+        path = folder / MANIFEST
         try:
-            manifest = Manifest.model_validate(json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
-            written = (folder / MANIFEST).stat().st_mtime_ns
-        except (FileNotFoundError, ValueError):
+            if not check_regular(path, "snapshot manifest"):
+                continue
+        except FileAccessError:  # a folder, FIFO or device in its place: never opened, and not a snapshot
+            continue
+        try:
+            manifest = Manifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+            written = path.stat().st_mtime_ns
+        except (FileNotFoundError, ValueError):  # one that does not parse is not a snapshot either
             continue
         found.append((_order(manifest, folder, written), Snapshot(folder=folder, manifest=manifest)))
     return [snapshot for _, snapshot in sorted(found, key=lambda pair: pair[0], reverse=True)]
@@ -252,6 +261,8 @@ def recover(location: store.AgentLocation) -> None:
     with locks(location):
         _sweep_unfinished(location)
         for snapshot in _all(location):
+            if not snapshot.manifest.settled:
+                require_parts(snapshot)
             if snapshot.manifest.undoing:
                 _finish_undo(location, snapshot)
             elif not snapshot.manifest.complete:
@@ -278,18 +289,60 @@ def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
         return
     store_before = _read(folder / "store.before") if manifest.store_existed else None
     if store_now == manifest.store_after and store_now != digest(store_before):
-        return  # the store was written and the agent file edited since: not ours to guess
+        # Both files were written, and the agent file edited since: the pass is done, and undo (which
+        # refuses over an edit, naming the file) is the one to judge it.
+        mark_complete(snapshot)
+        return
     agent_before = (folder / "agent.before").read_bytes()
     if agent_now == manifest.agent_after:
         _restore(location.agent_path, agent_before, follow_symlinks=True)
     elif agent_now != digest(agent_before):
-        return  # edited by hand since the crash: leave it for undo to explain
+        rolled = _block_rolled_back(location, manifest, agent_before)
+        if rolled is None:
+            return  # the block itself was edited since the crash: left for undo to explain (`undo`)
+        _restore(location.agent_path, rolled, follow_symlinks=True)
     # The archive was appended to first, so its rules are in both files now; the store keeps them. When it
     # was not written yet (or was changed since), `_archive_target` says so and it is left as it is.
     restorable, archive_before = _archive_target(snapshot, _read(location.archive_path))
     if restorable:
         _put(location.archive_path, archive_before)
     shutil.rmtree(folder)
+
+
+def require_parts(snapshot: Snapshot) -> None:
+    """Every file the manifest says its folder holds, checked before anything is written from them: a
+    folder emptied by hand must not read as "there was no store" (undo would delete it) nor stop an undo
+    halfway, after the agent file and before the store."""
+    manifest = snapshot.manifest
+    needed = ["agent.before", *(["store.before"] if manifest.store_existed else []),
+              *(["archive.before"] if manifest.archive_after is not None and manifest.archive_existed else []),
+              *([STORE_UNDO] if manifest.undo_from is not None else [])]
+    missing = [name for name in needed if not check_regular(snapshot.folder / name, "snapshot file")]
+    if missing:
+        raise UndoError(f"{snapshot.folder}: the snapshot has no {' and no '.join(missing)} (removed by hand?), so the "
+                        f"{manifest.kind} of {manifest.created} cannot be undone or finished from it; nothing was "
+                        "restored. Move that folder out of the way and run the command again.")
+
+
+def _block_rolled_back(location: store.AgentLocation, manifest: Manifest, agent_before: bytes) -> bytes | None:
+    """The agent file as it is now, edited by a person since a commit was cut short after writing it, with
+    the learned block as it was before the commit, byte for byte: the edit (outside the block) is kept and
+    the rules the commit made permanent come back out. None when the block is neither the commit's nor the
+    one before it: rolling back would then throw away what the person wrote there."""
+    now, name = _read(location.agent_path), str(location.agent_path)
+    try:
+        text, before = (now or b"").decode("utf-8"), agent_before.decode("utf-8")
+        block = read_block(text, filename=name)
+        if block is not None and block == read_block(before, filename=name):
+            return now  # put back by hand already: only the store side is left to roll back
+        span, old = find_block(text, filename=name), find_block(before, filename=name)
+    except (BlockMarkerError, UnicodeDecodeError):
+        return None
+    if span is None or block_digest(block or []) != manifest.block_after:
+        return None
+    if old is None:  # the commit added the block: it goes, with the blank line it added
+        return write_block(text, [], filename=name).encode("utf-8")
+    return (text[:span.start_line] + before[old.start_line:old.after] + text[span.after:]).encode("utf-8")
 
 
 def latest(location: store.AgentLocation) -> Snapshot | None:
@@ -313,10 +366,17 @@ def undo(location: store.AgentLocation) -> Snapshot:
     the next command (`recover`), and a reader that settles first never sees one file undone and not the
     other."""
     recover(location)
+    for stuck in (s for s in _all(location) if not s.manifest.settled):
+        raise UndoError(
+            f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing {location.agent_path}, "
+            f"and the learned block there was edited since, so it was neither finished nor rolled back. Put the "
+            f"block back as it is in {stuck.folder / 'agent.before'} (edits elsewhere in the file can stay), then "
+            "run any command: it rolls the rest back.")
     snapshot = latest(location)
     if snapshot is None:
         raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
                         f"rules, has been recorded (or the last one was already undone).")
+    require_parts(snapshot)
     with locks(location):
         changed = blockers(location, snapshot)
         if changed:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import check_regular, read_optional, writing
+from agentuse.core.file_access import check_regular, make_folder, read_optional, writing
 from agentuse.core.learning import Learning, State
 # Where a store lives is its own module (no pydantic, no GitPython): `learnings --path` needs only that.
 from agentuse.core.location import (  # noqa: F401 - re-exported
@@ -82,8 +82,7 @@ def lock_for(path: Path) -> FileLock:
     threads and processes (one instance per path, so a save() inside a transaction() cannot deadlock).
     A planted link at the lock file is refused like one at the file itself."""
     path = Path(os.path.abspath(path))
-    with writing(path.parent, kept="nothing was written"):
-        path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     refuse_link(Path(f"{path}.lock"))
     from agentuse.core.file_lock import FileLock
 
@@ -144,7 +143,7 @@ def _replace(path: Path, text: str | bytes) -> None:
     if path.exists() and not os.access(path, os.W_OK):
         # os.replace would happily swap out a read-only file; keep the owner's "do not write" meaning.
         raise PermissionError(errno.EACCES, "file is not writable", str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     _sweep_stale_temps(path)
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
@@ -343,31 +342,44 @@ def save(location: AgentLocation, doc: StoreDoc) -> None:
 
 
 def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) -> None:
-    """Append retired rules to the agent's archive file. The archive is only ever appended to."""
+    """Append retired rules to the agent's archive file. The archive is only ever appended to. A rule whose
+    newest archived copy is this very retirement is not filed again: a writer killed after archiving it and
+    before writing the store left it in both files, and the same command run again retires it again."""
     if not learnings:
         return
     path = location.archive_path
     with lock_for(path):
-        existing = read_optional(path, "learnings archive")
-        atomic_write(path, archive_base(location, existing) + archive_entries(learnings, reason=reason))
+        base, doc = _archive_base(location, read_optional(path, "learnings archive"))
+        newest = {rule.id: rule for rule in doc.learnings} if doc is not None else {}  # the last copy wins
+        fresh = [rule for rule in learnings if rule.id not in newest
+                 or newest[rule.id].model_dump() != retired(rule, reason=reason).model_dump()]
+        if fresh:
+            atomic_write(path, base + archive_entries(fresh, reason=reason))
 
 
 def archive_base(location: AgentLocation, existing: bytes | None) -> str:
     """What new archive entries are appended to: the archive as it is, right-trimmed, or a fresh header.
     So the archive before an append, right-trimmed, is always an exact prefix of the file after it, and one
     append's bytes stay where they were however many come after (undo takes a tidy-up's back out)."""
+    return _archive_base(location, existing)[0]
+
+
+def _archive_base(location: AgentLocation, existing: bytes | None) -> tuple[str, StoreDoc | None]:
     text = None if existing is None else _decode(location.archive_path, existing)
     if text is None or not text.strip():
-        return render(StoreDoc(name=location.name, agent=location.breadcrumb)).rstrip()
-    parse(text, filename=str(location.archive_path), include_retired=True)  # never append to what we cannot read
-    return text.rstrip()
+        return render(StoreDoc(name=location.name, agent=location.breadcrumb)).rstrip(), None
+    doc = parse(text, filename=str(location.archive_path), include_retired=True)  # never append to what we cannot read
+    return text.rstrip(), doc
 
 
 def archive_entries(learnings: list[Learning], *, reason: str) -> str:
     """The text one append adds after `archive_base`: the rules, retired with the reason."""
-    retired = [Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
-               for rule in learnings]
-    return "".join(f"\n\n{render_entry(rule)}" for rule in retired) + "\n"
+    return "".join(f"\n\n{render_entry(retired(rule, reason=reason))}" for rule in learnings) + "\n"
+
+
+def retired(rule: Learning, *, reason: str) -> Learning:
+    """`rule` as the archive holds it once retired for `reason`."""
+    return Learning.model_validate({**rule.model_dump(), "state": State.retired, "why": f"retired: {reason}"})
 
 
 def unarchive(location: AgentLocation, rule_id: str) -> Learning | None:

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import read_optional
+from agentuse.core.file_access import FileAccessError, make_folder, read_optional, read_regular
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
@@ -61,7 +61,7 @@ def begin(location: store.AgentLocation) -> tuple[Path, bytes]:
     stem = location.key.removesuffix(store.AGENT_SUFFIX)
     stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
     copy = location.project_dir / "edits" / f"{stem}.{stamp}{store.STORE_SUFFIX}"
-    copy.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(copy.parent)
     store.atomic_write(copy, baseline)
     return copy, baseline
 
@@ -72,7 +72,7 @@ def _kept(copy: Path) -> str:
 
 def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcome:
     """Write the edited copy into the store (module docstring); the copy is removed once it is in."""
-    edited = copy.read_bytes()
+    edited = _read_copy(location, copy)
     if edited == baseline:
         copy.unlink()
         return Outcome()
@@ -105,6 +105,17 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
     before = {r.id for r in start.learnings}
     return Outcome(changed=True, merged=True, kept_added=sum(1 for r in theirs.learnings if r.id not in before),
                    archived=removed, emptied=emptied)
+
+
+def _read_copy(location: store.AgentLocation, copy: Path) -> bytes:
+    """The copy as the editor left it. An editor may delete it, or leave something else at its path: then
+    there is no edit to merge, and the store is not touched."""
+    try:
+        return read_regular(copy, "learnings file")
+    except FileNotFoundError:
+        raise EditRefused(f"the editor left no file at {copy}: nothing was written to {location.store_path}") from None
+    except FileAccessError as odd:
+        raise EditRefused(f"{odd}; nothing was written to {location.store_path}") from None
 
 
 def _readable(location: store.AgentLocation, baseline: bytes) -> list[Learning]:

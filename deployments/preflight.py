@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentuse.core.errors import AgentuseError
+from agentuse.flows import prefect_api
 from agentuse.tasks.retry import MODEL_TAG
 
 START_SERVER = ("start one with `prefect server start` and point agentuse at it: "
@@ -34,16 +35,14 @@ class LimitCheck:
 
 def api_url() -> str:
     """The configured API (environment or Prefect profile); raises when there is none or it does not answer."""
-    from prefect.client.orchestration import get_client
     from prefect.settings import get_current_settings
 
     url = get_current_settings().api.url
     if not url:
         raise ServeError(f"No Prefect server is configured: {START_SERVER}")
-    with get_client(sync_client=True) as client:
-        problem = client.api_healthcheck()
+    problem = prefect_api.unanswered(url)
     if problem is not None:
-        raise ServeError(f"The Prefect server at {url} does not answer ({problem}): {START_SERVER}")
+        raise ServeError(f"{problem[0].upper()}{problem[1:]}: {START_SERVER}")
     return url
 
 

@@ -18,6 +18,8 @@ Echo = Callable[..., None]
 def build(root: Path, *, cron: str, timezone: str, concurrency: int):
     if not root.is_dir():
         raise ServeError(f"{root} is not a folder: pass the project to tidy with -C <project root>")
+    if concurrency < 1:  # the flow's parameter schema refuses it too, but only once a run has been scheduled
+        raise ServeError(f"--concurrency must be 1 or more (agents tidied at once), not {concurrency}")
     root = project_root(root)  # the git root, as `migrate --all` walks it; the folder itself outside git
     try:
         return definitions.deployments(root, cron=cron, timezone=timezone, concurrency=concurrency)

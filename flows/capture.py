@@ -38,8 +38,15 @@ from agentuse.tasks import revet as revet_steps
 
 @pipeline("capture", capture_run_name, agent="agent", on_completion=[capture_completed])
 def capture_flow(agent: str, session: str, today: date | None = None) -> CaptureReport:
-    """`agent`: the agent file; `session`: a session id, id prefix or log path; `today` makes dates
-    repeatable in tests. Model steps use the agent's helper (`learning.model`, else its own model)."""
+    """Capture learnings from one finished run of an agent. Model steps use the agent's helper
+    (`learning.model`, else its own model).
+
+    Args:
+        agent: The agent file (.agentuse), as an absolute path; a relative one is read from the folder the
+            flow runs in.
+        session: The run to capture: its session id, an id prefix only one session has, or its log's path.
+        today: The date new rules are stamped with (YYYY-MM-DD); empty for today.
+    """
     today = today or date.today()
     ctx = call(steps.load_run, agent, session)
     if not ctx.channels:

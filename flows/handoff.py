@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentuse.flows import prefect_api
+
 if TYPE_CHECKING:
     from agentuse.runtime.runner import RunResult
 
@@ -24,7 +26,12 @@ CAPTURE_DEPLOYMENT = "post-run-capture"
 
 
 def via_prefect() -> bool:
-    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect" and bool(os.environ.get("PREFECT_API_URL"))
+    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect" and bool(prefect_api.configured_url())
+
+
+def unreachable_api() -> str | None:
+    """With an API configured, a capture that runs here is a flow run on it: why it cannot be, or None."""
+    return prefect_api.unanswered() if prefect_api.configured_url() else None
 
 
 def unserved_capture() -> str | None:
@@ -33,14 +40,14 @@ def unserved_capture() -> str | None:
     from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
 
-    url = os.environ.get("PREFECT_API_URL", "")
+    url = prefect_api.configured_url()
     try:
         with get_client(sync_client=True) as client:
             deployment = client.read_deployment_by_name(f"capture/{CAPTURE_DEPLOYMENT}")
     except ObjectNotFound:
         return f"no {CAPTURE_DEPLOYMENT} deployment is registered at {url} (start one: agentuse deploy serve)"
     except Exception as problem:  # noqa: BLE001 - an API that does not answer must not lose the capture
-        return f"the Prefect API at {url} did not answer ({type(problem).__name__})"
+        return prefect_api.did_not_answer(url, problem)
     status = getattr(getattr(deployment, "status", None), "value", "READY")
     if str(status).upper() != "READY":
         return f"nothing is serving the {CAPTURE_DEPLOYMENT} deployment at {url} (start: agentuse deploy serve)"

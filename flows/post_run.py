@@ -11,6 +11,7 @@ the flows are imported inside the functions that need them, so the surfaces that
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -62,7 +63,8 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
         if not load_agent(agent_file).channels:
             return  # learning: true alone: no post-run model call at all
         via_prefect = handoff.via_prefect()
-        unserved = handoff.unserved_capture() if via_prefect else None
+        # Handed over only to a deployment that is served; run as a flow run only on an API that answers.
+        unserved = handoff.unserved_capture() if via_prefect else handoff.unreachable_api()
         if via_prefect and unserved is None and handoff.emit_completed(agent_file, result):
             lines = [f"[Learning] Capture handed to Prefect: {handoff.RUN_COMPLETED} for session {result.session_id}"]
         else:
@@ -78,9 +80,11 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
     _log_lines(Path(result.session_file), lines)
 
 
-def after_resume(result: "RunResult", *, remember: str | None, comment: str | None) -> None:
+def after_resume(result: "RunResult", *, remember: str | None, comment: str | None) -> bool:
     """`sessions resume --remember`: save the note first (the deliberate path), then capture the run if
-    this decision completed it. Both may need the helper: they share one announcer."""
+    this decision completed it. Both may need the helper: they share one announcer. False when the note
+    could not be saved: the log says why and gives the command that saves it, and the CLI exits 1."""
+    saved_ok = True
     agent_path = _agent_path(result)
     announce = announcer()
     if remember and remember.strip():
@@ -100,10 +104,13 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
                              label=result.session_id, comment=comment, reviewed_output=reviewed,
                              announce=announce)
             except (AgentuseError, OSError, ValueError) as problem:
+                saved_ok = False
                 _log_lines(Path(result.session_file), [
                     f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
-                    f'save it again with: agentuse learnings add {agent_path} "..."'])
+                    f"save it again with: agentuse learnings add {shlex.quote(str(agent_path))} "
+                    f"{shlex.quote(remember.strip())}"])
     after_run(agent_path, result, announce=announce)
+    return saved_ok
 
 
 def _saved_note(agent_path: Path, session_id: str, text: str):

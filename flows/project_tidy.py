@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -94,9 +94,17 @@ def task_runner() -> Any:
 
 
 @pipeline("project-tidy", root_run_name, agent=None, task_runner=task_runner)
-def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run: bool = False) -> ProjectTidyReport:
-    """Tidy every agent under `root` (the project's root folder), `concurrency` agents at a time."""
-    agents = find_agent_files(Path(root).resolve())
+def project_tidy_flow(root: str, concurrency: Annotated[int, Field(ge=1)] = DEFAULT_CONCURRENCY,
+                      dry_run: bool = False) -> ProjectTidyReport:
+    """Tidy every agent of a project, a few at a time: one tidy-up (a subflow) per agent file.
+
+    Args:
+        root: The project's root folder, as an absolute path: every .agentuse file under it is tidied
+            (.git, .venv and node_modules are skipped).
+        concurrency: How many agents are tidied at once (1 or more).
+        dry_run: Plan only: write nothing, and publish each agent's plan under tidy-dry-run-<agent>.
+    """
+    agents = find_agent_files(_project_root(root))
     jobs = [AgentJob(agent_path=str(path), name=agent_name(path)) for path in agents]
     logger().info("tidying %d agent(s) under %s, %d at a time", len(jobs), root, concurrency)
     report = ProjectTidyReport(root=str(Path(root).resolve()),
@@ -105,6 +113,20 @@ def project_tidy_flow(root: str, concurrency: int = DEFAULT_CONCURRENCY, dry_run
     if orchestrated():
         _publish(report)
     return report
+
+
+def _project_root(root: str) -> Path:
+    """The folder to tidy, refused (failing the run) unless it is an absolute path to a folder: a typo, a
+    moved project or an unset AGENTUSE_PROJECT_ROOT (prefect.yaml) would otherwise find no agents and
+    complete, night after night, or tidy whatever folder the worker happens to run in."""
+    path = Path(root)
+    fix = ("give the project's folder as an absolute path (agentuse deploy serve -C <folder>, or "
+           "AGENTUSE_PROJECT_ROOT for prefect.yaml)")
+    if not root.strip() or not path.is_absolute():
+        raise AgentuseError(f"the project root {root!r} is not an absolute path: {fix}")
+    if not path.is_dir():
+        raise AgentuseError(f"the project root {root!r} is not a folder: {fix}")
+    return path.resolve()
 
 
 def _publish(report: ProjectTidyReport) -> None:

@@ -44,7 +44,20 @@ from agentuse.tasks import remember as steps
 def remember_flow(agent: str, text: str, label: str = "manual", session: str | None = None,
                   comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
                   today: date | None = None) -> remember.Result:
-    """`agent_arg`: the agent file as the user typed it, for the quarantine message."""
+    """Save a reviewer's note as a rule: grounded, folded or placed through the cap, and vetted.
+
+    Args:
+        agent: The agent file (.agentuse), as an absolute path; a relative one is read from the folder the
+            flow runs in.
+        text: The note, as the reviewer wrote it.
+        label: Where the note came from: the session id, or "manual" for `agentuse learnings add`.
+        session: The session the note answers (an id, an id prefix or a log path), if any: its trace is
+            evidence for the vet, and the result lines are recorded in its log.
+        comment: The review comment given with the note, if any.
+        reviewed_output: The output the reviewer was looking at, which grounds a note that points at it.
+        agent_arg: The agent file as the user typed it, for the quarantine message; empty for `agent`.
+        today: The date the rule is stamped with (YYYY-MM-DD); empty for today.
+    """
     if not text.strip():
         raise AgentuseError("nothing to remember: the note is empty")
     today = today or date.today()

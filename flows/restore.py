@@ -19,8 +19,16 @@ from agentuse.tasks import helpers
 
 @pipeline("restore", agent_run_name("restore"), agent="agent_path")
 def restore_flow(agent_path: str, rule_id: str, agent_arg: str | None = None) -> restore.Restored:
-    """The vet uses the agent's helper (the offline evaluator without a key), built only when the rule
-    needs a vet."""
+    """Put an archived rule back, re-vetted against the current instructions. The vet uses the agent's
+    helper (the offline evaluator without a key), built only when the rule needs a vet.
+
+    Args:
+        agent_path: The agent file (.agentuse), as an absolute path; a relative one is read from the folder
+            the flow runs in.
+        rule_id: The archived rule's id (8 characters), or a prefix only one archived rule has.
+        agent_arg: The agent file as the user typed it, for the lines the restore prints; empty for
+            `agent_path`.
+    """
     agent = load_agent(Path(agent_path))
     location = store.locate(Path(agent_path))
     copy = restore.archived(location, rule_id)

@@ -30,7 +30,9 @@ from typing import Any, Literal
 
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
+from agentuse.core.errors import AgentuseError
 from agentuse.core.failure import Failure
+from agentuse.flows import prefect_api
 from agentuse.tasks import helpers
 from agentuse.tasks.retry import retry_inline
 from agentuse.tasks.step import Step
@@ -52,7 +54,11 @@ def orchestrated() -> bool:
 
 def prefect_requested(force: bool = False) -> bool:
     """Real flow runs when a Prefect API is configured (or `--prefect` forces a temporary server)."""
-    return force or bool(os.environ.get("PREFECT_API_URL"))
+    return force or bool(prefect_api.configured_url())
+
+
+class PrefectUnavailable(AgentuseError):
+    """`--prefect` asked for a flow run, and the configured API does not answer."""
 
 
 RUN_TAGS = ("agentuse",)  # every flow run a surface starts; deployments tag theirs the same way
@@ -89,10 +95,14 @@ class Pipeline:
         FLOWS_MODULE, which is where a served or worker-run flow run loads it (a module-path entrypoint)."""
         with self._lock:
             if self._flow is None:
-                from prefect import flow
+                from prefect import flow, tags
 
                 def body(*args: Any, **kwargs: Any) -> Any:
-                    return self.body(*args, **kwargs)
+                    # Tagged inside the run, not only by whoever starts it: a deployment's run (served, or on
+                    # a worker) is started with no tags around it, and its task runs and subflows then carried
+                    # none — no `agentuse` to filter the dashboard by. The run itself has the deployment's.
+                    with tags(*RUN_TAGS, self.name):
+                        return self.body(*args, **kwargs)
 
                 functools.update_wrapper(body, self.fn)  # the flow's parameters are the declaration's own,
                 # with their types resolved where they were written: Prefect builds its parameter model from
@@ -102,8 +112,10 @@ class Pipeline:
                 body.__annotations__ = typing.get_type_hints(self.fn)
                 body.__module__ = FLOWS_MODULE
                 body.__name__ = body.__qualname__ = self.name.replace("-", "_")
+                from agentuse.flows.crashed import release
+
                 self._flow = flow(body, name=self.name, flow_run_name=self.run_name, log_prints=False,
-                                  on_completion=list(self.on_completion),
+                                  on_completion=list(self.on_completion), on_crashed=[release],
                                   task_runner=self.task_runner() if self.task_runner else None)
             return self._flow
 
@@ -151,13 +163,33 @@ def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False
     `inline` keeps it off Prefect even with an API configured (a capture the API would not run)."""
     with helpers.given(helper, announce), _listening(on_progress):
         if not inline and prefect_requested(force_prefect):
-            if not os.environ.get("PREFECT_API_URL"):
+            if not prefect_api.configured_url():
+                quiet_temporary_server()
                 stop_temporary_server_on_signals()
+            elif (problem := prefect_api.unanswered()) is not None:
+                if force_prefect:
+                    raise PrefectUnavailable(f"{problem}: start it (prefect server start) or unset "
+                                             f"{prefect_api.API_URL} to run against a temporary server")
+                # The work is the user's, the flow run only a view of it: do it here, and say why.
+                (announce or helpers.announcer())(
+                    f"Ran here, not as a Prefect flow run: {problem} (start it, or unset {prefect_api.API_URL}).")
+                return declared.body(**params)
             from prefect import tags
 
             with tags(*RUN_TAGS, declared.name):
                 return declared.prefect_flow()(**params)
         return declared.body(**params)
+
+
+# The temporary server inherits this process's environment (prefect/server/api/server.py).
+ANALYTICS = "PREFECT_SERVER_ANALYTICS_ENABLED"
+
+
+def quiet_temporary_server() -> None:
+    """The server Prefect starts for one `--prefect` command lives for that command: it has no business
+    reporting usage to prefect.io, and offline its attempts printed ERROR lines (at times a database-locked
+    traceback) under a command that had worked. Only the default changes: an explicit setting is kept."""
+    os.environ.setdefault(ANALYTICS, "false")
 
 
 TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)

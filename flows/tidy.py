@@ -45,8 +45,16 @@ def _recount(location: store.AgentLocation, problem: str) -> tuple[effectiveness
 
 @pipeline("tidy", tidy_run_name, agent="agent_path", on_completion=[tidy_completed])
 def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None, seed: int | None = None) -> TidyResult:
-    """Model steps use the agent's helper (the offline evaluator without a key), resolved only when
-    something qualifies; `today` and `seed` make a run repeatable (the 14-day grace and new ids)."""
+    """Tidy up one agent's learnings and write both files once. Model steps use the agent's helper (the
+    offline evaluator without a key), resolved only when something qualifies.
+
+    Args:
+        agent_path: The agent file (.agentuse), as an absolute path; a relative one is read from the folder
+            the flow runs in.
+        dry_run: Plan only: write nothing, and publish the plan and both diffs under tidy-dry-run-<agent>.
+        today: The date the tidy-up counts from (YYYY-MM-DD; the 14-day grace); empty for today.
+        seed: Seeds the ids of rewritten rules, so a run can be repeated exactly; empty for random ids.
+    """
     prepared = tidy_commit.prepare(Path(agent_path), recount=_recount)
     state = tidy.new_state(agent=prepared.location.name, learnings=prepared.doc.learnings, cap=prepared.cap,
                            current_ih=prepared.current_ih, today=today or date.today(),

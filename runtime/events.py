@@ -163,6 +163,24 @@ def under_review(events: list[Event]) -> str:
     return next((e.output for e in reversed(events) if isinstance(e, ApprovalRequest)), "")
 
 
+def read_back(events: list[Event]) -> list[Event]:
+    """The log as this version writes it. Before a failed revision kept the gate open, one ended its session:
+    a run_end "failed" closing the stretch a revise decision began. That is a failed revision, so it reads
+    as one (awaiting review on the output that was shown), and its reviewer can still answer the gate."""
+    read: list[Event] = []
+    revising = False  # since the last run_end, a revise decision answered a gate
+    for event in events:
+        if isinstance(event, ApprovalDecision):
+            revising = event.decision == "revise"
+        elif isinstance(event, RunEnd):
+            if revising and event.status == "failed":
+                event = event.model_copy(update={"status": "awaiting_review", "output": under_review(read),
+                                                 "error": event.error or "the revision failed"})
+            revising = False
+        read.append(event)
+    return read
+
+
 def standing(events: list[Event]) -> list[Event]:
     """The log without its withdrawn revisions: each failed one, from its decision to the run_end that says
     it failed. The conversation the model is sent next, the round under review and the gate still to answer

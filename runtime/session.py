@@ -16,8 +16,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from agentuse.core.errors import AgentuseError
-from agentuse.core.file_access import read_regular, writing
-from agentuse.runtime.events import EVENT_ADAPTER, Event
+from agentuse.core.file_access import make_folder, read_regular, writing
+from agentuse.runtime.events import EVENT_ADAPTER, Event, read_back
 
 
 def utc_now() -> str:
@@ -43,7 +43,7 @@ class SessionLog:
     def create(cls, session_dir: Path, session_id: str, *, clock: Callable[[], str] = utc_now) -> "SessionLog":
         path = session_dir / f"{session_id}.jsonl"
         with writing(path, kept="the run did not start"):
-            session_dir.mkdir(parents=True, exist_ok=True)
+            make_folder(session_dir, kept="the run did not start")
             # "x" refuses to reuse an id: two runs must never interleave in one log.
             with open(path, "x", encoding="utf-8"):
                 pass
@@ -88,7 +88,7 @@ def read_events(path: Path) -> tuple[list[Event], list[str]]:
         except (ValueError, ValidationError) as problem:  # UnicodeDecodeError is a ValueError
             last = all(not rest.strip() for rest in lines[number:])
             notes.append(f"{path.name}:{number}: {_unreadable(problem, line, last=last)}")
-    return events, notes
+    return read_back(events), notes
 
 
 def _unreadable(problem: ValueError, line: bytes, *, last: bool) -> str:

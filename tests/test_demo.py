@@ -51,3 +51,14 @@ def test_the_demo_refuses_a_folder_that_is_in_use(tmp_path):
     (tmp_path / "project" / "notes.txt").write_text("mine")
     result = CliRunner().invoke(app, ["demo", "--dir", str(tmp_path)])
     assert result.exit_code == 1 and "is not empty: pick another --dir" in result.output
+
+
+def test_the_demo_refuses_a_dir_that_is_a_file_in_one_line(tmp_path):
+    for given, blocker in ((tmp_path / "a-file", tmp_path / "a-file"),
+                           (tmp_path / "taken", tmp_path / "taken" / "project")):
+        blocker.parent.mkdir(exist_ok=True)
+        blocker.write_text("mine\n")
+        result = CliRunner().invoke(app, ["demo", "--dir", str(given)])
+        assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.stderr.startswith(f"error: {blocker}: is a file"), result.stderr
+        assert blocker.read_text() == "mine\n"

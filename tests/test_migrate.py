@@ -112,3 +112,16 @@ def test_a_source_that_is_a_folder_fails_with_the_reason_and_the_rest_migrate(pr
 def test_one_agent_or_all_not_both(project):
     assert migrate().exit_code == 1
     assert migrate("agents/edit.agentuse", "--all").exit_code == 1
+
+
+def test_a_source_with_a_byte_order_mark_migrates_as_every_store_reader_reads_it(project):
+    # Editors on Windows save a BOM; the store reads one (store._decode), so migrate must not refuse it.
+    source = project / "agents/edit.agentuse.learnings.md"
+    source.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+    result = migrate("agents/edit.agentuse", "--keep-source")
+    assert result.exit_code == 0, result.output
+    assert "copied: agents/edit.agentuse.learnings.md" in result.stdout
+    location = store.locate(project / "agents/edit.agentuse")
+    assert location.store_path.read_bytes() == source.read_bytes()  # copied byte for byte
+    assert [r.id for r in store.load(location).learnings] == [r.id for r in store.parse(SEED).learnings]
+    assert "already copied: agents/edit.agentuse.learnings.md" in migrate("agents/edit.agentuse").stdout

@@ -55,7 +55,9 @@ def test_benchmark_prints_figures_last(bench, capsys):
             "frozen2_contradiction_f1", "frozen2_distinct_called_duplicate", "tuning2_duplicate_f1",
             "tuning3_duplicate_f1", "tuning3_distinct_called_duplicate", "frozen3_duplicate_f1",
             "frozen3_contradiction_f1", "frozen3_distinct_called_duplicate", "tuning5_duplicate_f1",
-            "frozen4_duplicate_f1", "frozen4_contradiction_f1", "frozen4_distinct_called_duplicate"} <= set(tail)
+            "frozen4_duplicate_f1", "frozen4_contradiction_f1", "frozen4_distinct_called_duplicate",
+            "tuning6_duplicate_f1", "tuning6_holdout_duplicate_f1", "tuning6_distinct_called_duplicate",
+            "frozen5_duplicate_f1", "frozen5_contradiction_f1", "frozen5_distinct_called_duplicate"} <= set(tail)
     assert all(0.0 <= float(value) <= 1.0 for key, value in tail.items() if not key.endswith("distinct_called_duplicate"))
 
 
@@ -63,14 +65,16 @@ def test_benchmark_prints_every_set_side_by_side(bench, capsys):
     assert bench.main([]) == 0
     header = capsys.readouterr().out.splitlines()[0].split()
     assert header == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "tuning", "4", "tuning", "5",
-                      "tuning", "5", "held-out", "frozen", "1", "frozen", "2", "frozen", "3", "frozen", "4"]
+                      "tuning", "5", "held-out", "tuning", "6", "tuning", "6", "held-out", "frozen", "1", "frozen", "2",
+                      "frozen", "3", "frozen", "4", "frozen", "5"]
 
 
 def test_tuning_only_leaves_the_frozen_sets_out(bench, capsys):
     assert bench.main(["--tuning-only"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "tuning", "4",
-                                           "tuning", "5", "tuning", "5", "held-out"]
+                                           "tuning", "5", "tuning", "5", "held-out", "tuning", "6", "tuning", "6",
+                                           "held-out"]
     assert "frozen" not in out
 
 
@@ -131,7 +135,7 @@ def test_the_fourth_frozen_set_is_the_committed_one_and_apart_from_every_other_s
     assert sum(frozenset((p["a"], p["b"])) in seen for p in pairs) == 0
 
 
-@pytest.mark.parametrize("which", ["2", "3", "4"])
+@pytest.mark.parametrize("which", ["2", "3", "4", "5"])
 def test_the_report_refuses_a_changed_frozen_set(which, bench, tmp_path, monkeypatch, capsys):
     path, loader = getattr(bench, f"FROZEN{which}"), getattr(bench, f"load_frozen{which}")
     changed = tmp_path / path.name
@@ -141,6 +145,16 @@ def test_the_report_refuses_a_changed_frozen_set(which, bench, tmp_path, monkeyp
     monkeypatch.setattr(loader, "__defaults__", (changed,))
     assert bench.main([]) == 2
     assert "refusing to report" in capsys.readouterr().err
+
+
+def test_the_fifth_frozen_set_is_the_committed_one_and_apart_from_every_other_set(bench):
+    pairs = bench.load_frozen5()  # raises if the file no longer has the frozen hash
+    assert len(pairs) >= 120 and len({p["domain"] for p in pairs}) >= 10
+    assert {p["label"] for p in pairs} == {"duplicate", "contradiction", "near-miss", "unrelated"}
+    others = [bench.DATA, bench.TUNING2, bench.TUNING3, bench.TUNING4, bench.TUNING5, bench.TUNING6, bench.FROZEN,
+              bench.FROZEN2, bench.FROZEN3, bench.FROZEN4]
+    seen = {text for path in others for p in bench.load(path) for text in (p["a"], p["b"])}
+    assert sum(p["a"] in seen or p["b"] in seen for p in pairs) == 0  # not even one sentence shared
 
 
 def test_every_tuning_set_never_sees_a_distinct_pair_called_duplicate(bench):
@@ -156,3 +170,19 @@ def test_the_third_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench)
 def test_the_fourth_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench):
     # The hard constraint, checked (not tuned) on the set written for this round before it changed anything.
     assert bench.evaluate(bench.load_frozen4())["distinct_called_duplicate"] == 0
+
+
+# Both new sets, measured before the round that tunes on tuning 6 changed anything, have one distinct pair
+# called duplicate each: the failure the evaluator exists to avoid, left visible until that round fixes it.
+_ONE_CALLED_DUPLICATE = pytest.mark.xfail(strict=True, reason="issue 16: one distinct pair called duplicate")
+
+
+@_ONE_CALLED_DUPLICATE
+def test_the_fifth_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench):
+    # The hard constraint, checked (not tuned) on the set written for this round before it changed anything.
+    assert bench.evaluate(bench.load_frozen5())["distinct_called_duplicate"] == 0
+
+
+@_ONE_CALLED_DUPLICATE
+def test_the_sixth_tuning_set_never_sees_a_distinct_pair_called_duplicate(bench):
+    assert bench.evaluate(bench.load(bench.TUNING6))["distinct_called_duplicate"] == 0

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentuse.core import store
+from agentuse.core.errors import AgentuseError
 from agentuse.core.store_format import parse
 from agentuse.flows import artifacts
 from agentuse.flows.names import agent_name, artifact_key
@@ -174,3 +175,96 @@ def test_a_models_markdown_in_a_rule_makes_no_link_or_image_in_the_dashboards_ar
         html = MarkdownIt("commonmark").render(page)
         assert "<img" not in html and "evil.example/\"" not in html and 'href="https://evil' not in html, page
     assert "evil.example" in pages[0]  # shown, as text
+
+
+def _run_tree(flow_run_id, *, seconds: float = 60.0):
+    """The flow run, its subflows (by their parent task runs) and every task run of them, once the events
+    that carry task runs to the server have arrived and every run is final (a bounded poll)."""
+    import time
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter
+    from prefect.events.worker import EventsWorker
+
+    EventsWorker.drain_all(timeout=seconds)
+    deadline = time.monotonic() + seconds
+    with get_client(sync_client=True) as client:
+        while True:
+            flows = [client.read_flow_run(flow_run_id)]
+            tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [flow_run_id]}), limit=200)
+            children = client.read_flow_runs(flow_run_filter=FlowRunFilter(
+                parent_task_run_id={"any_": [t.id for t in tasks]}), limit=200) if tasks else []
+            flows += children
+            if children:
+                tasks += client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [c.id for c in children]}),
+                                               limit=200)
+            settled = all(r.state is not None and r.state.is_final() for r in [*flows, *tasks])
+            if (settled and children) or time.monotonic() > deadline:
+                return flows, tasks
+            time.sleep(0.5)
+
+
+@pytest.mark.prefect
+def test_a_run_started_as_a_deployment_would_tags_every_run_and_only_model_steps_agentuse_model(tmp_path,
+                                                                                                 prefect_api):
+    """A deployment's flow run is called with no tags around it (unlike a surface's, flows/runner.py `run`):
+    its task runs and its subflows must still carry `agentuse`, so one filter in the dashboard finds them all,
+    and `agentuse-model`, the tag operators limit, marks the steps that ask a model and no others."""
+    from agentuse.tasks import gate, revet, tidy
+    from agentuse.tasks.retry import MODEL_TAG
+    from agentuse.tasks.step import Step
+    from agentuse.flows import project_tidy
+
+    declared = {s.name: s.model for module in (gate, revet, tidy, project_tidy)
+                for s in vars(module).values() if isinstance(s, Step)}
+    root = seeded_project(tmp_path / "proj")
+    state = project_tidy_flow.prefect_flow()(root=str(root), concurrency=2, return_state=True)
+    assert state.is_completed()
+    flows, tasks = _run_tree(state.state_details.flow_run_id)
+    assert {f.name for f in flows} >= {"project-tidy/proj", "tidy/blog-writer", "tidy/quiet"}
+    assert [f.name for f in flows[1:] if "agentuse" not in f.tags] == []  # the root: the deployment's own tags
+    steps = [t for t in tasks if t.name.split("/")[0] in declared]
+    assert {t.name.split("/")[0] for t in steps} >= {"tidy-agent", "plan", "rewrite", "audit"}
+    assert [t.name for t in tasks if "agentuse" not in t.tags] == []
+    assert [t.name for t in steps if (MODEL_TAG in t.tags) != declared[t.name.split("/")[0]]] == []
+
+
+@pytest.mark.prefect
+def test_a_subflows_own_lines_reach_its_own_log(tmp_path, prefect_api):
+    """The tidy of one agent runs as a subflow inside the project run's `tidy-agent` task: the lines it logs
+    (its summary, its artifacts) belong in the log of `tidy/<agent>`, the run a person opens to see what the
+    tidy-up did — Prefect's run logger put them in the parent's task run instead."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+    from prefect.logging.handlers import APILogWorker
+    from prefect.settings import temporary_settings
+
+    root = seeded_project(tmp_path / "proj")
+    with temporary_settings(updates={"logging.to_api.enabled": True}):  # the harness keeps logs local
+        state = project_tidy_flow.prefect_flow()(root=str(root), concurrency=2, return_state=True)
+        APILogWorker.drain_all(timeout=60)
+    assert state.is_completed()
+    flows, _ = _run_tree(state.state_details.flow_run_id)
+    summary = next(a.summary for a in state.result().agents if a.name == "blog-writer")
+    with get_client(sync_client=True) as client:
+        logs = {f.name: [entry.message for entry in client.read_logs(
+            log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[f.id])))] for f in flows}
+    assert f"blog-writer: {summary}" in logs["tidy/blog-writer"]
+    assert "artifacts: tidy-blog-writer, rules-blog-writer" in logs["tidy/blog-writer"]
+    assert "artifacts: tidy-blog-writer, rules-blog-writer" not in logs["project-tidy/proj"]
+    assert f"blog-writer: {summary}" in logs["project-tidy/proj"]  # the project's own row for the agent
+
+
+@pytest.mark.parametrize("root", ["missing", "", "relative/project"], ids=["missing", "empty", "relative"])
+def test_a_project_root_that_is_not_an_absolute_folder_fails_the_run_naming_it(tmp_path, monkeypatch, root):
+    """A typo, a project moved away, or prefect.yaml's AGENTUSE_PROJECT_ROOT left unset (Prefect then passes
+    the placeholder itself, or nothing): each completed as "no agents found" — or tidied whatever folder the
+    worker ran in — so a schedule could do nothing, or the wrong thing, every night without a failed run."""
+    from agentuse.flows.project_tidy import run_project_tidy
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "relative" / "project").mkdir(parents=True)  # relative to a worker's folder: refused all the same
+    given = str(tmp_path / root) if root == "missing" else root
+    with pytest.raises(AgentuseError, match="root") as raised:
+        run_project_tidy(given)
+    assert repr(given) in str(raised.value)

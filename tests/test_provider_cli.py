@@ -71,3 +71,27 @@ def test_list_says_where_bedrock_calls_and_whose_credentials(monkeypatch, invoke
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     assert line in invoke("provider", "list").stdout.splitlines()
+
+
+@pytest.mark.parametrize("given", ["conf", "./conf", "~nosuchuser-x/conf"])
+def test_a_relative_config_dir_is_refused_in_one_line(invoke, monkeypatch, tmp_path, given):
+    # A relative setting would find a different providers file in each folder a command is run from.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AGENTUSE_CONFIG_DIR", given)
+    result = invoke("provider", "add", "gpu", "--url", "http://gpu/v1", code=1)
+    assert result.stderr.startswith("error: AGENTUSE_CONFIG_DIR must be an absolute path, not ")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert not any(tmp_path.iterdir())  # nothing written where it pointed
+
+
+def test_a_relative_xdg_config_home_is_ignored(monkeypatch, tmp_path):
+    monkeypatch.delenv("AGENTUSE_CONFIG_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")  # the XDG spec says to ignore relative values
+    assert provider_config.config_path() == tmp_path / ".config" / "agentuse" / "providers.json"
+
+
+def test_a_config_dir_with_a_tilde_is_expanded(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("AGENTUSE_CONFIG_DIR", "~/cfg")
+    assert provider_config.config_path() == tmp_path / "cfg" / "providers.json"

@@ -5,6 +5,7 @@ reviewer can still approve, reject or comment again. Nothing given with the fail
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from fakes import bad_request, text, tool_use, session_id_in
@@ -201,3 +202,29 @@ def test_a_revision_whose_process_was_killed_is_withdrawn_by_the_next_resume(age
     assert session.status == ("completed" if then == ["--approve"] else "awaiting_review")
     assert session.output == ("Here is the post." if then == ["--approve"] else "Short post.")
     assert any("the revision was interrupted" in e for e in session.errors)  # the log says what happened
+
+
+def test_a_session_an_older_version_marked_failed_after_its_revision_failed_still_awaits_review(agent, cli,
+                                                                                               fake_anthropic):
+    # Before a failed revision kept the gate open, it ended the session: run_end "failed", no output. Such a
+    # log reads as what it was, a withdrawn revision, so its reviewer can still approve what they were shown.
+    fake_anthropic.script(text("Here is the post."), bad_request("invalid request"))
+    sid = awaiting(cli, agent)
+    cli("sessions", "resume", sid, "--comment", "Make it shorter", code=1)
+    path = Path(find_session(sid).path)
+    lines = path.read_text().splitlines()
+    last = json.loads(lines[-1])
+    assert last["type"] == "run_end"
+    lines[-1] = json.dumps({**last, "status": "failed", "output": None})  # as the older version wrote it
+    path.write_text("\n".join(lines) + "\n")
+    session = find_session(sid)
+    assert session.status == "awaiting_review" and session.output == "Here is the post."
+    approved = cli("sessions", "resume", sid, "--approve")
+    assert approved.stdout.endswith(f"session {sid} · completed · 18 tokens\n")
+
+
+def test_a_run_that_failed_before_any_review_stays_failed(agent, cli, fake_anthropic):
+    fake_anthropic.script(bad_request("invalid request"))
+    out = cli("run", agent, "write a post", code=1)
+    sid = session_id_in(out.stdout + out.stderr)
+    assert find_session(sid).status == "failed"

@@ -310,3 +310,110 @@ def test_snapshots_an_older_version_wrote_in_one_second_still_sort_and_undo(agen
     newer.folder.joinpath(snapshots.MANIFEST).unlink()  # out of the way: undo the old ones
     assert snapshots.undo(location).manifest.summary == "2"
     assert location.store_path.read_bytes() == b"s"
+
+
+def test_a_snapshot_killed_before_its_manifest_is_swept_by_the_next_tidy_up(agent, monkeypatch):
+    """Killed before its manifest, a snapshot folder holds copies of both files and is never offered to undo
+    (nor swept by `recover`: no pending marker was written yet). The next snapshot sweeps it."""
+    location = store.locate(agent)
+    real_write = store.atomic_write
+
+    def dies_at_the_manifest(target, text, **options):
+        if target.name == snapshots.MANIFEST:
+            raise KeyboardInterrupt("killed")
+        real_write(target, text, **options)
+
+    monkeypatch.setattr(store, "atomic_write", dies_at_the_manifest)
+    with pytest.raises(KeyboardInterrupt):
+        run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    monkeypatch.setattr(store, "atomic_write", real_write)
+    root = location.consolidations_dir / agent.name.removesuffix(".agentuse")
+    [abandoned] = [folder for folder in root.iterdir() if not (folder / snapshots.MANIFEST).exists()]
+    assert (abandoned / "agent.before").exists()
+
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    assert not abandoned.exists()
+    assert [s.folder for s in snapshots.listing(location)] == [f for f in root.iterdir()]
+
+
+@pytest.mark.parametrize("part", ["store.before", "agent.before", "archive.before"])
+def test_a_snapshot_missing_a_part_its_manifest_names_refuses_the_undo_in_one_line(agent, part):
+    """A snapshot folder emptied by hand (or restored from a partial backup): undo must not read a missing
+    store.before as "there was no store" and delete the store, nor crash; it says which file is missing."""
+    location = store.locate(agent)
+    store.archive(location, [store.load(location).learnings[0]], reason="drained")  # so archive.before exists
+    run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    [snapshot] = snapshots.listing(location)
+    (snapshot.folder / part).unlink()
+    files = {path: path.read_bytes() for path in (agent, location.store_path, location.archive_path)}
+
+    with pytest.raises(UndoError) as refused:
+        snapshots.undo(location)
+    assert str(snapshot.folder) in str(refused.value) and part in str(refused.value)
+    assert {path: path.read_bytes() for path in files} == files
+
+
+def test_an_interrupted_commit_whose_snapshot_lost_its_agent_copy_is_one_error_for_every_reader(agent, monkeypatch):
+    from typer.testing import CliRunner
+
+    from agentuse.cli.app import app
+
+    location = store.locate(agent)
+    with pytest.raises(KeyboardInterrupt), killed_writing(location.store_path, monkeypatch):
+        run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    [folder] = [f for f in (location.consolidations_dir / "blog-writer").iterdir()]
+    (folder / "agent.before").unlink()
+    result = CliRunner().invoke(app, ["learnings", str(agent), "--json"])
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.startswith(f"error: {folder}") and "agent.before" in result.stderr
+
+
+def _killed_after_the_agent_file(agent, monkeypatch):
+    """A graduating tidy-up killed after it wrote the agent file and before the store: a half-done commit."""
+    location = store.locate(agent)
+    before = agent.read_bytes(), location.store_path.read_bytes()
+    with pytest.raises(KeyboardInterrupt), killed_writing(location.store_path, monkeypatch):
+        run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    assert agent.read_bytes() != before[0] and location.store_path.read_bytes() == before[1]
+    return location, before
+
+
+def test_a_half_done_commit_whose_agent_file_was_edited_outside_the_block_is_rolled_back_keeping_the_edit(
+        agent, monkeypatch):
+    """The person edited the instructions after the crash, before any command settled the commit: the
+    rules it made permanent come back out of the block, the person's edit stays, nothing is half done."""
+    location, (agent_before, store_before) = _killed_after_the_agent_file(agent, monkeypatch)
+    edited = agent.read_bytes().replace(b"# Blog Writer", b"# Blog Writer\r\n\r\nUse British spelling.", 1)
+    assert edited != agent.read_bytes()
+    agent.write_bytes(edited)
+
+    store.load(location)  # any reader settles it
+    mine = b"# Blog Writer\r\n\r\nUse British spelling."
+    assert agent.read_bytes() == agent_before.replace(b"# Blog Writer", mine, 1)
+    assert location.store_path.read_bytes() == store_before
+    assert not location.archive_path.exists() and snapshots.listing(location) == []
+    assert not store.pending_tidy_marker(location).exists()
+
+
+def test_a_half_done_commit_whose_block_was_edited_is_left_and_undo_says_why(agent, monkeypatch):
+    """Edited inside the block itself, the commit cannot be rolled back without guessing: left as it is,
+    and undo says what happened and where the old agent file is, instead of 'Nothing to undo'."""
+    location, _ = _killed_after_the_agent_file(agent, monkeypatch)
+    agent.write_bytes(agent.read_bytes().replace(b"- [tip] Check every link before saving",
+                                                 b"- [tip] Check every link twice before saving", 1))
+    with pytest.raises(UndoError) as refused:
+        snapshots.undo(location)
+    message = str(refused.value)
+    assert "cut short" in message and str(agent) in message and "agent.before" in message, message
+    # Doing what it says: the block as it was before (the edit beside it may stay), then any command.
+    from agentuse.core.learned_block import find_block
+
+    before = (next(location.consolidations_dir.glob("*/*/agent.before"))).read_text(encoding="utf-8")
+    now = agent.read_text(encoding="utf-8").replace("# Blog Writer", "# Blog Writer (mine)", 1)
+    old, span = find_block(before), find_block(now)
+    agent.write_text(now[:span.start_line] + before[old.start_line:old.after] + now[span.after:], encoding="utf-8",
+                     newline="")
+    store.load(location)
+    assert not store.pending_tidy_marker(location).exists() and not location.archive_path.exists()
+    with pytest.raises(UndoError, match="^Nothing to undo"):
+        snapshots.undo(location)

@@ -100,3 +100,41 @@ def resume(config: dict) -> dict:
 
 
 SCENARIOS.update(undo=undo, resume=resume)
+
+
+def discard(config: dict) -> dict:
+    """`agentuse learnings discard <agent> <id>`."""
+    from agentuse.core.discard import discard as discard_rule
+
+    discard_rule(store.locate(Path(config["agent"])), config["rule"])
+    return {}
+
+
+def restore(config: dict) -> dict:
+    """`agentuse learnings restore <agent> <id>`, vetted by the offline evaluator (no key in the tests)."""
+    from agentuse.core.helper.offline import OfflineHelper
+    from agentuse.flows.restore import run_restore
+
+    restored = run_restore(Path(config["agent"]), config["rule"], agent_arg=config["agent"], helper=OfflineHelper())
+    return {"lines": restored.lines}
+
+
+SCENARIOS.update(discard=discard, restore=restore)
+
+
+def edit(config: dict) -> dict:
+    """`agentuse learnings <agent> --edit`, with an editor that deletes one rule and retitles another."""
+    from agentuse.core import store_edit
+
+    location = store.locate(Path(config["agent"]))
+    copy, baseline = store_edit.begin(location)
+    parts = copy.read_text(encoding="utf-8").split("\n### ")
+    kept = [part for part in parts if f"id:{config['drop']}" not in part]
+    title = f"] {config['title']}\n"  # the heading as it was: an edit already made is not made twice
+    copy.write_text("\n### ".join(part.replace(title, title[:-1] + " (edited)\n", 1) for part in kept),
+                    encoding="utf-8")
+    store_edit.finish(location, copy, baseline)
+    return {}
+
+
+SCENARIOS.update(edit=edit)

@@ -187,3 +187,64 @@ def test_restore_cuts_only_its_own_entry_out_of_the_archive(agent):
     after = location.archive_path.read_text()
     entries = before.split("\n\n")
     assert after == "\n\n".join(e for e in entries if "cccc0002" not in e)  # the others, byte for byte
+
+
+# ---------------------------------------------------------------- a discard or restore cut short
+
+
+def _cut_short(agent, rule_id):
+    """What a discard killed between its two writes leaves (the archive written, the store not yet), and a
+    restore killed between its two (the store written, the archived copy not yet taken out): the rule in
+    both files."""
+    location = store.locate(agent)
+    store.archive(location, [r for r in stored(agent) if r.id == rule_id], reason="discarded by hand")
+    return location
+
+
+def test_a_discard_run_again_after_one_cut_short_archives_the_rule_once(agent):
+    _cut_short(agent, "aaaa0001")
+    assert invoke("learnings", "discard", agent, "aaaa0001").exit_code == 0
+    assert "aaaa0001" not in {r.id for r in stored(agent)}
+    assert [r.id for r in archived(agent)] == ["aaaa0001"]
+
+
+def test_a_restore_run_again_after_one_cut_short_finishes_it(agent):
+    _cut_short(agent, "aaaa0001")
+    before = stored(agent)
+    result = invoke("learnings", "restore", agent, "aaaa0001")
+    assert result.exit_code == 0, result.output
+    assert "already in the store" in result.output and "discard that rule first" not in result.output
+    assert stored(agent) == before and archived(agent) == []
+
+
+def test_a_restore_over_a_different_rule_with_that_id_still_refuses(agent):
+    location = _cut_short(agent, "aaaa0001")
+    with store.transaction(location) as doc:  # a tool-errors supersede keeps the id with new words
+        doc.learnings = [r.model_copy(update={"body": "Reworded since."}) if r.id == "aaaa0001" else r
+                         for r in doc.learnings]
+    result = runner.invoke(app, ["learnings", "restore", str(agent), "aaaa0001"])
+    assert result.exit_code == 1 and "is in the store already" in result.stderr
+    assert [r.id for r in archived(agent)] == ["aaaa0001"]
+
+
+
+def test_an_edit_made_again_after_one_cut_short_archives_the_rule_it_removed_once(agent, monkeypatch, tmp_path):
+    """--edit archives the rules the person deleted, then writes the store. Killed in between, the person
+    makes the edit again: the archive must not file the rule twice."""
+    import sys
+
+    from tidy_scenario import killed_writing
+
+    location = store.locate(agent)
+    editor = tmp_path / "drop.py"
+    editor.write_text("import sys\np = sys.argv[1]\nparts = open(p).read().split('\\n### ')\n"
+                      "open(p, 'w').write('\\n### '.join(x for x in parts if 'id:aaaa0002' not in x))\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    with killed_writing(location.store_path, monkeypatch):
+        killed = runner.invoke(app, ["learnings", str(agent), "--edit"])
+    assert killed.exit_code == 130  # click's exit for a KeyboardInterrupt: the process died there
+    assert [r.id for r in archived(agent)] == ["aaaa0002"] and "aaaa0002" in {r.id for r in stored(agent)}
+    assert invoke("learnings", agent, "--edit").exit_code == 0
+    assert [r.id for r in archived(agent)] == ["aaaa0002"]
+    assert "aaaa0002" not in {r.id for r in stored(agent)}

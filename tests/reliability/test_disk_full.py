@@ -137,3 +137,32 @@ def test_a_real_full_file_system(tmp_path):
         assert learnings.read_bytes() == kept
     finally:
         subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_resume_with_a_note_on_a_full_disk_exits_1_and_names_the_command_that_saves_it(project, monkeypatch):
+    """The approval is decided (the session log has room), but the note cannot be stored: the command fails
+    and gives the note back as a command to run, rather than exiting 0 with a placeholder `"..."`."""
+    import shlex
+
+    from agentuse.runtime.runner import start_run
+    from agentuse.runtime.summary import summarize
+
+    from .test_resume_kill_points import AGENT, NOTE
+
+    project.agent.write_text(AGENT, encoding="utf-8")
+    project.seed(3)
+    result = start_run(project.agent, model=f"replay:{REPLAY}")
+    before = snapshot_bytes(project.location.store_path)
+    failed = fail_writes_under(monkeypatch, project.location.store_path.parent)
+
+    resumed = CliRunner().invoke(app, ["sessions", "resume", result.session_id, "--approve", "--remember", NOTE])
+    assert failed and resumed.exit_code == 1, resumed.output
+    assert "Traceback" not in resumed.output
+    command = f"agentuse learnings add {project.agent} {shlex.quote(NOTE)}"
+    assert command in resumed.output, resumed.output
+    assert snapshot_bytes(*before) == before
+    assert summarize(Path(result.session_file)).status == "completed"
+
+    monkeypatch.setattr(os, "fsync", REAL_FSYNC)  # room again: the command it named saves the note
+    assert CliRunner().invoke(app, shlex.split(command)[1:]).exit_code == 0
+    assert [r.text for r in store.load(project.location).learnings if r.is_human and NOTE in r.text]

@@ -174,3 +174,72 @@ def test_a_session_log_with_no_readable_event(project, tmp_path):
 def test_serve_on_a_port_that_is_not_one(tmp_path, port):
     line = one_error_line(CliRunner().invoke(app, ["serve", "-C", str(tmp_path), "--port", port]))
     assert line == f"error: --port {port} is not a port: give a number from 1 to 65535 (default 8765)"
+
+
+@pytest.mark.parametrize("editor", ["rm -f", "{mkdir}"])
+def test_an_editor_that_leaves_no_file_where_the_copy_was(project, monkeypatch, tmp_path, editor):
+    """The editor deleted the copy (or left a folder there): nothing to merge, so nothing is written."""
+    project.seed(3)
+    before = project.location.store_path.read_bytes()
+    script = tmp_path / "mkdir.py"
+    script.write_text("import os, sys\nos.remove(sys.argv[1])\nos.mkdir(sys.argv[1])\n")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor.format(mkdir=f"{sys.executable} {script}"))
+    line = one_error_line(CliRunner().invoke(app, ["learnings", str(project.agent), "--edit"]))
+    assert f"edits{os.sep}blog-writer." in line, line
+    assert line.endswith(f"nothing was written to {project.location.store_path}"), line
+    assert project.location.store_path.read_bytes() == before
+
+
+def test_migrate_that_cannot_delete_an_original_says_so_in_one_line(tmp_path):
+    root = tmp_path / "proj"
+    (root / "old").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    agent = root / "old" / "blog.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-sonnet-5\nlearning: true\n---\n\n# Blog\n\nWrite posts.\n")
+    source = root / "old" / "blog.agentuse.learnings.md"
+    source.write_bytes((Path(__file__).parents[2] / "examples" / "seeds" / "blog-writer.learnings.md").read_bytes())
+    (root / "old").chmod(0o555)  # the original cannot be deleted from its folder
+    try:
+        result = cli("learnings", "migrate", str(agent), "--delete-source", as_user=True)
+    finally:
+        (root / "old").chmod(0o755)
+    line = one_line(result)
+    assert line.startswith(f"error: could not delete {source}: permission denied"), line
+    assert source.exists() and "copied: " in result.stdout
+
+
+# --- a file where the state directory keeps a folder -------------------------------------------------------
+
+
+@pytest.mark.parametrize("folder,command", [
+    ("edits", ["learnings", "{agent}", "--edit"]),
+    ("archive", ["learnings", "discard", "{agent}", "{rule}"]),
+    ("learnings", ["learnings", "discard", "{agent}", "{rule}"]),
+    ("session", ["run", "{agent}", "--model", f"replay:{REPLAY}"]),
+    ("effectiveness", ["learnings", "stats", "{agent}", "--rebuild"]),
+])
+def test_a_file_where_a_state_folder_belongs(project, monkeypatch, folder, command):
+    doc = project.seed(3)
+    monkeypatch.setenv("EDITOR", "true")
+    blocker = project.location.project_dir / folder
+    shutil.rmtree(blocker, ignore_errors=True)
+    blocker.write_text("not a folder\n")
+    args = [arg.format(agent=project.agent, rule=doc.learnings[0].id) for arg in command]
+    line = one_error_line(CliRunner().invoke(app, args))
+    assert line.startswith(f"error: {blocker}: is a file where agentuse keeps a folder"), line
+    assert blocker.read_text() == "not a folder\n"
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_snapshot_manifest_that_is_not_a_file_is_never_opened(project, kind):
+    """A FIFO in a manifest's place would block every command that lists snapshots (a device would be read
+    without end); a folder there crashed them. Like a manifest that does not parse, it is not a snapshot."""
+    project.seed(20)  # over the cap: the tidy-up has work to do, and leaves a snapshot
+    assert CliRunner().invoke(app, ["learnings", "tidy", str(project.agent)]).exit_code == 0
+    [manifest] = project.location.consolidations_dir.glob("*/*/manifest.json")
+    manifest.unlink()
+    manifest.mkdir() if kind == "folder" else os.mkfifo(manifest)
+    line = one_line(cli("learnings", "undo", str(project.agent)))
+    assert line.startswith("error: Nothing to undo"), line
+    assert cli("learnings", str(project.agent), "--json").returncode == 0

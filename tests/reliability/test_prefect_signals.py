@@ -102,3 +102,37 @@ def test_a_signal_stops_the_temporary_server(tmp_path, fake_anthropic, sig):
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
         process.stdout.close()
+
+
+def test_the_temporary_server_sends_no_telemetry(tmp_path, fake_anthropic):
+    """Prefect's server reports usage to prefect.io by default: a temporary server this command starts for
+    itself must not (offline it printed `ERROR ... Failed to send telemetry`, at times a database-locked
+    traceback, under a command that worked). An operator's own setting is theirs: only the default changes."""
+    fake_anthropic.script(default=lambda request: silent(120))
+    agent = make_agent(tmp_path / "proj")
+    env = {**os.environ, **fake_anthropic.env(), "AGENTUSE_HELPER_TIMEOUT": "300",
+           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180"}
+    for name in ("PREFECT_API_URL", "PREFECT_SERVER_ANALYTICS_ENABLED"):
+        env.pop(name, None)
+    process = subprocess.Popen([str(AGENTUSE), "learnings", "add", str(agent), "Keep intros short.", "--prefect"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not fake_anthropic.requests:
+            assert process.poll() is None, process.stdout.read().decode()
+            assert time.monotonic() < deadline, "the command never reached the model"
+            time.sleep(0.2)
+        [server] = [pid for pid in _children(process.pid) if _port_of(pid) is not None]
+        environ = dict(item.split(b"=", 1) for item in Path(f"/proc/{server}/environ").read_bytes().split(b"\0")
+                       if b"=" in item)
+        assert environ.get(b"PREFECT_SERVER_ANALYTICS_ENABLED", b"").lower() == b"false", environ.get(b"PREFECT_SERVER_ANALYTICS_ENABLED")
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        output = process.stdout.read().decode()
+        process.stdout.close()
+    assert "telemetry" not in output, output
