@@ -13,6 +13,7 @@ Prefect logs a hook's exception and carries on: a monitoring hiccup never fails 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ DIFF_LIMIT = 20_000  # characters of diff per file: an artifact is a summary, th
 
 
 def capture_markdown(report: CaptureReport, name: str) -> str:
-    lines = [f"# Capture: {name}", "", f"**{report.line}**", ""]
+    lines = [f"# Capture: {name}", "", f"**{_md(report.line)}**", ""]
     if report.session:
         lines.append(f"- session: `{report.session}`")
     lines.append(f"- channels: {', '.join(report.channels) or 'none (no automatic channel configured)'}")
@@ -37,16 +38,16 @@ def capture_markdown(report: CaptureReport, name: str) -> str:
         lines += ["", "## Extracted and vetted", "", "| channel | candidate | outcome | why |", "|---|---|---|---|"]
         for judged in report.judged:
             candidate = judged.candidate
-            lines.append(f"| {candidate.channel.value} | {_cell(candidate.draft.title)} | "
-                         f"{judged.disposition.value} | {_cell(judged.why or '')} |")
+            lines.append(f"| {candidate.channel.value} | {_md(candidate.draft.title)} | "
+                         f"{judged.disposition.value} | {_md(judged.why or '')} |")
     if report.write is not None and report.write.placed:
         lines += ["", "## Written", ""]
         for placed in report.write.placed:
             replaced = f" (replaced {', '.join(r.id for r in placed.replaced)})" if placed.replaced else ""
-            lines.append(f"- {placed.how.value}: [{placed.record.category.value}] {placed.record.title}"
+            lines.append(f"- {placed.how.value}: [{placed.record.category.value}] {_md(placed.record.title)}"
                          f" `id:{placed.record.id}`{replaced}")
     if report.notes:
-        lines += ["", "## Notes", ""] + [f"- {note}" for note in report.notes]
+        lines += ["", "## Notes", ""] + [f"- {_md(note)}" for note in report.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -63,7 +64,7 @@ def remember_outcome(result: RememberResult) -> str:
     rule = result.placed.record
     how = "quarantined" if rule.state.value == "quarantined" else \
         REMEMBER_OUTCOMES.get(result.placed.how.value, result.placed.how.value)
-    return f'{how}: "{rule.title}" (id:{rule.id})'
+    return f'{how}: "{_md(rule.title)}" (id:{rule.id})'
 
 
 def remember_markdown(result: RememberResult, name: str, note: str = "", label: str = "") -> str:
@@ -71,24 +72,25 @@ def remember_markdown(result: RememberResult, name: str, note: str = "", label: 
     if label:
         lines.append(f"- from: `{label}`")
     if note:
-        lines.append(f"- note: {_cell(note)}")
+        lines.append(f"- note: {_md(note)}")
     placed = result.placed
     if placed is not None:
         rule = placed.record
-        lines += ["", "## Stored", "", f"- [{rule.category.value}] {rule.title} `id:{rule.id}` "
+        lines += ["", "## Stored", "", f"- [{rule.category.value}] {_md(rule.title)} `id:{rule.id}` "
                   f"(state {rule.state.value}, src {rule.src.value}, re {rule.re})"]
         if rule.state.value == "quarantined":
-            lines.append(f"- quarantined: {rule.why or '(no reason recorded)'}")
-        lines += [f"- replaced: [{old.category.value}] {old.title} `id:{old.id}` (archived)" for old in placed.replaced]
+            lines.append(f"- quarantined: {_md(rule.why or '(no reason recorded)')}")
+        lines += [f"- replaced: [{old.category.value}] {_md(old.title)} `id:{old.id}` (archived)"
+                  for old in placed.replaced]
     if result.lines:
-        lines += ["", "## Output", ""] + [f"- {line}" for line in result.lines]
+        lines += ["", "## Output", ""] + [f"- {_md(line)}" for line in result.lines]
     return "\n".join(lines) + "\n"
 
 
 def tidy_markdown(result: TidyResult, name: str) -> str:
     from agentuse.core.tidy_report import render
 
-    lines = [f"# Tidy-up: {name}", "", "```", *render(result), "```"]
+    lines = [f"# Tidy-up: {name}", "", *_fenced("\n".join(render(result)))]
     if result.passes:
         lines += ["", "| pass | read | groups | moves | rewrites | freed |", "|---|---|---|---|---|---|"]
         lines += [f"| {p.pass_no} | {p.read} | {p.groups} | {p.moves} | {p.rewrites} | {p.freed} |"
@@ -97,7 +99,7 @@ def tidy_markdown(result: TidyResult, name: str) -> str:
 
     for title, text in result_diffs(result).items():
         shown = text if len(text) <= DIFF_LIMIT else text[:DIFF_LIMIT] + "\n… (cut; the snapshot holds the rest)\n"
-        lines += ["", f"## Diff: {title}", "", "```diff", shown.rstrip("\n") or "(no change)", "```"]
+        lines += ["", f"## Diff: {title}", "", *_fenced(shown.rstrip("\n") or "(no change)", "diff")]
     return "\n".join(lines) + "\n"
 
 
@@ -122,8 +124,22 @@ def rules_table(agent_path: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+# Rule text is a model's or a person's, and the dashboard renders an artifact as markdown: every character
+# that could open a link, an image (a fetch from the viewer's browser), HTML, code, emphasis or a table cell
+# is escaped, and it stays on its line (so it never starts one: no heading). `_` inside a word emphasises
+# nothing, and tool names hold it (`write_file`), so it is left as it is.
+_MARKDOWN = re.compile(r"([\\`*\[\]<>|])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _md(text: str) -> str:
+    return _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
+
+
+def _fenced(body: str, info: str = "") -> list[str]:
+    """A code block no text inside can close: its fence is longer than any backtick run in `body`."""
+    fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(body)), default=0))
+    return [fence + info, body, fence]
 
 
 def publish(kind: str, agent_path: str, markdown: str, description: str, *, rules: bool = True) -> list[str]:

@@ -147,6 +147,36 @@ def test_the_task_runner_is_the_thread_pool_unless_a_dask_address_is_set(monkeyp
         assert type(task_runner()).__name__ == "DaskTaskRunner"
 
 
+def test_a_models_markdown_in_a_rule_makes_no_link_or_image_in_the_dashboards_artifacts(tmp_path):
+    """The dashboard renders an artifact's markdown: a rule a model wrote with an image (a fetch from the
+    viewer's browser), a link, or a fence that closes the artifact's own is shown as text."""
+    from markdown_it import MarkdownIt
+
+    from capture_support import TODAY, make_agent, make_session, rule, seed, stored
+    from fakes.scripted_helper import ScriptedHelper, drafts, passing
+    from agentuse.core.helper.offline import OfflineHelper
+    from agentuse.flows.capture import run_capture
+    from agentuse.flows.remember import run_remember
+    from agentuse.flows.tidy import run_tidy
+
+    hostile = "Save posts ![x](https://evil.example/p.png) [docs](https://evil.example/) <img src=https://evil.example>"
+    fenced = "Name files by date\n```\n![y](https://evil.example/q.png)\n```"
+    agent = make_agent(tmp_path / "p")
+    helper = ScriptedHelper(extract=[drafts(hostile, fenced)], vet=[passing])
+    report = run_capture(agent=str(agent), session=str(make_session(agent)), helper=helper, today=TODAY)
+    remembered = run_remember(agent=str(agent), text=hostile, helper=OfflineHelper(), today=TODAY)
+    closing = rule("c3c3c3c3", "Close every fence").model_copy(update={"body": fenced})  # unhashed: re-vetted
+    seed(agent, [*stored(agent), closing])
+    tidied = run_tidy(agent, helper=OfflineHelper(), today=TODAY, dry_run=True)
+    assert "```" in tidied.diffs["learnings file"]
+    pages = [artifacts.capture_markdown(report, "blog"), artifacts.remember_markdown(remembered, "blog", note=hostile),
+             artifacts.tidy_markdown(tidied, "blog")]
+    for page in pages:
+        html = MarkdownIt("commonmark").render(page)
+        assert "<img" not in html and "evil.example/\"" not in html and 'href="https://evil' not in html, page
+    assert "evil.example" in pages[0]  # shown, as text
+
+
 def _run_tree(flow_run_id, *, seconds: float = 60.0):
     """The flow run, its subflows (by their parent task runs) and every task run of them, once the events
     that carry task runs to the server have arrived and every run is final (a bounded poll)."""

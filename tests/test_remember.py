@@ -232,7 +232,8 @@ def test_remember_publishes_a_markdown_artifact_of_what_was_saved_replaced_or_qu
     assert first.startswith(f"# Remember: blog\n\n**{description}**\n\n- from: `01KSESSION`\n"
                             "- note: Always include source links\n")
     assert "- replaced: [tip] Cite the source inline `id:a1b2c3d4` (archived)" in first
-    assert f"- {replaced.lines[0]}" in first  # the output lines, as the CLI printed them
+    # the output lines, as the CLI printed them, escaped for the dashboard's markdown
+    assert f"- {replaced.lines[0]}".replace("[Learning]", "\\[Learning\\]") in first
     assert held_description.startswith('quarantined: "Publish drafts without review"')
     assert '- quarantined: contradicts the contract: "Never publish without an approval gate"' in second
 
