@@ -28,7 +28,7 @@ from agentuse.core.helper.offline_choices import (alternative_conflict, counted,
                                                   values_relation)
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import Analysis, Term, analyze
+from agentuse.core.helper.similarity import Analysis, Term, analyze, unique_terms
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
 from agentuse.core.helper.wording import normalize
 
@@ -54,6 +54,13 @@ UNSURE_LEFTOVER = 1.0
 # Only in the instruction itself: a condition's first word is its subject ("when a production deploy
 # fails"), a case of its own.
 LEAD_DISCOUNT = 0.5
+# Two rules worded apart in at least this many places (see _rewordings) are read as a paraphrase when
+# little is left unread: near-misses are one rule copied with one detail added or changed (worded apart
+# nowhere), duplicates reword. At most this leftover on each side, and at most a word when the other
+# side has none; one place more when each side leaves a word besides its verb.
+REWORDED = 2
+REWORDED_LEFTOVER = 1.5
+REWORDED_ONE_SIDED = 1.0
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
 CONTRADICTION_RESIDUE = 1.0
 # Two values for one setting: a number names the setting more surely than a word of a closed set does, so
@@ -265,6 +272,66 @@ def _choice_in_other_words(o: Overlap) -> tuple[str, str] | None:
     return alt if sum(t.weight for t in rest) <= CHOICE_RESIDUE else None
 
 
+def _member_against(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str] | None:
+    """A member of a closed set left over on `a`'s side, and another member of that set anywhere in `b`."""
+    for x in o.left_a:
+        group = alternative_group(x.word)
+        if group is not None and x.weight >= 1:
+            y = next((t.word for t in b.terms if t.word != x.word and alternative_group(t.word) == group), None)
+            if y:
+                return x.word, y
+    return None
+
+
+_ONE = re.compile(r"\b(?:one|a single)\b(?! (?:or|and|to|of|in|per)\b)")
+
+
+def _lone_one(a: Analysis, b: Analysis) -> bool:
+    """`a`'s only value is a "one" before a noun and `b` has none: "one member's schedule" is "a member's"."""
+    return a.values == ("1",) and not b.values and bool(_ONE.search(normalize(a.text))) \
+        and not re.search(r"\b1\b", normalize(a.text))
+
+
+# Marker words of one kind: one swapped for another of its kind ("never" / "do not", "if" / "when",
+# "instead" / "rather") is the same structure written apart.
+_MARKER_KINDS = (lx.NEGATORS, lx.CONDITION_MARKERS, frozenset(lx.ORDER_MARKERS), lx.CONTRAST_MARKERS,
+                 lx.EXCEPTION_MARKERS)
+
+
+@lru_cache(maxsize=8192)
+def _read_words(text: str) -> frozenset[str]:
+    return frozenset(lx.WORD_RE.findall(normalize(text)))
+
+
+def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
+    """In how many places two rules are worded apart though they say the same there: each shared term
+    written differently ("show" / "display", a compound against its two words), each kind of marker
+    written with another word of its kind, and the shared terms in another order (one place)."""
+    written = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
+    words_a, words_b = _read_words(a.text), _read_words(b.text)
+    markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) and (words_b & kind) and words_a & kind != words_b & kind)
+    index_b = {t.word: j for j, t in enumerate(unique_terms(b.terms))}
+    positions = [index_b[y.word] for x, y in o.shared if x is not y and y.word in index_b]
+    reordered = any(p > q for p, q in zip(positions, positions[1:]))
+    return written + markers + reordered
+
+
+def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float) -> bool:
+    """Worded apart in REWORDED places or more, with little unread: at most REWORDED_LEFTOVER on each side,
+    and at most REWORDED_ONE_SIDED when the other side has nothing left (a detail added on one side)."""
+    if min(left_a, left_b) == 0 and max(left_a, left_b) > REWORDED_ONE_SIDED:
+        return False
+    # A word unread on each side besides their verbs may be one detail changed in a reworded copy ("check the
+    # pickup address before sending a driver" / "confirm the billing address before dispatching one"): it
+    # takes one place more worded apart.
+    changed = _content_left(o.left_a) and _content_left(o.left_b)
+    return _rewordings(a, b, o) >= REWORDED + changed
+
+
+def _content_left(terms) -> bool:
+    return any(t.weight >= 1 and not (t.lead and t.role == "main") for t in terms)
+
+
 def _swapped(o: Overlap) -> Overlap:
     return Overlap(shared=[(y, x) for x, y in o.shared], left_a=o.left_b, left_b=o.left_a)
 
@@ -348,7 +415,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.contradiction, sim, f"one does it only for {only}, the other always")
     if exception_only:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
-    if values in ("one-sided", "extra"):
+    if values in ("one-sided", "extra") and not (_lone_one(a, b) or _lone_one(b, a)):
         return Relation(Label.near_miss, sim, "a number or date on one side only")
     if _one_sided_order(a, b) or _one_sided_order(b, a):
         # "Show prices before tax" orders what the other rule does not: a trigger or a step of its own.
@@ -361,12 +428,23 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if _restricted(a) != _restricted(b):
         # "Share the export with the analytics team only": a restriction the other rule does not make.
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
-    if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not _opposed(o):
+    opposed = _opposed(o)
+    if not opposed and max(left_a, left_b) <= REWORDED_LEFTOVER:
+        other = _member_against(o, a, b) or _member_against(_swapped(o), b, a)
+        if other:
+            # "Squash commits when merging PRs" / "merge PRs with a merge commit": the one left over is one
+            # of a closed set whose other member the other rule names, though it shares that one too.
+            return Relation(Label.near_miss, sim, f"different choices of one set: {other[0]} / {other[1]}")
+        if _reworded(a, b, o, left_a, left_b):
+            # A near-miss is the other rule copied with one detail added or changed; a rule worded apart in
+            # several places and left with at most a word or so unread on each side is a paraphrase.
+            return Relation(Label.duplicate, sim, "they say the same thing in other words")
+    if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not opposed:
         verbs = _verbs_apart(o)
         if verbs:
             # "Archive old tickets" / "close old tickets": one object, two actions the lexicon does not
             # know to be one. A paraphrase or another action: the evaluator cannot tell which.
             return Relation(Label.near_miss, sim, f"the same object, different actions: {verbs}", unsure=True)
         return Relation(Label.duplicate, sim, "they say the same thing")
-    unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not _opposed(o)
+    unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not opposed
     return Relation(Label.near_miss, sim, "close wording, but each says something the other does not", unsure)

@@ -183,6 +183,8 @@ PHRASES: list[tuple[str, str]] = [
     # "don't forget to X" asks for X; "be careful not to X" and "try not to X" are against it.
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
     (r"\b(?:be careful|take care|try) not to\b", " do not "),
+    # "refuse to move hazardous items" is "do not move them"; "if the agent fails to verify" is "does not".
+    (r"\b(?:refus|declin|fail|neglect|forget)(?:e|es|ed|s|ing)? to\b(?= [a-z])", " do not "),
     (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
     (r"\bin (?:case|the event) of\b|\bin case\b", " if "),
     # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).

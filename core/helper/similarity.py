@@ -44,6 +44,9 @@ class Term:
     subordinate: bool = False
     means: str = ""  # the preposition of means it follows ("by", "via", "using", "as"): "sort | by title"
     scoped: bool = False  # after a scope word ("on short posts"): it names a case, not what is asked
+    # The word as written, stemmed but not read through a synonym group: "show" where `word` is "include".
+    # Two rules whose shared terms are written differently reword each other (offline_judge.py).
+    surface: str = ""
     # The scope or means word it is the first content word after: "with" in "calls with clients", but not
     # in "a hook the reader relates to" ("reader" is not what "with" opens).
 
@@ -149,6 +152,10 @@ def _clause_terms(clause: str, values: list[str]):
                 segments.append(("contrast", []))
         elif tok in lx.CONTRAST_MARKERS:
             segments.append(("contrast", []))
+        elif tok in lx.MODALS and segments[-1][0] == "contrast" and segments[-1][1] and len(segments) == 2:
+            # "issues without activity for 90 days should be closed": the "without" phrase qualified the
+            # subject, and the modal opens the instruction itself.
+            segments.append(("main", [tok]))
         elif tok in lx.EXCEPTION_MARKERS and (tok != "other" or "than" in tokens[i + 1:i + 2]):
             segments.append(("exception", []))
         elif tok == "or" and i == 0:  # ", or Y when Z": an alternative carved out of the rule
@@ -219,6 +226,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
         if tok == "first" and i < len(toks) - 1 and role == "main":
             out.append((None, ("then", False)))  # "X first and Y afterwards": X is earlier than Y
             continue
+        if tok in lx.ORDER_MARKERS and tok in ("after", "before") and i + 2 < len(toks) \
+                and number_of(toks[i + 1]) is not None and toks[i + 2] in lx.TIME_UNITS:
+            continue  # "after 90 days without activity": a span of time, its value read below, not a step
         if tok in lx.ORDER_MARKERS:
             out.append((None, (tok, at_clause_start and i == 0)))
             subordinate = subordinate or (at_clause_start and i == 0)
@@ -278,9 +288,12 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
-                         means=means, scoped=scoped), None))
+                         means=means, scoped=scoped, surface=_surface(tok)), None))
         lead = False
     return out
+
+
+_surface = lru_cache(maxsize=1 << 15)(stem)  # every term's written stem: the same few hundred words again and again
 
 
 def _after_auxiliary(toks: list[str], i: int) -> bool:

@@ -1,0 +1,62 @@
+"""The offline evaluator's fourth round of issue 16: a rule worded apart from another in several places is a
+paraphrase, one copied with a detail added or changed is not; and readings of scope its earlier rounds
+missed. Each shown on pairs written for this test alone (none is a pair of a labelled set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentuse.core.helper.offline_judge import Label, compare
+
+DUPLICATES = [
+    # Worded apart in two places the lexicon reads ("mention" / "show", "top" / "start"), one word unread.
+    ("Mention the delivery fee at the top of every quote.", "Show the estimated delivery fee at the start of each quote."),
+    # Two verbs of one group and another order of the same words.
+    ("Confirm the pickup address before dispatching a driver.", "Before sending a driver, check the exact pickup address."),
+    # A condition in other words and put first.
+    ("Offer a discount code when the checkout fails.", "If the checkout has an error, give the shopper a discount code."),
+    # "without a reply" qualifies the subject: the modal opens the instruction, which "without" does not negate.
+    ("Tickets without a reply for 30 days should be closed.", "Close tickets after 30 days with no reply."),
+    # "refuse to X" is "do not X".
+    ("Never move pianos up stairs.", "Refuse to move pianos up stairs."),
+    # "one patient's results" is "a patient's": no count.
+    ("Don't share one patient's results with another patient.", "Never give out a patient's results to another patient."),
+]
+
+CONTRADICTIONS = [
+    # The two values of one setting keep their contradiction after the span read as a value.
+    ("Close tickets after 30 days with no reply.", "Tickets without a reply for 60 days should be closed."),
+]
+
+# The hard constraint holds for the reworded reading: a detail added or changed is never a duplicate.
+NOT_DUPLICATES = [
+    # Reworded in two places, and one detail changed (the pickup address / the billing one).
+    ("Confirm the pickup address before dispatching a driver.", "Check the billing address before sending a driver."),
+    # Reworded, and a case added.
+    ("Mention the delivery fee at the top of every quote.", "Show the delivery fee at the start of each quote for overseas orders."),
+    ("Send each client a progress summary at the end of every month.",
+     "Clients on the premium plan should get a written recap of their progress monthly."),
+    # Reworded, and a different thing given.
+    ("Offer a discount code when the checkout fails.", "If the checkout has an error, give the shopper a refund."),
+    # One member of a closed set left over against another the other rule names, though it shares that one.
+    ("Squash commits when merging branches.", "Merge branches with a merge commit, keeping each commit."),
+    # "one" before a unit is still a number.
+    ("Remind the tenant one day before the inspection.", "Remind the tenant before the inspection."),
+]
+
+
+@pytest.mark.parametrize("a,b", DUPLICATES)
+def test_paraphrases_are_duplicates(a, b):
+    assert compare(a, b).label is Label.duplicate
+    assert compare(b, a).label is Label.duplicate
+
+
+@pytest.mark.parametrize("a,b", CONTRADICTIONS)
+def test_contradictions(a, b):
+    assert compare(a, b).label is Label.contradiction
+
+
+@pytest.mark.parametrize("a,b", NOT_DUPLICATES)
+def test_a_detail_added_or_changed_is_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate
+    assert compare(b, a).label is not Label.duplicate
