@@ -21,9 +21,19 @@ DUPLICATES = [
     ("Never move pianos up stairs.", "Refuse to move pianos up stairs."),
     # "one patient's results" is "a patient's": no count.
     ("Don't share one patient's results with another patient.", "Never give out a patient's results to another patient."),
+    # Worded apart in one place ("when" / "if" and the order), nothing else unread.
+    ("Page the on-call engineer when the error rate doubles.", "If the error rate doubles, page the on-call engineer."),
+    # Everyday synonyms of one sense: "cc" is "copy", "learner" "student".
+    ("CC the account lead on every renewal email.", "Copy the account lead on all renewal emails."),
+    ("Praise the learner's effort after each exercise.", "After each exercise, praise the student's effort."),
+    # "only" before an order is read as an order ("never before"), not as one way against another.
+    ("Merge only after the review is done.", "Never merge before the review is done."),
 ]
 
 CONTRADICTIONS = [
+    # "only A" against "B" in A's place for one act: doing B is what "only A" rules out.
+    ("Take returns only at the service desk.", "Take returns at any checkout."),
+    ("Accept expense claims by email.", "Accept expense claims only through the finance portal."),
     # The two values of one setting keep their contradiction after the span read as a value.
     ("Close tickets after 30 days with no reply.", "Tickets without a reply for 60 days should be closed."),
 ]
@@ -40,6 +50,8 @@ NOT_DUPLICATES = [
     ("Offer a discount code when the checkout fails.", "If the checkout has an error, give the shopper a refund."),
     # One member of a closed set left over against another the other rule names, though it shares that one.
     ("Squash commits when merging branches.", "Merge branches with a merge commit, keeping each commit."),
+    # Two verbs, one of them against the act ("decline" is "do not accept"): another act, not a paraphrase.
+    ("Flag invoices that have no purchase order.", "Decline invoices that have no purchase order."),
     # "one" before a unit is still a number.
     ("Remind the tenant one day before the inspection.", "Remind the tenant before the inspection."),
 ]

@@ -61,6 +61,8 @@ LEAD_DISCOUNT = 0.5
 REWORDED = 2
 REWORDED_LEFTOVER = 1.5
 REWORDED_ONE_SIDED = 1.0
+# Worded apart in one place only: at most a word (or the two verbs) left over on each side.
+REWORDED_ONCE_LEFTOVER = 1.0
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
 CONTRADICTION_RESIDUE = 1.0
 # Two values for one setting: a number names the setting more surely than a word of a closed set does, so
@@ -206,6 +208,26 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     return ", ".join(case) if case else None
 
 
+# "only" before a way or a thing ("only through the portal", "in English only"), not before an order or a
+# condition ("only after CI passes" is read as an order).
+_ONLY_A_WAY = re.compile(r"\b(?:only|solely|exclusively)\b(?!\s+(?:after|before|when|if|once|until|while|whenever|prior)\b)")
+
+
+def _only_against_another(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
+    """"Accept applications only through the portal" against "accept applications by email": the same act
+    on both sides, `a` restricting it to one way or case and `b` naming another in its place, so `b` does
+    what `a` rules out. With nothing in its place ("accept applications") `b` is only wider: a near-miss."""
+    if not _ONLY_A_WAY.search(normalize(a.text)) or _qualified_only(_words(b.text)) or _restricted(b):
+        return None
+    if not any(x.lead and y.lead and x.role == y.role == "main" and x.negative == y.negative for x, y in o.shared):
+        return None
+    own_a = [t for t in o.left_a if t.weight >= 1 and not t.lead]
+    own_b = [t for t in o.left_b if t.weight >= 1 and not t.lead]
+    if not own_a or not own_b or any(t.role != "main" or t.negative for t in own_a + own_b):
+        return None
+    return " ".join(t.word for t in own_a), " ".join(t.word for t in own_b)
+
+
 def _other_party(o: Overlap) -> bool:
     """"Only the lead auditor may close a finding" / "always let the control owner close findings": the
     act and its object shared and asked for on both sides, each side naming its own one who does it or
@@ -309,7 +331,7 @@ def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
     written with another word of its kind, and the shared terms in another order (one place)."""
     written = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
     words_a, words_b = _read_words(a.text), _read_words(b.text)
-    markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) and (words_b & kind) and words_a & kind != words_b & kind)
+    markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) - words_b and (words_b & kind) - words_a)
     index_b = {t.word: j for j, t in enumerate(unique_terms(b.terms))}
     positions = [index_b[y.word] for x, y in o.shared if x is not y and y.word in index_b]
     reordered = any(p > q for p, q in zip(positions, positions[1:]))
@@ -317,15 +339,22 @@ def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
 
 
 def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float) -> bool:
-    """Worded apart in REWORDED places or more, with little unread: at most REWORDED_LEFTOVER on each side,
-    and at most REWORDED_ONE_SIDED when the other side has nothing left (a detail added on one side)."""
+    """Worded apart in REWORDED places or more with at most REWORDED_LEFTOVER unread on each side, or in one
+    place with at most REWORDED_ONCE_LEFTOVER; never more than REWORDED_ONE_SIDED when the other side has
+    nothing left (a detail added on one side)."""
     if min(left_a, left_b) == 0 and max(left_a, left_b) > REWORDED_ONE_SIDED:
         return False
     # A word unread on each side besides their verbs may be one detail changed in a reworded copy ("check the
     # pickup address before sending a driver" / "confirm the billing address before dispatching one"): it
     # takes one place more worded apart.
     changed = _content_left(o.left_a) and _content_left(o.left_b)
-    return _rewordings(a, b, o) >= REWORDED + changed
+    leads = {t.negative for t in o.left_a + o.left_b if t.lead and t.role == "main" and t.weight >= 1}
+    if len(leads) > 1:
+        return False  # "decline every read receipt request" / "send read receipts": a verb against another
+    rewordings = _rewordings(a, b, o)
+    if changed:
+        return rewordings > REWORDED
+    return rewordings >= REWORDED or (rewordings == 1 and max(left_a, left_b) <= REWORDED_ONCE_LEFTOVER)
 
 
 def _content_left(terms) -> bool:
@@ -425,6 +454,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if carved:
         # "Show prices excluding VAT" / "including VAT": one side carves out what the other takes in.
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
+    only_other = _only_against_another(a, b, o) or _only_against_another(b, a, _swapped(o))
+    if only_other:
+        return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
     if _restricted(a) != _restricted(b):
         # "Share the export with the analytics team only": a restriction the other rule does not make.
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
