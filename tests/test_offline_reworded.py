@@ -26,6 +26,10 @@ DUPLICATES = [
     # Everyday synonyms of one sense: "cc" is "copy", "learner" "student".
     ("CC the account lead on every renewal email.", "Copy the account lead on all renewal emails."),
     ("Praise the learner's effort after each exercise.", "After each exercise, praise the student's effort."),
+    # "don't forget to X" asks for X, though "before" follows; "take photos of" is "photograph".
+    ("Don't forget to photograph the meter before closing the account.", "Always take photos of the meter before the account is closed."),
+    # A word left on each side, not in the same place: a rewording, not one detail swapped.
+    ("Offer a callback voucher to members whose class is cancelled.", "If a class gets cancelled, give the affected members a callback voucher."),
     # "only" before an order is read as an order ("never before"), not as one way against another.
     ("Merge only after the review is done.", "Never merge before the review is done."),
 ]

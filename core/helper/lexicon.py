@@ -96,10 +96,12 @@ NEGATED_VERBS = {
     "hide": "show", "conceal": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
     "ban": "allow", "disallow": "allow", "unlock": "lock", "decrease": "increase", "reduce": "increase", "lower": "raise",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
+    "revoke": "keep", "ignore": "use", "disregard": "use",
 }
 # The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
 # (so it opposes "run the tests"), not only against "including" them. Their object reads as negated.
-OMISSION_TARGETS = frozenset({"include", "keep", "enable"})
+# "ignore applicant photos" is "do not use them": its object is what is not used.
+OMISSION_TARGETS = frozenset({"include", "keep", "enable", "use"})
 
 # Verbs that put something into the work ("include a summary", "end with a call-to-action", "use emojis"):
 # a rule against the thing they put in ("skip the summary", "never use emojis") is against the rule, whatever

@@ -352,13 +352,40 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     if len(leads) > 1:
         return False  # "decline every read receipt request" / "send read receipts": a verb against another
     rewordings = _rewordings(a, b, o)
-    if changed:
+    if changed and _swapped_in_place(a, b, o):
         return rewordings > REWORDED
+    if changed:
+        return rewordings >= REWORDED
     return rewordings >= REWORDED or (rewordings == 1 and max(left_a, left_b) <= REWORDED_ONCE_LEFTOVER)
 
 
 def _content_left(terms) -> bool:
-    return any(t.weight >= 1 and not (t.lead and t.role == "main") for t in terms)
+    return any(_is_content(t) for t in terms)
+
+
+def _is_content(t: Term) -> bool:
+    return t.weight >= 1 and not (t.lead and t.role == "main")
+
+
+def _swapped_in_place(a: Analysis, b: Analysis, o: Overlap) -> bool:
+    """A word left on each side between the same two shared terms: one detail of a copy changed in place
+    ("check the pickup address" / "confirm the billing address"), not words of a rewording."""
+    to_a = {y.word: x.word for x, y in o.shared}
+    return bool(_slots(a, o.left_a, set(to_a.values()), {}) & _slots(b, o.left_b, set(to_a), to_a))
+
+
+def _slots(analysis: Analysis, left: list[Term], shared: set[str], rename: dict[str, str]) -> set[tuple]:
+    """The shared neighbours (before, after) of each content word left over, named as the first side names them."""
+    words = [t.word for t in unique_terms(analysis.terms)]
+    slots = set()
+    for t in left:
+        if not _is_content(t) or t.word not in words:
+            continue
+        i = words.index(t.word)
+        before = next((w for w in reversed(words[:i]) if w in shared), None)
+        after = next((w for w in words[i + 1:] if w in shared), None)
+        slots.add((rename.get(before, before), rename.get(after, after)))
+    return slots
 
 
 def _swapped(o: Overlap) -> Overlap:

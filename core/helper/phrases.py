@@ -87,6 +87,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
     (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
+    # "don't forget to X" asks for X, read before "do not ... before" below takes it for a negation.
+    (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
     (r"\b(you|we|they)['’]re\b", r"\1 are"), (r"\b(i|you|we|they)['’]ve\b", r"\1 have"),
     (r"\b(i|you|we|they|it|he|she)['’]ll\b", r"\1 will"), (r"\bi['’]m\b", "i am"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
@@ -180,8 +182,7 @@ PHRASES: list[tuple[str, str]] = [
     # How a person asks, not what: "I'd like you to", "going forward", "can you".
     (r"\bi(?: would|'?d) like you to\b|\bi (?:want|need) you to\b|\b(?:could|can|would) you\b|\bgoing forward\b"
      r"|\bfrom now on\b|\bmoving forward\b|\bin future\b", " "),
-    # "don't forget to X" asks for X; "be careful not to X" and "try not to X" are against it.
-    (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
+    # "be careful not to X" and "try not to X" are against it.
     (r"\b(?:be careful|take care|try) not to\b", " do not "),
     # "refuse to move hazardous items" is "do not move them"; "if the agent fails to verify" is "does not".
     (r"\b(?:refus|declin|fail|neglect|forget)(?:e|es|ed|s|ing)? to\b(?= [a-z])", " do not "),

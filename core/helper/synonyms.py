@@ -27,7 +27,7 @@ SYNONYMS: list[str] = [
     "intro introduction",
     "promotional promo marketing",
     "factual fact",
-    "image picture photo",
+    "image picture photo photograph",
     "site website",
     "short brief concise",
     "verbatim exact precise",
