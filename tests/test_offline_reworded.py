@@ -29,7 +29,7 @@ DUPLICATES = [
     # "don't forget to X" asks for X, though "before" follows; "take photos of" is "photograph".
     ("Don't forget to photograph the meter before closing the account.", "Always take photos of the meter before the account is closed."),
     # A word left on each side, not in the same place: a rewording, not one detail swapped.
-    ("Offer a callback voucher to members whose class is cancelled.", "If a class gets cancelled, give the affected members a callback voucher."),
+    ("Mention the wait time in every reply when the queue is long.", "When the backlog is long, show the waiting time in each reply."),
     # "only" before an order is read as an order ("never before"), not as one way against another.
     ("Merge only after the review is done.", "Never merge before the review is done."),
 ]
