@@ -143,6 +143,7 @@ IRREGULAR = {
     "understood": "understand", "drew": "draw", "drawn": "draw", "froze": "freeze", "frozen": "freeze",
     "information": "info",  # not "inform" once "-ation" is stripped
     "publication": "publish", "publications": "publish", "finding": "result", "findings": "result",
+    "eaten": "eat", "licence": "license", "licences": "licenses",  # British spelling
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 

@@ -25,6 +25,14 @@ def _clock(hour: int, part: str) -> int:
     return hour % 12 + (12 if later else 0)
 
 
+# Hours in words: "nine in the evening" is 21:00, as "9 pm" is.
+_HOURS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+
+
+def _hour(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBER_WORDS[word]
+
+
 # The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
 LITERAL = "lit_"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -96,7 +104,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
     (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
     (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
-    (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
+    (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:second|minute|hour|day|week|month|year)\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
     (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
@@ -121,7 +129,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bannual(?:ly)?\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
     (r"\bon[- ]site\b", " onsite "),
     # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
-    (r"\b(?:the|your|our|their|its|each|every) (first|last|final|opening|closing)\b(?= [a-z])", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
+    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! names?\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
     (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
     (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
@@ -153,6 +161,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
     (r"\bas long as\b", " if "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
+    # "say sorry" is "apologize"; "technical terms" are jargon.
+    (r"\b(?:say|says|said|saying) sorry\b", " apologize "),
+    (r"\btechnical (?:terms|terminology|language|vocabulary|words)\b", " jargon "),
     # "test it again" is "retest it".
     (r"\b(test|check|send|run|try|verify|review|read|write|submit)(s|ed|ing)? ((?:it|them|this|that) )?again\b",
      r" re\1\2 \3 "), (r"\bno longer\b", " not "), (r"\b(?:giv(?:e|es|ing|en)|gave) away\b", " reveal "),
@@ -226,8 +237,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
-    (r"\b(\d{1,2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
-     lambda m: f" {_clock(int(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
+    (r"\b(\d{1,2}|" + _HOURS + r")(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
+     lambda m: f" {_clock(_hour(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
     (r"(?<![\w'])['\"]([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),

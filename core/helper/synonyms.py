@@ -12,7 +12,7 @@ SYNONYMS: list[str] = [
     "reply response respond answer",
     "start begin open top beginning commence",
     "end finish conclude bottom expire",
-    "close dismiss",
+    "close dismiss shut",
     "check verify validate confirm inspect",
     "ask request",
     "fix solution repair",
@@ -126,7 +126,7 @@ SYNONYMS: list[str] = [
     "split divide",
     "illness disease",
     "identical same",
-    "phone smartphone cellphone telephone",
+    "phone smartphone cellphone telephone call",
 
     "immediately promptly asap",
     "praise compliment commend",
@@ -153,6 +153,7 @@ SYNONYMS: list[str] = [
     "important crucial essential vital",
     "rude impolite",
     "shorten condense",
+    "competitor rival",
 
 ]
 
