@@ -44,6 +44,13 @@ DUPLICATES = [
 ]
 
 CONTRADICTIONS = [
+    # "disable" is the verb itself, never a manner, though "enable" is one of a closed set.
+    ("Disable push notifications on the kiosk app.", "Let the kiosk app send push notifications."),
+    # One verb refused, another done to the same object.
+    ("Decline every delivery receipt request.", "Always send delivery receipts when asked."),
+    # "the first person" is a voice, not a position; "first-person" is the same voice.
+    ("Write the changelog in the first person plural.", "Write the changelog in the third person."),
+    ("Write case studies in the first person.", "Avoid the first-person voice in case studies."),
     # "only A" against "B" in A's place for one act: doing B is what "only A" rules out.
     ("Take returns only at the service desk.", "Take returns at any checkout."),
     ("Accept expense claims by email.", "Accept expense claims only through the finance portal."),

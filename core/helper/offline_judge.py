@@ -141,8 +141,9 @@ def _negates_a_manner(o: Overlap, conflict: list[tuple]) -> bool:
     leftover = o.left_a if a_negative else o.left_b
     # A period in a scope ("in their first month") is when, not how: "never give admin rights in the first
     # month" still contradicts "give them on day one".
-    return any(t.negative and t.role == "main" and _is_manner(t.word) and not (t.scoped and t.word in FREQUENCIES)
-               for t in leftover)
+    # The clause's own verb is what is done, never how ("disable autofill": "enable" is also one of a set).
+    return any(t.negative and t.role == "main" and not t.lead and _is_manner(t.word)
+               and not (t.scoped and t.word in FREQUENCIES) for t in leftover)
 
 
 def _opposed(o: Overlap) -> bool:
@@ -178,6 +179,12 @@ def _verbs_apart(o: Overlap) -> str | None:
     lead_a = [t.word for t in o.left_a if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
     lead_b = [t.word for t in o.left_b if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
     return f"{lead_a[0]} / {lead_b[0]}" if lead_a and lead_b else None
+
+
+def _verbs_against(o: Overlap) -> bool:
+    """The two verbs left over, one asked against and the other for, and nothing else asked against."""
+    leads = [t for t in o.left_a + o.left_b if t.lead and t.role == "main" and t.weight >= 1]
+    return len({t.negative for t in leads}) == 2 and not any(x.negative or y.negative for x, y in o.shared)
 
 
 def _order_conflict(a: Analysis, b: Analysis) -> tuple[str, str] | None:
@@ -500,6 +507,10 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             return Relation(Label.duplicate, sim, "they say the same thing in other words")
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not opposed:
         verbs = _verbs_apart(o)
+        if verbs and _verbs_against(o):
+            # "Decline every read receipt request" / "send read receipts when asked": one object, an act
+            # refused on one side and another done to it on the other.
+            return Relation(Label.contradiction, sim, f"one refuses what the other does: {verbs}")
         if verbs:
             # "Archive old tickets" / "close old tickets": one object, two actions the lexicon does not
             # know to be one. A paraphrase or another action: the evaluator cannot tell which.

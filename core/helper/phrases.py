@@ -129,12 +129,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bannual(?:ly)?\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
     (r"\bon[- ]site\b", " onsite "),
     # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
-    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! names?\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
+    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! (?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
     (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
     (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
     (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
-    (r"\bfirst person\b", " firstperson "), (r"\bsecond person\b", " secondperson "), (r"\bthird person\b", " thirdperson "),
+    (r"\bfirst[- ]person\b", " firstperson "), (r"\bsecond[- ]person\b", " secondperson "), (r"\bthird[- ]person\b", " thirdperson "),
     (r"\bfirst class\b", " firstclass "), (r"\b(economy|business|premium) class\b", r" \1 "),
     # Verb particles that make another verb: "write down" is "record", "give out" is "share".
     (r"\b(?:write|writes|wrote|written|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
