@@ -51,6 +51,12 @@ CONTRADICTIONS = [
     # "the first person" is a voice, not a position; "first-person" is the same voice.
     ("Write the changelog in the first person plural.", "Write the changelog in the third person."),
     ("Write case studies in the first person.", "Avoid the first-person voice in case studies."),
+    # "including X" against "excluding X" for one thing; a state set and unset ("leave X on" / "switch X off").
+    ("List hotel rates including breakfast.", "List hotel rates excluding breakfast."),
+    ("Leave the heating on when the office closes.", "Switch the heating off before the office closes."),
+    # Two members of a closed set of media and of channels.
+    ("Send contracts electronically.", "Send contracts on paper."),
+    ("Run the weekly check-in by phone.", "Run the weekly check-in over video."),
     # "only A" against "B" in A's place for one act: doing B is what "only A" rules out.
     ("Take returns only at the service desk.", "Take returns at any checkout."),
     ("Accept expense claims by email.", "Accept expense claims only through the finance portal."),

@@ -117,6 +117,7 @@ def _leftover_weight(terms) -> float:
 
 
 _MANNER = frozenset(canon(w) for w in lx.MANNER | lx.PLACES)
+_INCLUDE = canon("include")
 
 
 def _is_manner(word: str) -> bool:
@@ -280,6 +281,18 @@ _RESTRICTED = re.compile(r"\b(?:only|solely|exclusively)\s*(?:[.,;:!?)]|$)|\b(?:
 # Words that carve a part out of what the rule covers ("prices excluding VAT"), unlike "never X without Y",
 # whose Y is a condition of doing X.
 _EXCLUDING = re.compile(r"\b(?:excluding|except|excepting|besides|other than|apart from)\b")
+
+
+_TAKING_IN = re.compile(r"\binclud(?:ing|ed)\b|\binclusive of\b")
+
+
+def _takes_in(a: Analysis) -> bool:
+    return bool(_TAKING_IN.search(normalize(a.text)))
+
+
+def _rest_besides_include(o: Overlap) -> bool:
+    """Anything left over but the word that takes the thing in ("including")."""
+    return any(t.weight >= 1 and t.word != _INCLUDE for t in o.left_a + o.left_b)
 
 
 def _restricted(a: Analysis) -> bool:
@@ -485,8 +498,11 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, "an order of steps on one side only")
     carved = [x.word for x, y in o.shared if x.role != y.role and "exception" in (x.role, y.role)
               and _excludes(a) != _excludes(b)]
+    if carved and _takes_in(a if _excludes(b) else b) and not _rest_besides_include(o):
+        # "Show prices excluding VAT" / "show prices including VAT": one setting, two values.
+        return Relation(Label.contradiction, sim, f"one takes in what the other leaves out: {', '.join(carved)}")
     if carved:
-        # "Show prices excluding VAT" / "including VAT": one side carves out what the other takes in.
+        # "Show prices excluding VAT" / "prices of software": one side carves out what the other takes in.
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
     only_other = _only_against_another(a, b, o) or _only_against_another(b, a, _swapped(o))
     if only_other:

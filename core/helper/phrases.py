@@ -70,6 +70,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
     (r"\b(snake|camel|pascal|kebab)[_ -]?case\b", r" \1case "),
     (r"\bsign[- ]?ins?\b", " signin "), (r"\blog[- ]ins?\b|\blogins\b", " login "),
+    # "switch all lights off" turns them off, "leave the lights on" keeps them on: a state, set or unset.
+    (r"\b(?:turn|switch)(?:s|es|ed|ing)?((?: (?!off\b|on\b)[\w'-]+){1,3}?) off\b", r" turnoff\1 "),
+    (r"\bswitch(?:es|ed|ing)? off\b", " turnoff "), (r"\bswitch(?:es|ed|ing)? on\b", " enable "),
+    (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:the |your |our |their |all |any )?\w+(?: \w+)?) on\b"
+     r"(?=\s*(?:$|[.,;:!?)]|(?:when|if|while|during|until|unless|after|before|at)\b))", r" enable \1 "),
     (r"\bturn(?:s|ed|ing)? down\b", " decline "), (r"\bturn(?:s|ed|ing)? on\b", " enable "),
     (r"\bfollow(?:s|ed|ing)? up with\b", " contact "),
     (r"\b(?:hand|hands|handed|handing|pass|passes|passed|passing) (?:(\w+ \w+|\w+) )?(?:over|on) to\b",

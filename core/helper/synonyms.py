@@ -173,12 +173,14 @@ ALTERNATIVES: list[str] = [
 "euro dollar pound yen", "weight volume", "markdown html pdf docx plaintext",
     "portrait landscape", "manual automatic manually automatically", "apa mla chicago harvard ieee",
     "online offline", "absolute relative", "literal literally figurative", "up down",
-    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email", "internal external",
+    "firstperson secondperson thirdperson", "high medium low", "weekday weekend", "phone sms chat letter email video", "internal external",
     "optional required", "inside outside", "firstplace lastplace", "logscale linear", "past present future", "mile kilometer",
     "debulevel infolevel warnlevel errolevel critlevel",
     "active passive", "left right center centre", "horizontal vertical", "singular plural",
     "economy business premium firstclass",
     "snakecase camelcase pascalcase kebabcase", "desktop mobile tablet",
+    # A medium: on paper or electronically ("electronical" is the stem "electronically" leaves).
+    "paper electronic electronical digital",
 ]
 
 # Adjectives of one scale, also alternatives: a rule asks for one end of it ("use short titles" / "long
