@@ -26,9 +26,9 @@ from functools import lru_cache
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_choices import (alternative_conflict, counted, literal_conflict, means_conflict,
                                                   values_relation)
-from agentuse.core.helper.overlap import Overlap, overlap
+from agentuse.core.helper.overlap import Overlap, _side, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import Analysis, Term, analyze, unique_terms
+from agentuse.core.helper.similarity import Analysis, Term, analyze
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
 from agentuse.core.helper.wording import normalize
 
@@ -352,7 +352,7 @@ def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
     written = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
     words_a, words_b = _read_words(a.text), _read_words(b.text)
     markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) - words_b and (words_b & kind) - words_a)
-    index_b = {t.word: j for j, t in enumerate(unique_terms(b.terms))}
+    index_b = _side(b).index
     positions = [index_b[y.word] for x, y in o.shared if x is not y and y.word in index_b]
     reordered = any(p > q for p, q in zip(positions, positions[1:]))
     return written + markers + reordered
@@ -396,7 +396,7 @@ def _swapped_in_place(a: Analysis, b: Analysis, o: Overlap) -> bool:
 
 def _slots(analysis: Analysis, left: list[Term], shared: set[str], rename: dict[str, str]) -> set[tuple]:
     """The shared neighbours (before, after) of each content word left over, named as the first side names them."""
-    words = [t.word for t in unique_terms(analysis.terms)]
+    words = _side(analysis).words
     slots = set()
     for t in left:
         if not _is_content(t) or t.word not in words:

@@ -99,11 +99,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
     (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
-    (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
+    (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)(?:n't|n’t)\b", r"\1 not"),
     # "don't forget to X" asks for X, read before "do not ... before" below takes it for a negation.
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
-    (r"\b(you|we|they)['’]re\b", r"\1 are"), (r"\b(i|you|we|they)['’]ve\b", r"\1 have"),
-    (r"\b(i|you|we|they|it|he|she)['’]ll\b", r"\1 will"), (r"\bi['’]m\b", "i am"),
+    (r"\b(you|we|they)(?:'re|’re)\b", r"\1 are"), (r"\b(i|you|we|they)(?:'ve|’ve)\b", r"\1 have"),
+    (r"\b(i|you|we|they|it|he|she)(?:'ll|’ll)\b", r"\1 will"), (r"\bi(?:'m|’m)\b", "i am"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
@@ -242,11 +242,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
-    (r"\b(\d{1,2}|" + _HOURS + r")(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
+    (r"\b(\d{1,2}|" + _HOURS + r")(?::(\d{2}))? ?((?:am|a\.m|pm|p\.m)\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
      lambda m: f" {_clock(_hour(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
-    (r"(?<![\w'])['\"]([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
+    (r"(?<![\w'])(?:'(?=[a-z])|\"(?=[a-z]))([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
     (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
 ]

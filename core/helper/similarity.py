@@ -17,7 +17,7 @@ from functools import lru_cache
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
 from agentuse.core.helper.vocabulary import (DATE_VALUES, FREQUENCIES, FREQUENCY, NEG_VERBS, OMISSION_TARGETS, STOP,
-                                             alternative_group, canon, fmt, is_scale, number_of, weight_of)
+                                             alternative_group, canon, fmt, is_scale, number_of, weight_of, written)
 from agentuse.core.helper.wording import normalize, split_clauses, split_sentences
 
 # Re-exported: the evaluator's modules and core/grouping.py, core/tidy.py read these from here.
@@ -226,10 +226,10 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
         if tok == "first" and i < len(toks) - 1 and role == "main":
             out.append((None, ("then", False)))  # "X first and Y afterwards": X is earlier than Y
             continue
-        if tok in lx.ORDER_MARKERS and tok in ("after", "before") and i + 2 < len(toks) \
-                and number_of(toks[i + 1]) is not None and toks[i + 2] in lx.TIME_UNITS:
-            continue  # "after 90 days without activity": a span of time, its value read below, not a step
         if tok in lx.ORDER_MARKERS:
+            if tok in ("after", "before") and i + 2 < len(toks) and toks[i + 2] in lx.TIME_UNITS \
+                    and number_of(toks[i + 1]) is not None:
+                continue  # "after 90 days without activity": a span of time, its value read below, not a step
             out.append((None, (tok, at_clause_start and i == 0)))
             subordinate = subordinate or (at_clause_start and i == 0)
             continue
@@ -288,12 +288,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
-                         means=means, scoped=scoped, surface=_surface(tok)), None))
+                         means=means, scoped=scoped, surface=written(tok)), None))
         lead = False
     return out
-
-
-_surface = lru_cache(maxsize=1 << 15)(stem)  # every term's written stem: the same few hundred words again and again
 
 
 def _after_auxiliary(toks: list[str], i: int) -> bool:
