@@ -39,6 +39,14 @@ DUPLICATES = [
     ("Avoid technical terms in onboarding emails.", "Don't use jargon in onboarding emails."),
     # An acronym for the words it stands for.
     ("Ask the CFO before approving refunds over $500.", "Ask the chief financial officer before approving refunds above $500."),
+    # One number set for the rule on one side and named in its case on the other.
+    ("Escalate invoices unpaid after 30 days.", "If an invoice is unpaid after 30 days, escalate it."),
+    # "may not ... unless" is "only when", as "never ... without" is; invites "that arrive without" an agenda.
+    ("Never refund an order without a receipt.", "An order may not be refunded unless a receipt is shown."),
+    ("Decline invites that arrive without an agenda.", "Turn down invitations that have no agenda."),
+    # Frequencies and days in other words.
+    ("Back up the wiki every 24 hours.", "Back up the wiki daily."),
+    ("Post a tip Monday through Friday.", "Post a tip every weekday."),
     # "only" before an order is read as an order ("never before"), not as one way against another.
     ("Merge only after the review is done.", "Never merge before the review is done."),
 ]
@@ -78,6 +86,9 @@ NOT_DUPLICATES = [
     ("Squash commits when merging branches.", "Merge branches with a merge commit, keeping each commit."),
     # Two verbs, one of them against the act ("decline" is "do not accept"): another act, not a paraphrase.
     ("Flag invoices that have no purchase order.", "Decline invoices that have no purchase order."),
+    # A number in a case is still that number: "under 50" is never "over 50", two hours never three.
+    ("Refund orders under $50 automatically.", "Refund orders automatically when the total is over $50."),
+    ("Escalate tickets unanswered after two hours.", "If a ticket has no response after three hours, escalate it."),
     # "one" before a unit is still a number.
     ("Remind the tenant one day before the inspection.", "Remind the tenant before the inspection."),
 ]

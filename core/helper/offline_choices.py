@@ -7,10 +7,11 @@ Each reads the overlap of two analysed rules (`overlap.py`); `offline_judge.py` 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.phrases import LITERAL
-from agentuse.core.helper.similarity import Analysis
+from agentuse.core.helper.similarity import Analysis, Term
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, is_scale
 
 
@@ -50,6 +51,39 @@ def _value_key(value: str) -> str:
         if months >= 1 and abs(seconds - months * _MONTH) <= _MONTH_TOLERANCE * seconds:
             return f"{months}mo"
     return bare
+
+
+def values_as_cases(a: Analysis, b: Analysis, o: Overlap) -> tuple[Analysis, Analysis, Overlap] | None:
+    """The same number set on one side and named in a case on the other ("escalate tickets unanswered after
+    two hours" / "if a ticket has no response after 120 minutes, escalate it"): the two rules and their overlap
+    with that number read as one shared value, or None when there is no such number."""
+    moved_a = _case_terms(b, o.left_a)
+    moved_b = _case_terms(a, o.left_b)
+    if not moved_a and not moved_b:
+        return None
+    values_a = tuple(v for v in a.values if _value_key(v) not in {_value_key(t.word) for t in moved_b})
+    values_b = tuple(v for v in b.values if _value_key(v) not in {_value_key(t.word) for t in moved_a})
+    left_a = [t for t in o.left_a if not any(t is m for m in moved_a)]
+    left_b = [t for t in o.left_b if not any(t is m for m in moved_b)]
+    return replace(a, values=values_a), replace(b, values=values_b), Overlap(o.shared, left_a, left_b)
+
+
+def _case_terms(other: Analysis, left: list[Term]) -> list[Term]:
+    """Terms of a case left over on one side that hold a value `other` sets for its rule."""
+    bounds = {_value_key(v): _bound(v) for v in other.values}
+    moved = []
+    for t in left:
+        key = _value_key(t.word)
+        if t.role not in ("condition", "exception") or key not in bounds:
+            continue
+        if not _bound(t.word) or not bounds[key] or _bound(t.word) == bounds[key]:  # "under 50" is never "over 50"
+            moved.append(t)
+    return moved
+
+
+def _bound(value: str) -> str:
+    """"<=" or ">=" when the value is a bound ("at most 50", "over 50"), else ""."""
+    return value[:2] if value[:2] in ("<=", ">=") else ""
 
 
 def counted(a: Analysis, b: Analysis) -> tuple[str, ...]:

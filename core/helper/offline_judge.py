@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_choices import (alternative_conflict, counted, literal_conflict, means_conflict,
-                                                  values_relation)
+                                                  values_as_cases, values_relation)
 from agentuse.core.helper.overlap import Overlap, _side, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze
@@ -451,9 +451,15 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # words keep the overlap low, but the one forbids outright what the other does in a case.
             return Relation(Label.contradiction, sim, f"one never does it, the other does it when {never}")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
+    values = values_relation(a, b)
+    if values != "same":
+        moved = values_as_cases(a, b, o)
+        if moved:
+            # One number set on one side and named in a case on the other: read as the same value.
+            a, b, o = moved
+            sim, values = o.dice, values_relation(a, b)
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
-    values = values_relation(a, b)
     literal = literal_conflict(o)
 
     conflict = [] if stance.apart else _polarity_conflict(o)

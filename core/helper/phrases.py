@@ -67,6 +67,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bturn(?:s|ed|ing)? away\b", " reject "), (r"\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\b", " return "),
     # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
     (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
+    # "every sixty minutes" is hourly, "every 24 hours" daily, "every seven days" weekly; "Monday through
+    # Friday" is every weekday; "the day before" is one day before.
+    (r"\bevery (?:60|sixty) minutes\b", " hourly "), (r"\bevery 24 hours\b", " daily "),
+    (r"\bevery (?:7|seven) days\b", " weekly "),
+    (r"\b(?:from )?monday (?:through|to|thru|until) friday\b|\bmonday-friday\b", " weekday "),
+    (r"\bthe (day|week|month) (before|after)\b", r" 1 \1 \2 "),
     (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
     (r"\b(snake|camel|pascal|kebab)[_ -]?case\b", r" \1case "),
     (r"\bsign[- ]?ins?\b", " signin "), (r"\blog[- ]ins?\b|\blogins\b", " login "),
@@ -185,7 +191,7 @@ PHRASES: list[tuple[str, str]] = [
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
     # "No truck leaves until it is confirmed" negates the act through its subject: read as "never" too.
-    (r"(?:\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+    (r"(?:\b(?:never|do not|does not|must not|should not|can not|may not|will not|shall not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),

@@ -162,9 +162,9 @@ def _clause_terms(clause: str, values: list[str]):
             segments.append(("exception", []))
         elif tok in lx.CONDITION_MARKERS and not (tok == "once" and i == len(tokens) - 1):
             segments.append(("condition", []))
-        elif tok in _RELATIVES and segments[-1][1] and any(t in lx.NEGATORS for t in tokens[i + 1:]):
+        elif tok in _RELATIVES and segments[-1][1] and any(t in lx.NEGATORS and t != "without" for t in tokens[i + 1:]):
             # "remove resources that are no longer used": the negation says which ones, like a condition;
-            # it does not turn the instruction around.
+            # it does not turn the instruction around. ("that arrive without an agenda" is read at "without".)
             segments.append(("condition", []))
         else:
             segments[-1][1].append(tok)
@@ -286,7 +286,10 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
         if alternative_group(word) in DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
-        weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else weight_of(word)
+        # "if a patient reports chest pain", "invites that arrive without an agenda": the verb only says the
+        # case came about.
+        occurs = tok in lx.OCCURRENCE_VERBS and (role == "condition" or (i > 0 and toks[i - 1] in _RELATIVES))
+        weight = 0.3 if occurs else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
                          means=means, scoped=scoped, surface=written(tok)), None))
         lead = False
