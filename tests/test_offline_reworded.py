@@ -65,6 +65,8 @@ CONTRADICTIONS = [
     # Two members of a closed set of media and of channels.
     ("Send contracts electronically.", "Send contracts on paper."),
     ("Run the weekly check-in by phone.", "Run the weekly check-in over video."),
+    # "local time zone" is the value "local" of the time-zone setting, against UTC.
+    ("Log times in UTC.", "Record all times in the server's local time zone."),
     # "only A" against "B" in A's place for one act: doing B is what "only A" rules out.
     ("Take returns only at the service desk.", "Take returns at any checkout."),
     ("Accept expense claims by email.", "Accept expense claims only through the finance portal."),

@@ -172,6 +172,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bthe (?:full|whole|entire)\\b': ('the ',),
     '\\b(?:a|an|one) (?:full|whole|entire) (minute|hour|day|week|month|year)\\b': ('entire', 'full', 'whole'),
     '\\b(eastern|pacific|central|mountain) (?:standard |daylight )?time\\b': ('central', 'eastern', 'mountain', 'pacific'),
+    '\\blocal time(?: ?zones?)?\\b': ('local time',),
     '\\bhalf an hour\\b': ('half an hour',),
     '\\ba quarter of an hour\\b|\\ba quarter hour\\b': ('a quarter ',),
     '\\b(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)[ -]thousand\\b': ('thousand',),

@@ -233,6 +233,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:a|an|one) (?:full|whole|entire) (minute|hour|day|week|month|year)\b", r" 1 \1 "),
     # A named time zone is one value of the time-zone setting, against UTC or local time.
     (r"\b(eastern|pacific|central|mountain) (?:standard |daylight )?time\b", r" \1time "),
+    # "the user's local time zone" is the value "local" of the time-zone setting.
+    (r"\blocal time(?: ?zones?)?\b", " local "),
     (r"\bhalf an hour\b", " 30 minutes "), (r"\ba quarter of an hour\b|\ba quarter hour\b", " 15 minutes "),
     # "ten thousand dollars" is 10000 ("$10,000" reads so once its separator is dropped).
     (r"\b(\d+|" + _NUMBERS + r")[ -]thousand\b", lambda m: f" {_thousands(m.group(1))} "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
