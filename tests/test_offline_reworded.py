@@ -30,11 +30,10 @@ DUPLICATES = [
     ("Don't forget to photograph the meter before closing the account.", "Always take photos of the meter before the account is closed."),
     # A word left on each side, not in the same place: a rewording, not one detail swapped.
     ("Mention the wait time in every reply when the queue is long.", "When the backlog is long, show the waiting time in each reply."),
-    # Hours in words, "over a day", a position after a possessive, "call" for "phone", idioms of one act.
+    # Hours in words, "over a day", a position after a possessive, idioms of one act.
     ("Lock the gates at 10 pm.", "Lock the gates at ten at night."),
     ("Page the owner if the site is down for over an hour.", "If the site has been down for more than 60 minutes, page the owner."),
     ("Before a tenant's first night, send the house rules.", "Send the house rules before the tenant's first night."),
-    ("Call every supplier whose delivery is late.", "Phone each supplier whose delivery is late."),
     ("Say sorry when a delivery is late.", "Apologize when a delivery is late."),
     ("Avoid technical terms in onboarding emails.", "Don't use jargon in onboarding emails."),
     # An acronym for the words it stands for.

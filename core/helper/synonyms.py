@@ -126,7 +126,7 @@ SYNONYMS: list[str] = [
     "split divide",
     "illness disease",
     "identical same",
-    "phone smartphone cellphone telephone call",
+    "phone smartphone cellphone telephone",
 
     "immediately promptly asap",
     "praise compliment commend",
