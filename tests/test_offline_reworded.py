@@ -90,6 +90,8 @@ NOT_DUPLICATES = [
     # A number in a case is still that number: "under 50" is never "over 50", two hours never three.
     ("Refund orders under $50 automatically.", "Refund orders automatically when the total is over $50."),
     ("Escalate tickets unanswered after two hours.", "If a ticket has no response after three hours, escalate it."),
+    # Worded apart in one place, and a qualifier added before a shared word: a narrower case.
+    ("Don't email tenants on holidays.", "No emailing tenants on public holidays."),
     # "one" before a unit is still a number.
     ("Remind the tenant one day before the inspection.", "Remind the tenant before the inspection."),
 ]

@@ -372,11 +372,26 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     if len(leads) > 1:
         return False  # "decline every read receipt request" / "send read receipts": a verb against another
     rewordings = _rewordings(a, b, o)
+    if rewordings < REWORDED and min(left_a, left_b) == 0 \
+            and (_modifier_added(a, o.left_a, {x.word for x, _ in o.shared})
+                 or _modifier_added(b, o.left_b, {y.word for _, y in o.shared})):
+        return False  # "don't publish on holidays" / "no publishing on public holidays": a case narrowed
     if changed and _swapped_in_place(a, b, o):
         return rewordings > REWORDED
     if changed:
         return rewordings >= REWORDED
     return rewordings >= REWORDED or (rewordings == 1 and max(left_a, left_b) <= REWORDED_ONCE_LEFTOVER)
+
+
+def _modifier_added(analysis: Analysis, left: list[Term], shared: set[str]) -> bool:
+    """A word left over right before a shared one: a qualifier of it ("public holidays" / "holidays")."""
+    words = _side(analysis).words
+    for t in left:
+        if _is_content(t) and t.word in words:
+            i = words.index(t.word)
+            if i + 1 < len(words) and words[i + 1] in shared:
+                return True
+    return False
 
 
 def _content_left(terms) -> bool:
