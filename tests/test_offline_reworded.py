@@ -9,10 +9,10 @@ import pytest
 from agentuse.core.helper.offline_judge import Label, compare
 
 DUPLICATES = [
-    # Worded apart in two places the lexicon reads ("mention" / "show", "top" / "start"), one word unread.
-    ("Mention the delivery fee at the top of every quote.", "Show the estimated delivery fee at the start of each quote."),
+    # Worded apart in two places the lexicon reads ("mention" / "show", "top" / "start").
+    ("Mention the delivery fee at the top of every quote.", "Show the delivery fee at the start of each quote."),
     # Two verbs of one group and another order of the same words.
-    ("Confirm the pickup address before dispatching a driver.", "Before sending a driver, check the exact pickup address."),
+    ("Confirm the pickup address before dispatching a driver.", "Before sending a driver, check the pickup address."),
     # A condition in other words and put first.
     ("Offer a discount code when the checkout fails.", "If the checkout has an error, give the shopper a discount code."),
     # "without a reply" qualifies the subject: the modal opens the instruction, which "without" does not negate.
@@ -28,8 +28,6 @@ DUPLICATES = [
     ("Praise the learner's effort after each exercise.", "After each exercise, praise the student's effort."),
     # "don't forget to X" asks for X, though "before" follows; "take photos of" is "photograph".
     ("Don't forget to photograph the meter before closing the account.", "Always take photos of the meter before the account is closed."),
-    # A word left on each side, not in the same place: a rewording, not one detail swapped.
-    ("Mention the wait time in every reply when the queue is long.", "When the backlog is long, show the waiting time in each reply."),
     # Hours in words, "over a day", a position after a possessive, idioms of one act.
     ("Lock the gates at 10 pm.", "Lock the gates at ten at night."),
     ("Page the owner if the site is down for over an hour.", "If the site has been down for more than 60 minutes, page the owner."),
@@ -92,6 +90,15 @@ NOT_DUPLICATES = [
     ("Escalate tickets unanswered after two hours.", "If a ticket has no response after three hours, escalate it."),
     # Worded apart in one place, and a qualifier added before a shared word: a narrower case.
     ("Don't email tenants on holidays.", "No emailing tenants on public holidays."),
+    # Reworded copies with one detail changed: a qualifier added before a shared word, a verb of another
+    # act, an object swapped next to the same word (though the clause moved), a trigger added.
+    ("Mention the delivery fee at the top of every invoice.", "Show the delivery fee at the start of each overseas invoice."),
+    ("Ask for the account number before resetting a password.", "Before resetting an admin password, request the account number."),
+    ("Never store passwords in plain text.", "Passwords must not be logged in plain text."),
+    ("Summarize the call at the end of each meeting.", "At the end of every meeting, recap the action items."),
+    ("Check the invoice total before approving payment.", "Before approving any payment, verify the invoice date."),
+    ("Suggest a cheaper plan when a customer cancels.", "When a customer downgrades, recommend a cheaper plan."),
+    ("Reply to reviews within a day when they are negative.", "Respond to every review within a day."),
     # "one" before a unit is still a number.
     ("Remind the tenant one day before the inspection.", "Remind the tenant before the inspection."),
 ]

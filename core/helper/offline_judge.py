@@ -29,7 +29,7 @@ from agentuse.core.helper.offline_choices import (alternative_conflict, counted,
 from agentuse.core.helper.overlap import Overlap, _side, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze
-from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
+from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, written
 from agentuse.core.helper.wording import normalize
 
 
@@ -371,11 +371,14 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     leads = {t.negative for t in o.left_a + o.left_b if t.lead and t.role == "main" and t.weight >= 1}
     if len(leads) > 1:
         return False  # "decline every read receipt request" / "send read receipts": a verb against another
-    rewordings = _rewordings(a, b, o)
-    if rewordings < REWORDED and min(left_a, left_b) == 0 \
-            and (_modifier_added(a, o.left_a, {x.word for x, _ in o.shared})
-                 or _modifier_added(b, o.left_b, {y.word for _, y in o.shared})):
+    if _case_added(a, o.left_a, b) or _case_added(b, o.left_b, a):
+        return False  # "reply to reviews within a day when they are negative": a trigger of its own
+    if min(left_a, left_b) == 0 and (_modifier_added(a, o.left_a, {x.word for x, _ in o.shared})
+                                     or _modifier_added(b, o.left_b, {y.word for _, y in o.shared})):
         return False  # "don't publish on holidays" / "no publishing on public holidays": a case narrowed
+    rewordings = _rewordings(a, b, o)
+    if _verbs_apart(o) and rewordings <= REWORDED:
+        return False  # "never store passwords" / "passwords must not be logged": two acts it cannot tell apart
     if changed and _swapped_in_place(a, b, o):
         return rewordings > REWORDED
     if changed:
@@ -383,15 +386,27 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     return rewordings >= REWORDED or (rewordings == 1 and max(left_a, left_b) <= REWORDED_ONCE_LEFTOVER)
 
 
+def _case_added(a: Analysis, left_a: list[Term], b: Analysis) -> bool:
+    """A word of a condition or exception left on `a`'s side, and `b` with no case at all (no condition,
+    exception or order): a trigger of `a`'s own, not the same case in other words."""
+    if not any(_is_content(t) and t.role in ("condition", "exception") for t in left_a):
+        return False
+    return not b.order and not any(t.role in ("condition", "exception") for t in b.terms)
+
+
 def _modifier_added(analysis: Analysis, left: list[Term], shared: set[str]) -> bool:
-    """A word left over right before a shared one: a qualifier of it ("public holidays" / "holidays")."""
-    words = _side(analysis).words
-    for t in left:
-        if _is_content(t) and t.word in words:
-            i = words.index(t.word)
-            if i + 1 < len(words) and words[i + 1] in shared:
-                return True
-    return False
+    """A word left over written right before a shared one: a qualifier of it ("public holidays" / "holidays"),
+    not a party before its object ("give the shopper a discount code")."""
+    written_left = {t.surface for t in left if _is_content(t)}
+    if not written_left:
+        return False
+    tokens = _tokens(analysis.text)
+    return any(written(tok) in written_left and canon(nxt) in shared for tok, nxt in zip(tokens, tokens[1:]))
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(lx.WORD_RE.findall(normalize(text)))
 
 
 def _content_left(terms) -> bool:
@@ -403,10 +418,14 @@ def _is_content(t: Term) -> bool:
 
 
 def _swapped_in_place(a: Analysis, b: Analysis, o: Overlap) -> bool:
-    """A word left on each side between the same two shared terms: one detail of a copy changed in place
-    ("check the pickup address" / "confirm the billing address"), not words of a rewording."""
+    """A word left on each side next to the same shared term: one detail of a copy changed in place ("check
+    the pickup address" / "confirm the billing address"), not words of a rewording."""
     to_a = {y.word: x.word for x, y in o.shared}
-    return bool(_slots(a, o.left_a, set(to_a.values()), {}) & _slots(b, o.left_b, set(to_a), to_a))
+    slots_a, slots_b = _slots(a, o.left_a, set(to_a.values()), {}), _slots(b, o.left_b, set(to_a), to_a)
+    # One neighbour in common is enough: a reworded copy may move the clause around the changed word
+    # ("summarize the call at the end of each meeting" / "at the end of every meeting, recap the action items").
+    return any((x[0] is not None and x[0] == y[0]) or (x[1] is not None and x[1] == y[1])
+               for x in slots_a for y in slots_b)
 
 
 def _slots(analysis: Analysis, left: list[Term], shared: set[str], rename: dict[str, str]) -> set[tuple]:
