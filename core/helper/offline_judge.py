@@ -365,8 +365,8 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     if min(left_a, left_b) == 0 and max(left_a, left_b) > REWORDED_ONE_SIDED:
         return False
     # A word unread on each side besides their verbs may be one detail changed in a reworded copy ("check the
-    # pickup address before sending a driver" / "confirm the billing address before dispatching one"): it
-    # takes one place more worded apart.
+    # pickup address before sending a driver" / "confirm the billing address before dispatching one"): next
+    # to the same shared word it is read so, elsewhere it takes two places worded apart.
     changed = _content_left(o.left_a) and _content_left(o.left_b)
     leads = {t.negative for t in o.left_a + o.left_b if t.lead and t.role == "main" and t.weight >= 1}
     if len(leads) > 1:
@@ -380,7 +380,9 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     if _verbs_apart(o) and rewordings <= REWORDED:
         return False  # "never store passwords" / "passwords must not be logged": two acts it cannot tell apart
     if changed and _swapped_in_place(a, b, o):
-        return rewordings > REWORDED
+        # However much else is reworded, a word swapped in place may be the one detail a copy changed
+        # ("ask the client to sign the contract before work starts" / "... get the customer to review it").
+        return False
     if changed:
         return rewordings >= REWORDED
     return rewordings >= REWORDED or (rewordings == 1 and max(left_a, left_b) <= REWORDED_ONCE_LEFTOVER)
