@@ -41,6 +41,11 @@ DUPLICATES = [
     # "may not ... unless" is "only when", as "never ... without" is; invites "that arrive without" an agenda.
     ("Never refund an order without a receipt.", "An order may not be refunded unless a receipt is shown."),
     ("Decline invites that arrive without an agenda.", "Turn down invitations that have no agenda."),
+    # Verb particles of one sense: "hear back" is getting a reply, "keep track of" is tracking.
+    ("Reply to every applicant within a week.", "Each applicant should hear back within a week."),
+    ("Keep track of every loaned laptop.", "Track each loaned laptop."),
+    # A participle after "be" is a passive verb, not a qualifier.
+    ("Encrypt backups at rest.", "Backups must be stored encrypted."),
     # Frequencies and days in other words.
     ("Back up the wiki every 24 hours.", "Back up the wiki daily."),
     ("Post a tip Monday through Friday.", "Post a tip every weekday."),
@@ -99,6 +104,8 @@ NOT_DUPLICATES = [
     ("Check the invoice total before approving payment.", "Before approving any payment, verify the invoice date."),
     ("Suggest a cheaper plan when a customer cancels.", "When a customer downgrades, recommend a cheaper plan."),
     ("Reply to reviews within a day when they are negative.", "Respond to every review within a day."),
+    # A qualifier on each side of the same word ("job applicants" / "each rejected applicant").
+    ("Reply to job applicants within a week.", "Each rejected applicant should hear back within a week."),
     # However much else is reworded, a word swapped next to the same shared word is a detail changed.
     ("Ask the client to sign the contract before starting work.", "Before work begins, get the customer to review the contract."),
     # "one" before a unit is still a number.

@@ -373,8 +373,8 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
         return False  # "decline every read receipt request" / "send read receipts": a verb against another
     if _case_added(a, o.left_a, b) or _case_added(b, o.left_b, a):
         return False  # "reply to reviews within a day when they are negative": a trigger of its own
-    if min(left_a, left_b) == 0 and (_modifier_added(a, o.left_a, {x.word for x, _ in o.shared})
-                                     or _modifier_added(b, o.left_b, {y.word for _, y in o.shared})):
+    if _modifier_added(a, o.left_a, {x.word for x, _ in o.shared}) \
+            or _modifier_added(b, o.left_b, {y.word for _, y in o.shared}):
         return False  # "don't publish on holidays" / "no publishing on public holidays": a case narrowed
     rewordings = _rewordings(a, b, o)
     if _verbs_apart(o) and rewordings <= REWORDED:
@@ -399,11 +399,30 @@ def _case_added(a: Analysis, left_a: list[Term], b: Analysis) -> bool:
 def _modifier_added(analysis: Analysis, left: list[Term], shared: set[str]) -> bool:
     """A word left over written right before a shared one: a qualifier of it ("public holidays" / "holidays"),
     not a party before its object ("give the shopper a discount code")."""
-    written_left = {t.surface for t in left if _is_content(t)}
+    written_left = {t.surface for t in left if t.weight >= 1}
     if not written_left:
         return False
     tokens = _tokens(analysis.text)
-    return any(written(tok) in written_left and canon(nxt) in shared for tok, nxt in zip(tokens, tokens[1:]))
+    # A clause's verb before its object is no qualifier ("tag each campaign"), but a participle read as the
+    # verb is ("each rejected applicant should hear back").
+    return any(written(tok) in written_left and canon(nxt) in shared and _modifies(left, before, tok)
+               for before, tok, nxt in zip(("",) + tokens, tokens, tokens[1:]))
+
+
+def _modifies(left: list[Term], before: str, tok: str) -> bool:
+    """Whether `tok`, left over and written before a shared word, qualifies it: a participle only after a
+    determiner ("each rejected applicant"; "moves are billed hourly" is a verb), any other content word."""
+    if len(tok) > 4 and tok.endswith(("ed", "ing")):
+        return before in _DETERMINERS
+    return _is_content_word(left, tok)
+
+
+# Words after which a participle is an adjective ("each rejected applicant"), not a passive ("be stored").
+_DETERMINERS = frozenset({"a", "an", "the", "each", "every", "all", "any", "no", "some", "their", "our", "your", "its"})
+
+
+def _is_content_word(left: list[Term], tok: str) -> bool:
+    return any(t.surface == written(tok) and _is_content(t) for t in left)
 
 
 @lru_cache(maxsize=8192)
