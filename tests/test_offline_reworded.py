@@ -14,7 +14,7 @@ DUPLICATES = [
     # Two verbs of one group and another order of the same words.
     ("Confirm the pickup address before dispatching a driver.", "Before sending a driver, check the pickup address."),
     # A condition in other words and put first.
-    ("Offer a discount code when the checkout fails.", "If the checkout has an error, give the shopper a discount code."),
+    ("Offer a discount code when the checkout fails.", "If the checkout has an error, offer a discount code."),
     # "without a reply" qualifies the subject: the modal opens the instruction, which "without" does not negate.
     ("Tickets without a reply for 30 days should be closed.", "Close tickets after 30 days with no reply."),
     # "refuse to X" is "do not X".
@@ -39,7 +39,7 @@ DUPLICATES = [
     # One number set for the rule on one side and named in its case on the other.
     ("Escalate invoices unpaid after 30 days.", "If an invoice is unpaid after 30 days, escalate it."),
     # "may not ... unless" is "only when", as "never ... without" is; invites "that arrive without" an agenda.
-    ("Never refund an order without a receipt.", "An order may not be refunded unless a receipt is shown."),
+    ("Never refund an order without a receipt.", "An order may not be refunded unless there is a receipt."),
     ("Decline invites that arrive without an agenda.", "Turn down invitations that have no agenda."),
     # Verb particles of one sense: "hear back" is getting a reply, "keep track of" is tracking.
     ("Reply to every applicant within a week.", "Each applicant should hear back within a week."),
@@ -106,6 +106,12 @@ NOT_DUPLICATES = [
     ("Reply to reviews within a day when they are negative.", "Respond to every review within a day."),
     # A qualifier on each side of the same word ("job applicants" / "each rejected applicant").
     ("Reply to job applicants within a week.", "Each rejected applicant should hear back within a week."),
+    # A word added on one side, however it is written, is a detail of its own.
+    ("Reply to tickets within an hour.", "Respond to tickets that are urgent within an hour."),
+    ("Tell customers when their order ships.", "Notify customers by SMS when an order ships."),
+    ("Check spelling before publishing.", "Before publishing, check spelling and grammar."),
+    ("Back up the database before each migration.", "Before every schema migration, make a backup of the database."),
+    ("Monitor disk latency on the build servers.", "Track disk latency spikes on the build servers."),
     # However much else is reworded, a word swapped next to the same shared word is a detail changed.
     ("Ask the client to sign the contract before starting work.", "Before work begins, get the customer to review the contract."),
     # "one" before a unit is still a number.

@@ -56,11 +56,12 @@ UNSURE_LEFTOVER = 1.0
 LEAD_DISCOUNT = 0.5
 # Two rules worded apart in at least this many places (see _rewordings) are read as a paraphrase when
 # little is left unread: near-misses are one rule copied with one detail added or changed (worded apart
-# nowhere), duplicates reword. At most this leftover on each side, and at most a word when the other
-# side has none; one place more when each side leaves a word besides its verb.
+# nowhere), duplicates reword. At most this leftover on each side (a word swapped in place, a qualifier,
+# a verb it cannot tell from the other's, or a case of one side's own never pass, see _reworded) ...
 REWORDED = 2
 REWORDED_LEFTOVER = 1.5
-REWORDED_ONE_SIDED = 1.0
+# ... and nothing but a verb when the other side leaves nothing: a word added is a detail of its own.
+REWORDED_ONE_SIDED = 0.5
 # Worded apart in one place only: at most a word (or the two verbs) left over on each side.
 REWORDED_ONCE_LEFTOVER = 1.0
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
@@ -113,7 +114,9 @@ def _parts(text: str) -> tuple[str, ...]:
 
 
 def _leftover_weight(terms) -> float:
-    return sum(t.weight * (LEAD_DISCOUNT if t.lead and t.role == "main" else 1.0) for t in terms if t.weight >= 1)
+    # A step's first word ("before every schema migration") is its subject, not a verb: no discount.
+    return sum(t.weight * (LEAD_DISCOUNT if t.lead and t.role == "main" and not t.subordinate else 1.0)
+               for t in terms if t.weight >= 1)
 
 
 _MANNER = frozenset(canon(w) for w in lx.MANNER | lx.PLACES)
@@ -363,6 +366,8 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     place with at most REWORDED_ONCE_LEFTOVER; never more than REWORDED_ONE_SIDED when the other side has
     nothing left (a detail added on one side)."""
     if min(left_a, left_b) == 0 and max(left_a, left_b) > REWORDED_ONE_SIDED:
+        # A word added on one side is a detail of its own, however it is written: "tickets that are urgent",
+        # "by SMS", "and grammar", "disk latency spikes", "the database server".
         return False
     # A word unread on each side besides their verbs may be one detail changed in a reworded copy ("check the
     # pickup address before sending a driver" / "confirm the billing address before dispatching one"): next
@@ -435,7 +440,9 @@ def _content_left(terms) -> bool:
 
 
 def _is_content(t: Term) -> bool:
-    return t.weight >= 1 and not (t.lead and t.role == "main")
+    """A word of what the rule is about, not its verb ("before every schema migration": "schema" leads
+    its step, but is its subject)."""
+    return t.weight >= 1 and not (t.lead and t.role == "main" and not t.subordinate)
 
 
 def _swapped_in_place(a: Analysis, b: Analysis, o: Overlap) -> bool:
