@@ -112,6 +112,8 @@ NOT_DUPLICATES = [
     ("Check spelling before publishing.", "Before publishing, check spelling and grammar."),
     ("Back up the database before each migration.", "Before every schema migration, make a backup of the database."),
     ("Monitor disk latency on the build servers.", "Track disk latency spikes on the build servers."),
+    # A word unread on each side, wherever it stands, may be the detail a reworded copy changed.
+    ("Ask the guest for ID at check-in.", "At check-in, request a passport from each guest."),
     # However much else is reworded, a word swapped next to the same shared word is a detail changed.
     ("Ask the client to sign the contract before starting work.", "Before work begins, get the customer to review the contract."),
     # "one" before a unit is still a number.

@@ -56,8 +56,8 @@ UNSURE_LEFTOVER = 1.0
 LEAD_DISCOUNT = 0.5
 # Two rules worded apart in at least this many places (see _rewordings) are read as a paraphrase when
 # little is left unread: near-misses are one rule copied with one detail added or changed (worded apart
-# nowhere), duplicates reword. At most this leftover on each side (a word swapped in place, a qualifier,
-# a verb it cannot tell from the other's, or a case of one side's own never pass, see _reworded) ...
+# nowhere), duplicates reword. At most this leftover on each side, and never a word on both sides, a
+# qualifier, a verb it cannot tell from the other's or a case of one side's own (see _reworded) ...
 REWORDED = 2
 REWORDED_LEFTOVER = 1.5
 # ... and nothing but a verb when the other side leaves nothing: a word added is a detail of its own.
@@ -343,36 +343,31 @@ _MARKER_KINDS = (lx.NEGATORS, lx.CONDITION_MARKERS, frozenset(lx.ORDER_MARKERS),
                  lx.EXCEPTION_MARKERS)
 
 
-@lru_cache(maxsize=8192)
-def _read_words(text: str) -> frozenset[str]:
-    return frozenset(lx.WORD_RE.findall(normalize(text)))
-
-
 def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
     """In how many places two rules are worded apart though they say the same there: each shared term
     written differently ("show" / "display", a compound against its two words), each kind of marker
     written with another word of its kind, and the shared terms in another order (one place)."""
-    written = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
-    words_a, words_b = _read_words(a.text), _read_words(b.text)
+    apart = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
+    words_a, words_b = frozenset(_tokens(a.text)), frozenset(_tokens(b.text))
     markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) - words_b and (words_b & kind) - words_a)
     index_b = _side(b).index
     positions = [index_b[y.word] for x, y in o.shared if x is not y and y.word in index_b]
     reordered = any(p > q for p, q in zip(positions, positions[1:]))
-    return written + markers + reordered
+    return apart + markers + reordered
 
 
 def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float) -> bool:
     """Worded apart in REWORDED places or more with at most REWORDED_LEFTOVER unread on each side, or in one
-    place with at most REWORDED_ONCE_LEFTOVER; never more than REWORDED_ONE_SIDED when the other side has
-    nothing left (a detail added on one side)."""
+    place with at most REWORDED_ONCE_LEFTOVER, and nothing unread that may be the detail a near-miss adds or
+    changes."""
     if min(left_a, left_b) == 0 and max(left_a, left_b) > REWORDED_ONE_SIDED:
         # A word added on one side is a detail of its own, however it is written: "tickets that are urgent",
         # "by SMS", "and grammar", "disk latency spikes", "the database server".
         return False
-    # A word unread on each side besides their verbs may be one detail changed in a reworded copy ("check the
-    # pickup address before sending a driver" / "confirm the billing address before dispatching one"): next
-    # to the same shared word it is read so, elsewhere it takes two places worded apart.
-    changed = _content_left(o.left_a) and _content_left(o.left_b)
+    if _content_left(o.left_a) and _content_left(o.left_b):
+        # A word unread on each side besides the verbs: a synonym the lexicon lacks, or the one detail a
+        # reworded copy changed ("ask the guest for ID at check-in" / "at check-in, request a passport").
+        return False
     leads = {t.negative for t in o.left_a + o.left_b if t.lead and t.role == "main" and t.weight >= 1}
     if len(leads) > 1:
         return False  # "decline every read receipt request" / "send read receipts": a verb against another
@@ -384,12 +379,6 @@ def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float
     rewordings = _rewordings(a, b, o)
     if _verbs_apart(o) and rewordings <= REWORDED:
         return False  # "never store passwords" / "passwords must not be logged": two acts it cannot tell apart
-    if changed and _swapped_in_place(a, b, o):
-        # However much else is reworded, a word swapped in place may be the one detail a copy changed
-        # ("ask the client to sign the contract before work starts" / "... get the customer to review it").
-        return False
-    if changed:
-        return rewordings >= REWORDED
     return rewordings >= REWORDED or (rewordings == 1 and max(left_a, left_b) <= REWORDED_ONCE_LEFTOVER)
 
 
@@ -443,31 +432,6 @@ def _is_content(t: Term) -> bool:
     """A word of what the rule is about, not its verb ("before every schema migration": "schema" leads
     its step, but is its subject)."""
     return t.weight >= 1 and not (t.lead and t.role == "main" and not t.subordinate)
-
-
-def _swapped_in_place(a: Analysis, b: Analysis, o: Overlap) -> bool:
-    """A word left on each side next to the same shared term: one detail of a copy changed in place ("check
-    the pickup address" / "confirm the billing address"), not words of a rewording."""
-    to_a = {y.word: x.word for x, y in o.shared}
-    slots_a, slots_b = _slots(a, o.left_a, set(to_a.values()), {}), _slots(b, o.left_b, set(to_a), to_a)
-    # One neighbour in common is enough: a reworded copy may move the clause around the changed word
-    # ("summarize the call at the end of each meeting" / "at the end of every meeting, recap the action items").
-    return any((x[0] is not None and x[0] == y[0]) or (x[1] is not None and x[1] == y[1])
-               for x in slots_a for y in slots_b)
-
-
-def _slots(analysis: Analysis, left: list[Term], shared: set[str], rename: dict[str, str]) -> set[tuple]:
-    """The shared neighbours (before, after) of each content word left over, named as the first side names them."""
-    words = _side(analysis).words
-    slots = set()
-    for t in left:
-        if not _is_content(t) or t.word not in words:
-            continue
-        i = words.index(t.word)
-        before = next((w for w in reversed(words[:i]) if w in shared), None)
-        after = next((w for w in words[i + 1:] if w in shared), None)
-        slots.add((rename.get(before, before), rename.get(after, after)))
-    return slots
 
 
 def _swapped(o: Overlap) -> Overlap:
