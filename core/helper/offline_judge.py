@@ -228,7 +228,8 @@ def _only_against_another(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, st
     """"Accept applications only through the portal" against "accept applications by email": the same act
     on both sides, `a` restricting it to one way or case and `b` naming another in its place, so `b` does
     what `a` rules out. With nothing in its place ("accept applications") `b` is only wider: a near-miss."""
-    if not _ONLY_A_WAY.search(normalize(a.text)) or _qualified_only(_words(b.text)) or _restricted(b):
+    if not _qualified_only(_words(a.text)) or not _ONLY_A_WAY.search(normalize(a.text)) \
+            or _qualified_only(_words(b.text)) or _restricted(b):
         return None
     if not any(x.lead and y.lead and x.role == y.role == "main" and x.negative == y.negative for x, y in o.shared):
         return None
@@ -261,8 +262,11 @@ def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -
     return any(x.lead and y.lead and x.role == y.role == "main" and not x.negative and y.negative for x, y in shared)
 
 
+_ONLY_FAMILY = frozenset(word for word, family in lx.QUALIFIERS.items() if family == "only")
+
+
 def _qualified_only(tokens: frozenset[str]) -> bool:
-    return any(lx.QUALIFIERS.get(t) == "only" for t in tokens)
+    return not _ONLY_FAMILY.isdisjoint(tokens)
 
 
 @lru_cache(maxsize=8192)
@@ -478,7 +482,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             return Relation(Label.contradiction, sim, f"one never does it, the other does it when {never}")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     values = values_relation(a, b)
-    if values != "same":
+    if values not in ("same", "none"):
         moved = values_as_cases(a, b, o)
         if moved:
             # One number set on one side and named in a case on the other: read as the same value.

@@ -9,6 +9,7 @@ other ("plaintext" / "plain text"). What is left then may still hold one act in 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -118,9 +119,14 @@ def overlap(a: Analysis, b: Analysis) -> Overlap:
     if absorbed:
         left_b = [t for t in left_b if t.word not in absorbed]
     if left_a and left_b:
-        left_a, left_b = _initials(shared, left_a, left_b, a.text, False)
-        left_b, left_a = _initials(shared, left_b, left_a, b.text, True)
+        if _CAPITALS.search(a.text):
+            left_a, left_b = _initials(shared, left_a, left_b, a.text, False)
+        if _CAPITALS.search(b.text):
+            left_b, left_a = _initials(shared, left_b, left_a, b.text, True)
     return Overlap(shared=shared, left_a=left_a, left_b=left_b)
+
+
+_CAPITALS = re.compile(r"[A-Z]{2}")  # an acronym is written in capitals; most rules hold none
 
 
 def _initials(shared: list, short: list[Term], long: list[Term], text: str,
