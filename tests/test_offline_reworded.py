@@ -67,6 +67,8 @@ CONTRADICTIONS = [
     # Two members of a closed set of media and of channels.
     ("Send contracts electronically.", "Send contracts on paper."),
     ("Run the weekly check-in by phone.", "Run the weekly check-in over video."),
+    # A clock time against another part of the day, for one setting.
+    ("Publish posts at 9 am.", "Publish posts in the evening."),
     # "local time zone" is the value "local" of the time-zone setting, against UTC.
     ("Log times in UTC.", "Record all times in the server's local time zone."),
     # "only A" against "B" in A's place for one act: doing B is what "only A" rules out.
@@ -116,6 +118,8 @@ NOT_DUPLICATES = [
     ("Ask the guest for ID at check-in.", "At check-in, request a passport from each guest."),
     # However much else is reworded, a word swapped next to the same shared word is a detail changed.
     ("Ask the client to sign the contract before starting work.", "Before work begins, get the customer to review the contract."),
+    # A clock time inside the part of the day the other names is not against it (nor the same value).
+    ("Publish posts at 9 am.", "Publish posts in the morning."),
     # "one" before a unit is still a number.
     ("Remind the tenant one day before the inspection.", "Remind the tenant before the inspection."),
 ]
@@ -130,6 +134,10 @@ def test_paraphrases_are_duplicates(a, b):
 @pytest.mark.parametrize("a,b", CONTRADICTIONS)
 def test_contradictions(a, b):
     assert compare(a, b).label is Label.contradiction
+
+
+def test_a_clock_time_in_the_part_of_the_day_named_is_no_contradiction():
+    assert compare("Publish posts at 9 am.", "Publish posts in the morning.").label is not Label.contradiction
 
 
 @pytest.mark.parametrize("a,b", NOT_DUPLICATES)

@@ -6,13 +6,14 @@ Each reads the overlap of two analysed rules (`overlap.py`); `offline_judge.py` 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.phrases import LITERAL
 from agentuse.core.helper.similarity import Analysis, Term
-from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, is_scale
+from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, is_scale
 
 
 def values_relation(a: Analysis, b: Analysis) -> str:
@@ -84,6 +85,25 @@ def _case_terms(other: Analysis, left: list[Term]) -> list[Term]:
 def _bound(value: str) -> str:
     """"<=" or ">=" when the value is a bound ("at most 50", "over 50"), else ""."""
     return value[:2] if value[:2] in ("<=", ">=") else ""
+
+
+# The part of the day a clock time falls in, from the hour it starts (a closed set of lexicon.ALTERNATIVES).
+_PARTS_OF_DAY = ((5, canon("morning")), (12, canon("afternoon")), (17, canon("evening")), (21, canon("night")))
+_PART_WORDS = frozenset(part for _, part in _PARTS_OF_DAY)
+
+
+def clock_against_part(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
+    """A clock time set on one side and another part of the day on the other ("publish at 9 am" / "publish
+    in the evening"): two values of one setting. The time and the part, or None."""
+    for values, left in ((a.values, o.left_b), (b.values, o.left_a)):
+        parts = [t.word for t in left if t.role == "main" and t.word in _PART_WORDS]
+        if len(values) != 1 or not parts or not re.fullmatch(r"\d\d:\d\d", values[0]):
+            continue
+        hour = int(values[0][:2])
+        part = next((name for start, name in reversed(_PARTS_OF_DAY) if hour >= start), _PARTS_OF_DAY[-1][1])
+        if part not in parts:
+            return values[0], parts[0]
+    return None
 
 
 def counted(a: Analysis, b: Analysis) -> tuple[str, ...]:

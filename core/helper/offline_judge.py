@@ -24,8 +24,8 @@ from enum import Enum
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
-from agentuse.core.helper.offline_choices import (alternative_conflict, counted, literal_conflict, means_conflict,
-                                                  values_as_cases, values_relation)
+from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
+                                                  means_conflict, values_as_cases, values_relation)
 from agentuse.core.helper.overlap import Overlap, _side, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze
@@ -527,6 +527,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.contradiction, sim, f"one does it only for {only}, the other always")
     if exception_only:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
+    clock = clock_against_part(a, b, o) if values == "one-sided" else None
+    if clock and not exception_only and max(left_a, left_b) <= VALUES_RESIDUE:
+        return Relation(Label.contradiction, sim, f"same rule, different values: {clock[0]} / {clock[1]}")
     if values in ("one-sided", "extra") and not (_lone_one(a, b) or _lone_one(b, a)):
         return Relation(Label.near_miss, sim, "a number or date on one side only")
     if _one_sided_order(a, b) or _one_sided_order(b, a):
