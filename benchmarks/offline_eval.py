@@ -53,6 +53,8 @@ generalises; the frozen sets are the honest figure. The last lines are `name: va
 
     python benchmarks/offline_eval.py [--errors] [--split all|tune|holdout] [--tuning-only]
 
+`--split` applies to the sets with a held-out third (the project's own, tuning 5 and tuning 6).
+
 `--tuning-only` leaves the frozen sets out of the run: what to run while tuning.
 
 Labels (the same in every set):

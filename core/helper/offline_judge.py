@@ -11,9 +11,11 @@ opposed actions, two values, means or quoted texts for one setting (`offline_cho
 automatically against never without a gate, one part of a compound rule against the other) or a
 near-miss (same words, different case). What one rule puts into the work and the other keeps out ("skip
 the call-to-action" / "end with a call-to-action") is read first, by `presence.py`, since such pairs may
-share only one word. The thresholds were set on two thirds of tests/data/rule_pairs.jsonl and checked on
-the held-out third; benchmarks/offline_eval.py prints those beside two more tuning sets and three frozen
-sets never tuned on.
+share only one word. Besides close wording, a pair worded apart in several places with nothing unread that
+could be a near-miss's detail is a duplicate (`_reworded`): a near-miss is one rule copied with one detail
+added or changed, a duplicate rewords. The thresholds were set on two thirds of tests/data/rule_pairs.jsonl
+and checked on the held-out third; benchmarks/offline_eval.py prints those beside the other tuning sets
+(two with held-out thirds of their own) and the frozen sets never tuned on.
 """
 
 from __future__ import annotations

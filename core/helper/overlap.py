@@ -1,9 +1,9 @@
 """Two analysed rules side by side: which terms they share and what is left over on each side.
 
 Terms match when they are the same canonical word (stems and synonyms already applied by `analyze`),
-near spellings of one long word (character trigrams), or a compound on one side of two words on the
-other ("plaintext" / "plain text"). What is left then may still hold one act in two verbs of one class
-("escalate" / "forward" the dispute), matched last and only where one of them leads its clause. The leftovers are what the judgement in `offline_judge.py` weighs.
+near spellings of one long word (character trigrams), a compound on one side of two words on the other
+("plaintext" / "plain text"), or, matched last, an acronym written in capitals for the words it stands for
+("CFO" / "chief financial officer"). The leftovers are what the judgement in `offline_judge.py` weighs.
 """
 
 from __future__ import annotations
