@@ -239,6 +239,10 @@ def _only_against_another(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, st
     own_b = [t for t in o.left_b if t.weight >= 1 and not t.lead]
     if not own_a or not own_b or any(t.role != "main" or t.negative for t in own_a + own_b):
         return None
+    # One way or thing in the other's place, in a word or two each, and not for a narrower case ("ship
+    # fragile orders in padded boxes" against "ship orders only in recycled boxes").
+    if len(own_a) > 2 or len(own_b) > 2 or _modifier_added(b, o.left_b, {y.word for _, y in o.shared}):
+        return None
     return " ".join(t.word for t in own_a), " ".join(t.word for t in own_b)
 
 
