@@ -34,7 +34,7 @@ _PHRASES = [_rewrite(pattern, repl) for pattern, repl in PHRASES]
 # Runs of consecutive rewrites, each with every text one of them needs: a run none of whose texts a rule holds
 # is passed over with one test (most are), instead of one per pattern. A pattern that needs nothing is a
 # run of its own, always tried.
-_RUN = 12
+_RUN = 8
 
 
 def _runs(rewrites: list) -> list[tuple[tuple[str, ...] | None, list]]:
