@@ -49,6 +49,8 @@ DUPLICATES = [
     # Frequencies and days in other words.
     ("Back up the wiki every 24 hours.", "Back up the wiki daily."),
     ("Post a tip Monday through Friday.", "Post a tip every weekday."),
+    # A qualifier said the other way on the other side: "only" by a negation.
+    ("Only recommend books you have read yourself.", "Never recommend a book you haven't read."),
     # "only" before an order is read as an order ("never before"), not as one way against another.
     ("Merge only after the review is done.", "Never merge before the review is done."),
 ]
@@ -123,6 +125,14 @@ NOT_DUPLICATES = [
     ("Monitor disk latency on the build servers.", "Track disk latency spikes on the build servers."),
     # A word unread on each side, wherever it stands, may be the detail a reworded copy changed.
     ("Ask the guest for ID at check-in.", "At check-in, request a passport from each guest."),
+    # A qualifier one side uses and the other does not, though every other word matches.
+    ("Reply to most messages within a day.", "Reply to all messages within a day."),
+    ("Never approve your own expenses.", "Never approve expenses."),
+    ("Notify other teams about outages.", "Notify teams about outages."),
+    ("Call the customer again if they miss the appointment.", "Call the customer if they miss the appointment."),
+    ("Email either parent about absences.", "Email both parents about absences."),
+    # "before" and "after" are no two words for one thing, even around a step of light words.
+    ("Ask the user before deleting anything.", "Ask the user after deleting anything."),
     # However much else is reworded, a word swapped next to the same shared word is a detail changed.
     ("Ask the client to sign the contract before starting work.", "Before work begins, get the customer to review the contract."),
     # "one" before a unit is still a number.

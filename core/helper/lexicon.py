@@ -68,6 +68,9 @@ QUALIFIERS = {
     "typically": "usually", "normally": "usually",
     "sometimes": "sometimes", "occasionally": "sometimes",
     "rarely": "rarely", "seldom": "rarely",
+    # Words that change whose or which ones: "other teams", "anyone else", "your own expenses", "call again",
+    # "either parent" (one of them).
+    "other": "other", "else": "other", "another": "other", "own": "own", "again": "again", "either": "either",
 }
 # "the first two sentences", "the last paragraph": a position that narrows the rule. Only after "the",
 # because a bare "first" orders two steps ("check links first"), which the analysis reads as an order.

@@ -268,6 +268,52 @@ def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -
     return any(x.lead and y.lead and x.role == y.role == "main" and not x.negative and y.negative for x, y in shared)
 
 
+@lru_cache(maxsize=8192)
+def qualifiers(text: str) -> dict[str, str]:
+    """The qualifier families a text uses, each with the word it used for it (lexicon.QUALIFIERS)."""
+    tokens = _tokens(text)
+    found: dict[str, str] = {}
+    for i, token in enumerate(tokens):
+        if token in lx.QUALIFIERS and not (token == "other" and tokens[i + 1:i + 2] == ("than",)):
+            found.setdefault(lx.QUALIFIERS[token], token)
+        elif token in lx.POSITIONS and i > 0 and tokens[i - 1] == "the":
+            found.setdefault(token, f"the {token}")
+        elif token.endswith("pos") and token[:-3] in lx.POSITIONS:  # normalize's "the first" + noun
+            found.setdefault(token[:-3], f"the {token[:-3]}")
+    return found
+
+
+def _qualified_apart(a: Analysis, b: Analysis) -> str | None:
+    """A qualifier family one rule uses and the other does not ("most messages" / "all messages", "your own
+    expenses" / "expenses"): never a duplicate, whatever else matches."""
+    qa, qb = _restricting(a), _restricting(b)
+    # Said the other way on the other side: "only recommend wines you have tasted" is "never recommend one
+    # you have not" (its negation says the "only"); "your own expenses" is "expenses you submitted yourself".
+    for family, said_by in (("only", lx.NEGATORS), ("own", _REFLEXIVES)):
+        if family in qa and not said_by.isdisjoint(_tokens(b.text)):
+            qa = {f: word for f, word in qa.items() if f != family}
+        if family in qb and not said_by.isdisjoint(_tokens(a.text)):
+            qb = {f: word for f, word in qb.items() if f != family}
+    apart = [word for f, word in qa.items() if f not in qb] + [word for f, word in qb.items() if f not in qa]
+    return ", ".join(apart) if apart else None
+
+
+_REFLEXIVES = frozenset({"yourself", "yourselves", "themselves", "himself", "herself", "myself", "ourselves"})
+
+
+def _restricting(a: Analysis) -> dict[str, str]:
+    """`qualifiers` that restrict the rule: not a position ("the first line" is a term of its own), not
+    "only" before an order or a condition ("X only after Y", how "never X until Y" is read: an order), not
+    "the most" of a superlative ("the most important finding")."""
+    found = {family: word for family, word in qualifiers(a.text).items() if family not in lx.POSITIONS}
+    if "only" in found and not _ONLY_A_WAY.search(normalize(a.text)):
+        del found["only"]
+    if found.get("most") == "most" and re.search(r"\bthe most\b", normalize(a.text)) \
+            and not re.search(r"(?<!the )\bmost\b", normalize(a.text)):
+        del found["most"]
+    return found
+
+
 _ONLY_FAMILY = frozenset(word for word, family in lx.QUALIFIERS.items() if family == "only")
 
 
@@ -348,9 +394,10 @@ def _lone_one(a: Analysis, b: Analysis) -> bool:
 
 
 # Marker words of one kind: one swapped for another of its kind ("never" / "do not", "if" / "when",
-# "instead" / "rather") is the same structure written apart.
-_MARKER_KINDS = (lx.NEGATORS, lx.CONDITION_MARKERS, frozenset(lx.ORDER_MARKERS), lx.CONTRAST_MARKERS,
-                 lx.EXCEPTION_MARKERS)
+# "instead" / "rather") is the same structure written apart. "Until" is no "when", "before" no "after".
+_MARKER_KINDS = (lx.NEGATORS, lx.CONDITION_MARKERS - {"until"}, lx.CONTRAST_MARKERS, lx.EXCEPTION_MARKERS,
+                 frozenset(m for m, way in lx.ORDER_MARKERS.items() if way == "later"),
+                 frozenset(m for m, way in lx.ORDER_MARKERS.items() if way == "earlier"))
 
 
 def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
@@ -556,6 +603,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         # "Share the export with the analytics team only": a restriction the other rule does not make.
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
     opposed = _opposed(o)
+    qualified = _qualified_apart(a, b)
+    if qualified and not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):
+        return Relation(Label.near_miss, sim, f"a qualifier on one side only: {qualified}")
     if not opposed and max(left_a, left_b) <= REWORDED_LEFTOVER:
         other = _member_against(o, a, b) or _member_against(_swapped(o), b, a)
         if other:

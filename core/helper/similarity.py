@@ -123,6 +123,8 @@ def _order(terms: list[tuple[int, Term]], marks: list[tuple[int, int, str, bool]
         else:
             left = [t.word for i, (ci, t) in enumerate(terms) if i < pos and t.weight >= 1]
             right = [t.word for i, (ci, t) in enumerate(terms) if i >= pos and t.weight >= 1]
+            if left and not right:  # "ask before deleting anything": the step is all light words, still a step
+                right = [t.word for i, (ci, t) in enumerate(terms) if i >= pos]
             if lx.ORDER_MARKERS[marker] == "later":
                 earlier, later = left, right
             else:
