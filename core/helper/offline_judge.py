@@ -268,11 +268,16 @@ def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -
     return any(x.lead and y.lead and x.role == y.role == "main" and not x.negative and y.negative for x, y in shared)
 
 
+_QUALIFYING = frozenset(lx.QUALIFIERS) | lx.POSITIONS
+
+
 @lru_cache(maxsize=8192)
 def qualifiers(text: str) -> dict[str, str]:
     """The qualifier families a text uses, each with the word it used for it (lexicon.QUALIFIERS)."""
     tokens = _tokens(text)
     found: dict[str, str] = {}
+    if _QUALIFYING.isdisjoint(tokens) and not any(token.endswith("pos") for token in tokens):
+        return found  # most rules hold none
     for i, token in enumerate(tokens):
         if token in lx.QUALIFIERS and not (token == "other" and tokens[i + 1:i + 2] == ("than",)):
             found.setdefault(lx.QUALIFIERS[token], token)
@@ -302,14 +307,19 @@ _REFLEXIVES = frozenset({"yourself", "yourselves", "themselves", "himself", "her
 
 
 def _restricting(a: Analysis) -> dict[str, str]:
+    return _restricting_text(a.text)
+
+
+@lru_cache(maxsize=8192)
+def _restricting_text(text: str) -> dict[str, str]:
     """`qualifiers` that restrict the rule: not a position ("the first line" is a term of its own), not
     "only" before an order or a condition ("X only after Y", how "never X until Y" is read: an order), not
     "the most" of a superlative ("the most important finding")."""
-    found = {family: word for family, word in qualifiers(a.text).items() if family not in lx.POSITIONS}
-    if "only" in found and not _ONLY_A_WAY.search(normalize(a.text)):
+    found = {family: word for family, word in qualifiers(text).items() if family not in lx.POSITIONS}
+    if "only" in found and not _ONLY_A_WAY.search(normalize(text)):
         del found["only"]
-    if found.get("most") == "most" and re.search(r"\bthe most\b", normalize(a.text)) \
-            and not re.search(r"(?<!the )\bmost\b", normalize(a.text)):
+    if found.get("most") == "most" and re.search(r"\bthe most\b", normalize(text)) \
+            and not re.search(r"(?<!the )\bmost\b", normalize(text)):
         del found["most"]
     return found
 
@@ -528,7 +538,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # "Write all manifests in YAML" / "author every manifest as JSON": the verbs differ, so the
             # overlap is low, but one thing gets two members of one closed set and nothing else differs.
             return Relation(Label.contradiction, sim, f"they choose different values: {choice[0]} / {choice[1]}")
-        never = _never_against_when(a, b, o) or _never_against_when(b, a, _swapped(o))
+        never = _never_against_when(a, b, o) or (
+            _never_against_when(b, a, _swapped(o)) if any(t.negative for t in b.terms) else None)
         if never and values_relation(a, b) != "mismatch":
             # "Never deploy on Fridays" / "deploy on Fridays when it is an urgent hotfix": the condition's
             # words keep the overlap low, but the one forbids outright what the other does in a case.
@@ -596,18 +607,21 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if carved:
         # "Show prices excluding VAT" / "prices of software": one side carves out what the other takes in.
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
-    only_other = _only_against_another(a, b, o) or _only_against_another(b, a, _swapped(o))
+    only_other = _only_against_another(a, b, o) or (
+        _only_against_another(b, a, _swapped(o)) if _qualified_only(_words(b.text)) else None)
     if only_other:
         return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
     if _restricted(a) != _restricted(b):
         # "Share the export with the analytics team only": a restriction the other rule does not make.
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
     opposed = _opposed(o)
-    qualified = _qualified_apart(a, b)
-    if qualified and not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):
-        return Relation(Label.near_miss, sim, f"a qualifier on one side only: {qualified}")
+    if not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):
+        qualified = _qualified_apart(a, b)
+        if qualified:
+            return Relation(Label.near_miss, sim, f"a qualifier on one side only: {qualified}")
     if not opposed and max(left_a, left_b) <= REWORDED_LEFTOVER:
-        other = _member_against(o, a, b) or _member_against(_swapped(o), b, a)
+        other = _member_against(o, a, b) or (
+            _member_against(_swapped(o), b, a) if any(alternative_group(t.word) is not None for t in o.left_b) else None)
         if other:
             # "Squash commits when merging PRs" / "merge PRs with a merge commit": the one left over is one
             # of a closed set whose other member the other rule names, though it shares that one too.
