@@ -20,7 +20,7 @@ their them theirs this that these those there here you your yours we our i me my
 nor so than too also just should must may might can could would will shall have has had having do does did
 doing need needs needed always every each all any some both either sure please make makes
 ensure ensures kindly really very only then once again whenever which who whom whose what how where why
-itself themselves yourself one ones own such via per else first exactly against between about during throughout
+itself themselves yourself one ones own such via through per else first exactly against between about during throughout
 over across whatever whichever like otherwise
 other another anyone anybody everyone everybody whoever
 """.split())
@@ -68,6 +68,9 @@ QUALIFIERS = {
     "typically": "usually", "normally": "usually",
     "sometimes": "sometimes", "occasionally": "sometimes",
     "rarely": "rarely", "seldom": "rarely",
+    # Words that change whose or which ones: "other teams", "anyone else", "your own expenses", "call again",
+    # "either parent" (one of them).
+    "other": "other", "else": "other", "another": "other", "own": "own", "again": "again", "either": "either",
 }
 # "the first two sentences", "the last paragraph": a position that narrows the rule. Only after "the",
 # because a bare "first" orders two steps ("check links first"), which the analysis reads as an order.
@@ -96,10 +99,12 @@ NEGATED_VERBS = {
     "hide": "show", "conceal": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
     "ban": "allow", "disallow": "allow", "unlock": "lock", "decrease": "increase", "reduce": "increase", "lower": "raise",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
+    "revoke": "keep", "ignore": "use", "disregard": "use",
 }
 # The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
 # (so it opposes "run the tests"), not only against "including" them. Their object reads as negated.
-OMISSION_TARGETS = frozenset({"include", "keep", "enable"})
+# "ignore applicant photos" is "do not use them": its object is what is not used.
+OMISSION_TARGETS = frozenset({"include", "keep", "enable", "use"})
 
 # Verbs that put something into the work ("include a summary", "end with a call-to-action", "use emojis"):
 # a rule against the thing they put in ("skip the summary", "never use emojis") is against the rule, whatever
@@ -141,6 +146,7 @@ IRREGULAR = {
     "understood": "understand", "drew": "draw", "drawn": "draw", "froze": "freeze", "frozen": "freeze",
     "information": "info",  # not "inform" once "-ation" is stripped
     "publication": "publish", "publications": "publish", "finding": "result", "findings": "result",
+    "eaten": "eat", "licence": "license", "licences": "licenses",  # British spelling
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
 }
 

@@ -6,12 +6,14 @@ Each reads the overlap of two analysed rules (`overlap.py`); `offline_judge.py` 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from dataclasses import replace
 
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.phrases import LITERAL
-from agentuse.core.helper.similarity import Analysis
-from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, is_scale
+from agentuse.core.helper.similarity import Analysis, Term
+from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, is_scale
 
 
 def values_relation(a: Analysis, b: Analysis) -> str:
@@ -50,6 +52,58 @@ def _value_key(value: str) -> str:
         if months >= 1 and abs(seconds - months * _MONTH) <= _MONTH_TOLERANCE * seconds:
             return f"{months}mo"
     return bare
+
+
+def values_as_cases(a: Analysis, b: Analysis, o: Overlap) -> tuple[Analysis, Analysis, Overlap] | None:
+    """The same number set on one side and named in a case on the other ("escalate tickets unanswered after
+    two hours" / "if a ticket has no response after 120 minutes, escalate it"): the two rules and their overlap
+    with that number read as one shared value, or None when there is no such number."""
+    moved_a = _case_terms(b, o.left_a)
+    moved_b = _case_terms(a, o.left_b)
+    if not moved_a and not moved_b:
+        return None
+    values_a = tuple(v for v in a.values if _value_key(v) not in {_value_key(t.word) for t in moved_b})
+    values_b = tuple(v for v in b.values if _value_key(v) not in {_value_key(t.word) for t in moved_a})
+    left_a = [t for t in o.left_a if not any(t is m for m in moved_a)]
+    left_b = [t for t in o.left_b if not any(t is m for m in moved_b)]
+    return replace(a, values=values_a), replace(b, values=values_b), Overlap(o.shared, left_a, left_b)
+
+
+def _case_terms(other: Analysis, left: list[Term]) -> list[Term]:
+    """Terms of a case left over on one side that hold a value `other` sets for its rule."""
+    bounds = {_value_key(v): _bound(v) for v in other.values}
+    moved = []
+    for t in left:
+        key = _value_key(t.word)
+        if t.role not in ("condition", "exception") or key not in bounds:
+            continue
+        if not _bound(t.word) or not bounds[key] or _bound(t.word) == bounds[key]:  # "under 50" is never "over 50"
+            moved.append(t)
+    return moved
+
+
+def _bound(value: str) -> str:
+    """"<=" or ">=" when the value is a bound ("at most 50", "over 50"), else ""."""
+    return value[:2] if value[:2] in ("<=", ">=") else ""
+
+
+# The part of the day a clock time falls in, from the hour it starts (a closed set of lexicon.ALTERNATIVES).
+_PARTS_OF_DAY = ((5, canon("morning")), (12, canon("afternoon")), (17, canon("evening")), (21, canon("night")))
+_PART_WORDS = frozenset(part for _, part in _PARTS_OF_DAY)
+
+
+def clock_against_part(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
+    """A clock time set on one side and another part of the day on the other ("publish at 9 am" / "publish
+    in the evening"): two values of one setting. The time and the part, or None."""
+    for values, left in ((a.values, o.left_b), (b.values, o.left_a)):
+        parts = [t.word for t in left if t.role == "main" and t.word in _PART_WORDS]
+        if len(values) != 1 or not parts or not re.fullmatch(r"\d\d:\d\d", values[0]):
+            continue
+        hour = int(values[0][:2])
+        part = next((name for start, name in reversed(_PARTS_OF_DAY) if hour >= start), _PARTS_OF_DAY[-1][1])
+        if part not in parts:
+            return values[0], parts[0]
+    return None
 
 
 def counted(a: Analysis, b: Analysis) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from agentuse.core.helper import lexicon as lx
-from agentuse.core.helper.offline_judge import Label, judge
+from agentuse.core.helper.offline_judge import Label, judge, qualifiers
 from agentuse.core.helper.overlap import similar_words
 from agentuse.core.helper.similarity import Analysis, analyze, canon, normalize
 
@@ -79,20 +79,6 @@ def missing_from(original: str, carrier: str) -> list[str]:
 
 def carries(carrier: str, sentence: str) -> bool:
     return not missing_from(sentence, carrier)
-
-
-def qualifiers(text: str) -> dict[str, str]:
-    """The qualifier families a text uses, each with the word it used for it (lexicon.QUALIFIERS)."""
-    tokens = lx.WORD_RE.findall(normalize(text))
-    found: dict[str, str] = {}
-    for i, token in enumerate(tokens):
-        if token in lx.QUALIFIERS:
-            found.setdefault(lx.QUALIFIERS[token], token)
-        elif token in lx.POSITIONS and i > 0 and tokens[i - 1] == "the":
-            found.setdefault(token, f"the {token}")
-        elif token.endswith("pos") and token[:-3] in lx.POSITIONS:  # normalize's "the first" + noun
-            found.setdefault(token[:-3], f"the {token[:-3]}")
-    return found
 
 
 def _lost_qualifiers(original: str, a: Analysis, carrier: str, whole: Analysis) -> list[str]:

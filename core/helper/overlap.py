@@ -1,14 +1,15 @@
 """Two analysed rules side by side: which terms they share and what is left over on each side.
 
 Terms match when they are the same canonical word (stems and synonyms already applied by `analyze`),
-near spellings of one long word (character trigrams), or a compound on one side of two words on the
-other ("plaintext" / "plain text"). What is left then may still hold one act in two verbs of one class
-("escalate" / "forward" the dispute), matched last and only where one of them leads its clause. The leftovers are what the judgement in `offline_judge.py` weighs.
+near spellings of one long word (character trigrams), a compound on one side of two words on the other
+("plaintext" / "plain text"), or, matched last, an acronym written in capitals for the words it stands for
+("CFO" / "chief financial officer"). The leftovers are what the judgement in `offline_judge.py` weighs.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -117,7 +118,34 @@ def overlap(a: Analysis, b: Analysis) -> Overlap:
     absorbed = {w for x, y in shared if x is y for w in _split_compound(x.word, b_words)}
     if absorbed:
         left_b = [t for t in left_b if t.word not in absorbed]
+    if left_a and left_b:
+        if _CAPITALS.search(a.text):
+            left_a, left_b = _initials(shared, left_a, left_b, a.text, False)
+        if _CAPITALS.search(b.text):
+            left_b, left_a = _initials(shared, left_b, left_a, b.text, True)
     return Overlap(shared=shared, left_a=left_a, left_b=left_b)
+
+
+_CAPITALS = re.compile(r"[A-Z]{2}")  # an acronym is written in capitals; most rules hold none
+
+
+def _initials(shared: list, short: list[Term], long: list[Term], text: str,
+              swapped: bool) -> tuple[list[Term], list[Term]]:
+    """An acronym on one side for its words on the other ("the UI" / "the user interface", "CFO" / "chief
+    financial officer"): matched as one term, the words as absorbed. Only a word written in capitals in its
+    rule ("ad" is not "annual discount"); the words in the order their side wrote them."""
+    for term in short:
+        word = term.word
+        n = len(word)
+        if not (2 <= n <= 5 and word.isalpha()) or len(long) < n or word.upper() not in text:
+            continue
+        for i in range(len(long) - n + 1):
+            window = long[i:i + n]
+            if all(t.word[0] == ch for t, ch in zip(window, word)):
+                shared.append((window[0], term) if swapped else (term, window[0]))
+                return ([t for t in short if t is not term],
+                        [t for t in long if not any(t is w for w in window)])
+    return short, long
 
 
 def about_the_same(a: str, b: str) -> bool:

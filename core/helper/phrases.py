@@ -25,6 +25,14 @@ def _clock(hour: int, part: str) -> int:
     return hour % 12 + (12 if later else 0)
 
 
+# Hours in words: "nine in the evening" is 21:00, as "9 pm" is.
+_HOURS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+
+
+def _hour(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBER_WORDS[word]
+
+
 # The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
 LITERAL = "lit_"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -59,11 +67,33 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bturn(?:s|ed|ing)? away\b", " reject "), (r"\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\b", " return "),
     # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
     (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
+    # "every sixty minutes" is hourly, "every 24 hours" daily, "every seven days" weekly; "Monday through
+    # Friday" is every weekday; "the day before" is one day before.
+    (r"\bevery (?:60|sixty) minutes\b", " hourly "), (r"\bevery 24 hours\b", " daily "),
+    (r"\bevery (?:7|seven) days\b", " weekly "),
+    (r"\b(?:from )?monday (?:through|to|thru|until) friday\b|\bmonday-friday\b", " weekday "),
+    (r"\bthe (day|week|month) (before|after)\b", r" 1 \1 \2 "),
     (r"\bevery other week\b|\bevery (?:two|2) weeks\b|\bbi-?weekly\b", " fortnightly "),
     (r"\b(snake|camel|pascal|kebab)[_ -]?case\b", r" \1case "),
     (r"\bsign[- ]?ins?\b", " signin "), (r"\blog[- ]ins?\b|\blogins\b", " login "),
+    # "switch all lights off" turns them off, "leave the lights on" keeps them on: a state, set or unset.
+    (r"\b(?:turn|switch)(?:s|es|ed|ing)?((?: (?!off\b|on\b)[\w'-]+){1,3}?) off\b", r" turnoff\1 "),
+    (r"\bswitch(?:es|ed|ing)? off\b", " turnoff "), (r"\bswitch(?:es|ed|ing)? on\b", " enable "),
+    (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:the |your |our |their |all |any )?\w+(?: \w+)?) on\b"
+     r"(?=\s*(?:$|[.,;:!?)]|(?:when|if|while|during|until|unless|after|before|at)\b))", r" enable \1 "),
     (r"\bturn(?:s|ed|ing)? down\b", " decline "), (r"\bturn(?:s|ed|ing)? on\b", " enable "),
     (r"\bfollow(?:s|ed|ing)? up with\b", " contact "),
+    # More verb particles of one sense: "hand in" submits, "get rid of" removes, "keep track of" tracks.
+    (r"\b(?:hand|hands|handed|handing|turn|turns|turned|turning) in\b(?! (?:the|a|an|your|their|our)? ?(?:morning|afternoon|evening)\b)", " submit "),
+    (r"\bget(?:s|ting)? rid of\b|\bgot rid of\b", " remove "),
+    (r"\bkeep(?:s|ing)? track of\b|\bkept track of\b", " track "),
+    (r"\bkeep(?:s|ing)? an eye on\b|\bkept an eye on\b", " monitor "),
+    (r"\btalk(?:s|ed|ing)? about\b", " discuss "), (r"\bbr(?:ing|ings|inging|ought) up\b", " mention "),
+    (r"\bhear(?:s|d|ing)? back\b", " get reply "), (r"\bget(?:s|ting)? back to\b|\bgot back to\b", " reply to "),
+    (r"\broll(?:s|ed|ing)? back\b", " revert "), (r"\broll(?:s|ed|ing)? out\b", " release "),
+    (r"\blook(?:s|ed|ing)? into\b", " investigate "),
+    (r"\bdeal(?:s|t|ing)? with\b|\btak(?:e|es|ing)? care of\b|\btook care of\b", " handle "),
+    (r"\bmak(?:e|es|ing) use of\b|\bmade use of\b", " use "),
     (r"\b(?:hand|hands|handed|handing|pass|passes|passed|passing) (?:(\w+ \w+|\w+) )?(?:over|on) to\b",
      lambda m: f" transfer {m.group(1) or ''} to "),
     (r"\blook(?:s|ed|ing)? (?:at|over|through)\b", " check "),
@@ -86,15 +116,17 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bpast\b(?= \d{1,2}(?::\d{2})? ?(?:a\.?m|p\.?m|in the|at night)| (?:the|its|their|a|an) )", " after "),
     (r"\bpast\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
     (r"\bdon['’]?t\b", "do not"), (r"\bdoesn['’]?t\b", "does not"), (r"\bcan['’]?t\b|\bcannot\b", "can not"),
-    (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)n['’]t\b", r"\1 not"),
-    (r"\b(you|we|they)['’]re\b", r"\1 are"), (r"\b(i|you|we|they)['’]ve\b", r"\1 have"),
-    (r"\b(i|you|we|they|it|he|she)['’]ll\b", r"\1 will"), (r"\bi['’]m\b", "i am"),
+    (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)(?:n't|n’t)\b", r"\1 not"),
+    # "don't forget to X" asks for X, read before "do not ... before" below takes it for a negation.
+    (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
+    (r"\b(you|we|they)(?:'re|’re)\b", r"\1 are"), (r"\b(i|you|we|they)(?:'ve|’ve)\b", r"\1 have"),
+    (r"\b(i|you|we|they|it|he|she)(?:'ll|’ll)\b", r"\1 will"), (r"\bi(?:'m|’m)\b", "i am"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
     (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
     (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
-    (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
+    (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:second|minute|hour|day|week|month|year)\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
     (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
@@ -119,12 +151,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bannual(?:ly)?\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
     (r"\bon[- ]site\b", " onsite "),
     # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
-    (r"\b(?:the|your|our|their|its|each|every) (first|last|final|opening|closing)\b(?= [a-z])", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
+    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! (?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
     (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
     (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
     (r"\btitle case\b", " titlecase "), (r"\bsentence case\b", " sentencecase "),
-    (r"\bfirst person\b", " firstperson "), (r"\bsecond person\b", " secondperson "), (r"\bthird person\b", " thirdperson "),
+    (r"\bfirst[- ]person\b", " firstperson "), (r"\bsecond[- ]person\b", " secondperson "), (r"\bthird[- ]person\b", " thirdperson "),
     (r"\bfirst class\b", " firstclass "), (r"\b(economy|business|premium) class\b", r" \1 "),
     # Verb particles that make another verb: "write down" is "record", "give out" is "share".
     (r"\b(?:write|writes|wrote|written|writing|note|notes|noting|noted|jot|jots|jotted) down\b", " record "),
@@ -151,6 +183,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
     (r"\bas long as\b", " if "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
+    # "say sorry" is "apologize"; "technical terms" are jargon.
+    (r"\b(?:say|says|said|saying) sorry\b", " apologize "),
+    (r"\btechnical (?:terms|terminology|language|vocabulary|words)\b", " jargon "),
     # "test it again" is "retest it".
     (r"\b(test|check|send|run|try|verify|review|read|write|submit)(s|ed|ing)? ((?:it|them|this|that) )?again\b",
      r" re\1\2 \3 "), (r"\bno longer\b", " not "), (r"\b(?:giv(?:e|es|ing|en)|gave) away\b", " reveal "),
@@ -167,7 +202,7 @@ PHRASES: list[tuple[str, str]] = [
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
     # "No truck leaves until it is confirmed" negates the act through its subject: read as "never" too.
-    (r"(?:\b(?:never|do not|does not|must not|should not|can not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
+    (r"(?:\b(?:never|do not|does not|must not|should not|can not|may not|will not|shall not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
@@ -180,9 +215,10 @@ PHRASES: list[tuple[str, str]] = [
     # How a person asks, not what: "I'd like you to", "going forward", "can you".
     (r"\bi(?: would|'?d) like you to\b|\bi (?:want|need) you to\b|\b(?:could|can|would) you\b|\bgoing forward\b"
      r"|\bfrom now on\b|\bmoving forward\b|\bin future\b", " "),
-    # "don't forget to X" asks for X; "be careful not to X" and "try not to X" are against it.
-    (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
+    # "be careful not to X" and "try not to X" are against it.
     (r"\b(?:be careful|take care|try) not to\b", " do not "),
+    # "refuse to move hazardous items" is "do not move them"; "if the agent fails to verify" is "does not".
+    (r"\b(?:refus|declin|fail|neglect|forget)(?:e|es|ed|s|ing)? to\b(?= [a-z])", " do not "),
     (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
     (r"\bin (?:case|the event) of\b|\bin case\b", " if "),
     # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).
@@ -208,6 +244,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:a|an|one) (?:full|whole|entire) (minute|hour|day|week|month|year)\b", r" 1 \1 "),
     # A named time zone is one value of the time-zone setting, against UTC or local time.
     (r"\b(eastern|pacific|central|mountain) (?:standard |daylight )?time\b", r" \1time "),
+    # "the user's local time zone" is the value "local" of the time-zone setting.
+    (r"\blocal time(?: ?zones?)?\b", " local "),
     (r"\bhalf an hour\b", " 30 minutes "), (r"\ba quarter of an hour\b|\ba quarter hour\b", " 15 minutes "),
     # "ten thousand dollars" is 10000 ("$10,000" reads so once its separator is dropped).
     (r"\b(\d+|" + _NUMBERS + r")[ -]thousand\b", lambda m: f" {_thousands(m.group(1))} "), (r"\bhalf a (day|year)\b", lambda m: {"day": " 12 hours ", "year": " 6 months "}[m.group(1)]),
@@ -223,11 +261,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
-    (r"\b(\d{1,2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
-     lambda m: f" {_clock(int(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
+    (r"\b(\d{1,2}|" + _HOURS + r")(?::(\d{2}))? ?((?:am|a\.m|pm|p\.m)\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
+     lambda m: f" {_clock(_hour(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
-    (r"(?<![\w'])['\"]([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
+    (r"(?<![\w'])(?:'(?=[a-z])|\"(?=[a-z]))([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
     (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
 ]

@@ -17,7 +17,7 @@ from functools import lru_cache
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
 from agentuse.core.helper.vocabulary import (DATE_VALUES, FREQUENCIES, FREQUENCY, NEG_VERBS, OMISSION_TARGETS, STOP,
-                                             alternative_group, canon, fmt, is_scale, number_of, weight_of)
+                                             alternative_group, canon, fmt, is_scale, number_of, weight_of, written)
 from agentuse.core.helper.wording import normalize, split_clauses, split_sentences
 
 # Re-exported: the evaluator's modules and core/grouping.py, core/tidy.py read these from here.
@@ -44,6 +44,9 @@ class Term:
     subordinate: bool = False
     means: str = ""  # the preposition of means it follows ("by", "via", "using", "as"): "sort | by title"
     scoped: bool = False  # after a scope word ("on short posts"): it names a case, not what is asked
+    # The word as written, stemmed but not read through a synonym group: "show" where `word` is "include".
+    # Two rules whose shared terms are written differently reword each other (offline_judge.py).
+    surface: str = ""
     # The scope or means word it is the first content word after: "with" in "calls with clients", but not
     # in "a hook the reader relates to" ("reader" is not what "with" opens).
 
@@ -120,6 +123,8 @@ def _order(terms: list[tuple[int, Term]], marks: list[tuple[int, int, str, bool]
         else:
             left = [t.word for i, (ci, t) in enumerate(terms) if i < pos and t.weight >= 1]
             right = [t.word for i, (ci, t) in enumerate(terms) if i >= pos and t.weight >= 1]
+            if left and not right:  # "ask before deleting anything": the step is all light words, still a step
+                right = [t.word for i, (ci, t) in enumerate(terms) if i >= pos]
             if lx.ORDER_MARKERS[marker] == "later":
                 earlier, later = left, right
             else:
@@ -149,15 +154,19 @@ def _clause_terms(clause: str, values: list[str]):
                 segments.append(("contrast", []))
         elif tok in lx.CONTRAST_MARKERS:
             segments.append(("contrast", []))
+        elif tok in lx.MODALS and segments[-1][0] == "contrast" and segments[-1][1] and len(segments) == 2:
+            # "issues without activity for 90 days should be closed": the "without" phrase qualified the
+            # subject, and the modal opens the instruction itself.
+            segments.append(("main", [tok]))
         elif tok in lx.EXCEPTION_MARKERS and (tok != "other" or "than" in tokens[i + 1:i + 2]):
             segments.append(("exception", []))
         elif tok == "or" and i == 0:  # ", or Y when Z": an alternative carved out of the rule
             segments.append(("exception", []))
         elif tok in lx.CONDITION_MARKERS and not (tok == "once" and i == len(tokens) - 1):
             segments.append(("condition", []))
-        elif tok in _RELATIVES and segments[-1][1] and any(t in lx.NEGATORS for t in tokens[i + 1:]):
+        elif tok in _RELATIVES and segments[-1][1] and any(t in lx.NEGATORS and t != "without" for t in tokens[i + 1:]):
             # "remove resources that are no longer used": the negation says which ones, like a condition;
-            # it does not turn the instruction around.
+            # it does not turn the instruction around. ("that arrive without an agenda" is read at "without".)
             segments.append(("condition", []))
         else:
             segments[-1][1].append(tok)
@@ -220,6 +229,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             out.append((None, ("then", False)))  # "X first and Y afterwards": X is earlier than Y
             continue
         if tok in lx.ORDER_MARKERS:
+            if tok in ("after", "before") and i + 2 < len(toks) and toks[i + 2] in lx.TIME_UNITS \
+                    and number_of(toks[i + 1]) is not None:
+                continue  # "after 90 days without activity": a span of time, its value read below, not a step
             out.append((None, (tok, at_clause_start and i == 0)))
             subordinate = subordinate or (at_clause_start and i == 0)
             continue
@@ -276,9 +288,12 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
         if alternative_group(word) in DATE_VALUES and role not in ("condition", "exception"):
             values.append(word)  # weekdays and months are dates: values, not subjects
             continue
-        weight = 0.3 if role == "condition" and tok in lx.OCCURRENCE_VERBS else weight_of(word)
+        # "if a patient reports chest pain", "invites that arrive without an agenda": the verb only says the
+        # case came about.
+        occurs = tok in lx.OCCURRENCE_VERBS and (role == "condition" or (i > 0 and toks[i - 1] in _RELATIVES))
+        weight = 0.3 if occurs else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
-                         means=means, scoped=scoped), None))
+                         means=means, scoped=scoped, surface=written(tok)), None))
         lead = False
     return out
 

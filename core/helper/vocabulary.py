@@ -36,9 +36,15 @@ GENERIC = frozenset(stem(w) for w in lx.GENERIC)
 
 
 @lru_cache(maxsize=1 << 15)  # a tidy-up reads the same few hundred words in every rule, part and pair
+def written(word: str) -> str:
+    """A word as written, stemmed but not read through a synonym group ("show", where `canon` gives "include")."""
+    return stem(word)
+
+
+@lru_cache(maxsize=1 << 15)
 def canon(word: str) -> str:
     """A word's canonical form: its stem, read as the first word of its synonym group."""
-    s = stem(word)
+    s = written(word)
     return _CANON.get(s, s)
 
 
@@ -56,11 +62,15 @@ def is_scale(group: int | None) -> bool:
     return group in _SCALES
 
 
+_NUMBER = re.compile(r"(\d+(?:[.,]\d+)?)(st|nd|rd|th|k|s|ms|m|h|d)?")
+
+
+@lru_cache(maxsize=1 << 15)  # asked of every token of every rule
 def number_of(token: str) -> float | None:
     """The number a token names ("three", "1.5k", "2nd"), or None."""
     if token in lx.NUMBER_WORDS:
         return float(lx.NUMBER_WORDS[token])
-    m = re.fullmatch(r"(\d+(?:[.,]\d+)?)(st|nd|rd|th|k|s|ms|m|h|d)?", token)
+    m = _NUMBER.fullmatch(token)
     if not m:
         return None
     value = float(m.group(1).replace(",", ""))
@@ -72,6 +82,7 @@ def fmt(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
+@lru_cache(maxsize=1 << 15)  # asked of every term of every rule
 def weight_of(word: str) -> float:
     """How much a canonical word weighs in a comparison: a generic verb little, an identifier more."""
     if word in GENERIC or word in _PLACEHOLDERS:

@@ -31,6 +31,27 @@ def _rewrite(source: str, repl: str) -> tuple[LazyPattern, str, str | None, tupl
 
 
 _PHRASES = [_rewrite(pattern, repl) for pattern, repl in PHRASES]
+# Runs of consecutive rewrites, each with every text one of them needs: a run none of whose texts a rule holds
+# is passed over with one test (most are), instead of one per pattern. A pattern that needs nothing is a
+# run of its own, always tried.
+_RUN = 8
+
+
+def _runs(rewrites: list) -> list[tuple[tuple[str, ...] | None, list]]:
+    runs: list[tuple[tuple[str, ...] | None, list]] = []
+    for rewrite in rewrites:
+        _pattern, _repl, one, options = rewrite
+        needed = (one,) if one is not None else options
+        if needed is None:
+            runs.append((None, [rewrite]))
+        elif runs and runs[-1][0] is not None and len(runs[-1][1]) < _RUN:
+            runs[-1] = (runs[-1][0] + tuple(needed), runs[-1][1] + [rewrite])
+        else:
+            runs.append((tuple(needed), [rewrite]))
+    return runs
+
+
+_PHRASE_RUNS = _runs(_PHRASES)
 # Rule texts are normalized again and again (every pair a tidy-up or a vet compares); traces are long and
 # read once, so only texts up to this size are remembered.
 _REMEMBERED_CHARS = 2_000
@@ -55,13 +76,16 @@ def _normalize_without_phrases(text: str) -> str:
 
 def _normalize(text: str) -> str:
     text = _normalize_without_phrases(text)
-    for pattern, repl, one, options in _PHRASES:
-        if one is not None:
-            if one not in text:
+    for needed, rewrites in _PHRASE_RUNS:
+        if needed is not None and not any(map(text.__contains__, needed)):
+            continue  # no pattern of the run can match, and so the text stays as it is through the run
+        for pattern, repl, one, options in rewrites:
+            if one is not None:
+                if one not in text:
+                    continue
+            elif options is not None and not any(map(text.__contains__, options)):  # no generator per phrase
                 continue
-        elif options is not None and not any(map(text.__contains__, options)):  # no generator per phrase
-            continue
-        text = pattern.sub(repl, text)
+            text = pattern.sub(repl, text)
     return text
 
 
