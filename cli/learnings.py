@@ -103,6 +103,9 @@ def _edit(agent_file: Path) -> None:
 
     location = store.locate(agent_file)
     copy, baseline = store_edit.begin(location)
+    for earlier in store_edit.unsaved(copy):
+        say(f"note: an earlier edit was never saved: {earlier} (copy what you need from it, then delete it)",
+            err=True)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         result = subprocess.run([*shlex.split(editor), str(copy)], check=False)

@@ -269,6 +269,9 @@ def recover(location: store.AgentLocation) -> None:
                 _roll(location, snapshot)
         if all(snapshot.manifest.settled for snapshot in _all(location)):
             marker.unlink(missing_ok=True)
+        # A writer killed mid-commit left its temp files, one beside the agent file in the user's working tree.
+        for path in (location.agent_path, location.store_path, location.archive_path):
+            store.sweep_temps(path)
 
 
 def _sweep_unfinished(location: store.AgentLocation) -> None:

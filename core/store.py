@@ -93,8 +93,8 @@ def _temp_pattern(path: Path) -> re.Pattern[str]:
     return re.compile(rf"^\.{re.escape(path.name)}\.[0-9a-f]{{8}}\.tmp$")
 
 
-def _sweep_stale_temps(path: Path) -> None:
-    pattern, cutoff = _temp_pattern(path), time.time() - STALE_TEMP_SECONDS
+def _sweep_stale_temps(path: Path, *, older_than: float = STALE_TEMP_SECONDS) -> None:
+    pattern, cutoff = _temp_pattern(path), time.time() - older_than
     with os.scandir(path.parent) as entries:
         for entry in entries:
             if not pattern.match(entry.name):
@@ -105,6 +105,14 @@ def _sweep_stale_temps(path: Path) -> None:
                 continue
             if stale:
                 Path(entry.path).unlink(missing_ok=True)
+
+
+def sweep_temps(path: Path) -> None:
+    """Every temp file a writer of `path` left, however fresh. Only for a caller holding every lock the
+    writers of `path` take: then none of them is alive to be writing one."""
+    real = Path(os.path.realpath(path))  # the agent file is written through its link, beside its target
+    if real.parent.is_dir():
+        _sweep_stale_temps(real, older_than=0.0)
 
 
 def fsync_dir(folder: Path) -> None:

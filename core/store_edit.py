@@ -19,6 +19,7 @@ it. An editor that saved an empty buffer archives every rule that way, and the l
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
@@ -64,6 +65,14 @@ def begin(location: store.AgentLocation) -> tuple[Path, bytes]:
     make_folder(copy.parent)
     store.atomic_write(copy, baseline)
     return copy, baseline
+
+
+def unsaved(copy: Path) -> list[Path]:
+    """The other copies of this agent's store still in edits/: each one an edit that was never written in
+    (refused, or its command killed while the editor was open), holding what the person typed."""
+    stem = copy.name.removesuffix(store.STORE_SUFFIX).rsplit(".", 1)[0]  # `begin` names it <stem>.<stamp><suffix>
+    pattern = re.compile(rf"^{re.escape(stem)}\.\d{{8}}T\d{{6}}-[0-9a-f]{{4}}{re.escape(store.STORE_SUFFIX)}$")
+    return sorted(p for p in copy.parent.iterdir() if p != copy and pattern.match(p.name))
 
 
 def _kept(copy: Path) -> str:

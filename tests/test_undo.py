@@ -417,3 +417,17 @@ def test_a_half_done_commit_whose_block_was_edited_is_left_and_undo_says_why(age
     assert not store.pending_tidy_marker(location).exists() and not location.archive_path.exists()
     with pytest.raises(UndoError, match="^Nothing to undo"):
         snapshots.undo(location)
+
+
+def test_an_interrupted_commit_takes_the_temp_files_its_killed_writer_left_out_of_the_project(agent, monkeypatch):
+    """A commit killed mid-write leaves `.blog-writer.agentuse.<hex>.tmp` beside the agent file, in the
+    user's working tree. Settling the commit holds every lock those writers take, so none of them is live."""
+    location = store.locate(agent)
+    with pytest.raises(KeyboardInterrupt), killed_writing(location.store_path, monkeypatch):
+        run_tidy(agent, helper=Scenario().helper(), today=TODAY, seed=3)
+    left = [agent.with_name(f".{agent.name}.0123abcd.tmp"),
+            location.store_path.with_name(f".{location.store_path.name}.4567cdef.tmp")]
+    for temp in left:
+        temp.write_text("half written")  # as a SIGKILLed writer leaves it: fresh, not yet stale
+    store.load(location)
+    assert [temp for temp in left if temp.exists()] == []

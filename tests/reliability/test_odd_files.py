@@ -243,3 +243,19 @@ def test_a_snapshot_manifest_that_is_not_a_file_is_never_opened(project, kind):
     line = one_line(cli("learnings", "undo", str(project.agent)))
     assert line.startswith("error: Nothing to undo"), line
     assert cli("learnings", str(project.agent), "--json").returncode == 0
+
+
+def test_an_edit_left_by_a_killed_edit_is_named_by_the_next_one(project, monkeypatch):
+    """A terminal closed while the editor was open kills agentuse before it merges: the copy holds what the
+    person typed, and no error named it. The next --edit does, before it opens a fresh copy."""
+    project.seed(3)
+    left = project.location.project_dir / "edits" / "blog-writer.20261201T101500-ab12.learnings.md"
+    left.parent.mkdir(parents=True)
+    left.write_text("what the person typed\n")
+    other = left.with_name("blog-writer-2.20261201T101500-ab12.learnings.md")  # another agent's: not named
+    other.write_text("someone else's\n")
+    monkeypatch.setenv("EDITOR", "true")
+    result = CliRunner().invoke(app, ["learnings", str(project.agent), "--edit"])
+    assert result.exit_code == 0, result.output
+    assert f"an earlier edit was never saved: {left}" in result.stderr and str(other) not in result.stderr
+    assert left.read_text() == "what the person typed\n"
