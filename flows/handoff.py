@@ -25,8 +25,21 @@ RUN_COMPLETED = "agentuse.run.completed"
 CAPTURE_DEPLOYMENT = "post-run-capture"
 
 
+def _asked() -> bool:
+    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect"
+
+
 def via_prefect() -> bool:
-    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect" and bool(prefect_api.configured_url())
+    return _asked() and bool(prefect_api.configured_url())
+
+
+def no_api() -> str | None:
+    """Why a capture asked to go through Prefect cannot, when no API is in the environment. A Prefect
+    profile's PREFECT_API_URL (`prefect config set`) is not read: a run decides without importing prefect."""
+    if _asked() and not prefect_api.configured_url():
+        return (f"{CAPTURE_VIA}=prefect, but {prefect_api.API_URL} is not set in the environment (a Prefect "
+                f"profile's is not read): export {prefect_api.API_URL}=http://127.0.0.1:4200/api")
+    return None
 
 
 def unreachable_api() -> str | None:
