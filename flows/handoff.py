@@ -84,4 +84,25 @@ def emit_completed(agent_file: Path, result: "RunResult") -> bool:
         payload={"session": result.session_id, "session_file": result.session_file,
                  "agent_file": str(location.agent_path), "status": result.status},
     )
+    from prefect.events import Event
+
+    if isinstance(event, Event):  # queued to the events worker emit_event started
+        _sent()
     return event is not None
+
+
+SEND_SECONDS = 10.0  # a bound only: on a server that answered the check a moment ago, it takes milliseconds
+
+
+def _sent() -> None:
+    """Wait (bounded) until Prefect's events worker has sent what it was given. Left queued, the event was
+    flushed at interpreter exit, and the worker printed `Still processing items: 1 items remaining...`
+    under every run that handed its capture over."""
+    import threading
+
+    from prefect.events.worker import EventsWorker
+
+    waiter = threading.Thread(target=EventsWorker.instance().wait_until_empty, daemon=True,
+                              name="agentuse-event-sent")
+    waiter.start()
+    waiter.join(SEND_SECONDS)
