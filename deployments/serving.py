@@ -20,6 +20,7 @@ def build(root: Path, *, cron: str, timezone: str, concurrency: int):
         raise ServeError(f"{root} is not a folder: pass the project to tidy with -C <project root>")
     if concurrency < 1:  # the flow's parameter schema refuses it too, but only once a run has been scheduled
         raise ServeError(f"--concurrency must be 1 or more (agents tidied at once), not {concurrency}")
+    _check_timezone(timezone)
     root = project_root(root)  # the git root, as `migrate --all` walks it; the folder itself outside git
     try:
         return definitions.deployments(root, cron=cron, timezone=timezone, concurrency=concurrency)
@@ -49,6 +50,17 @@ def _stop_on_sigint() -> None:
     stop (Prefect pauses the deployments), so make sure it is heard."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _check_timezone(timezone: str) -> None:
+    """Prefect's own refusal of a time zone reads as a cron error ending in a pydantic URL: name it here."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ServeError(f"unknown time zone {timezone!r}: give --timezone an IANA name such as UTC or "
+                         "Europe/Paris") from None
 
 
 def _first_line(problem: Exception) -> str:
