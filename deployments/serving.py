@@ -20,11 +20,11 @@ def build(root: Path, *, cron: str, timezone: str, concurrency: int):
         raise ServeError(f"{root} is not a folder: pass the project to tidy with -C <project root>")
     if concurrency < 1:  # the flow's parameter schema refuses it too, but only once a run has been scheduled
         raise ServeError(f"--concurrency must be 1 or more (agents tidied at once), not {concurrency}")
-    _check_timezone(timezone)
     root = project_root(root)  # the git root, as `migrate --all` walks it; the folder itself outside git
     try:
         return definitions.deployments(root, cron=cron, timezone=timezone, concurrency=concurrency)
     except ValueError as problem:  # pydantic's validation of the cron string or the time zone
+        _check_timezone(timezone)
         raise ServeError(f"invalid schedule {cron!r} ({timezone}): {_first_line(problem)}. "
                          'Give five cron fields, e.g. --cron "0 3 * * *" for 03:00 daily') from None
 
@@ -53,7 +53,8 @@ def _stop_on_sigint() -> None:
 
 
 def _check_timezone(timezone: str) -> None:
-    """Prefect's own refusal of a time zone reads as a cron error ending in a pydantic URL: name it here."""
+    """Prefect's refusal of a time zone read as a cron error ending in a pydantic URL: name it instead
+    (asked once Prefect has refused the schedule: the cron may be what it refused)."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
