@@ -50,12 +50,11 @@ def unreachable_api() -> str | None:
 def unserved_capture() -> str | None:
     """None when the API has the post-run capture deployment and a process is serving it (its status is
     READY: a runner polled for it recently); otherwise why an emitted event would capture nothing."""
-    from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
 
     url = prefect_api.configured_url()
     try:
-        with get_client(sync_client=True) as client:
+        with prefect_api.client(url) as client:
             deployment = client.read_deployment_by_name(f"capture/{CAPTURE_DEPLOYMENT}")
     except ObjectNotFound:
         return f"no {CAPTURE_DEPLOYMENT} deployment is registered at {url} (start one: agentuse deploy serve)"
