@@ -24,6 +24,7 @@ def build(root: Path, *, cron: str, timezone: str, concurrency: int):
     try:
         return definitions.deployments(root, cron=cron, timezone=timezone, concurrency=concurrency)
     except ValueError as problem:  # pydantic's validation of the cron string or the time zone
+        _check_timezone(timezone)
         raise ServeError(f"invalid schedule {cron!r} ({timezone}): {_first_line(problem)}. "
                          'Give five cron fields, e.g. --cron "0 3 * * *" for 03:00 daily') from None
 
@@ -49,6 +50,18 @@ def _stop_on_sigint() -> None:
     stop (Prefect pauses the deployments), so make sure it is heard."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _check_timezone(timezone: str) -> None:
+    """Prefect's refusal of a time zone read as a cron error ending in a pydantic URL: name it instead
+    (asked once Prefect has refused the schedule: the cron may be what it refused)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ServeError(f"unknown time zone {timezone!r}: give --timezone an IANA name such as UTC or "
+                         "Europe/Paris") from None
 
 
 def _first_line(problem: Exception) -> str:

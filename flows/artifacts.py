@@ -90,7 +90,8 @@ def remember_markdown(result: RememberResult, name: str, note: str = "", label: 
 def tidy_markdown(result: TidyResult, name: str) -> str:
     from agentuse.core.tidy_report import render
 
-    lines = [f"# Tidy-up: {name}", "", *_fenced("\n".join(render(result)))]
+    # The summary without its diffs: they follow under their own headings, cut at DIFF_LIMIT.
+    lines = [f"# Tidy-up: {name}", "", *_fenced("\n".join(render(result.model_copy(update={"diffs": {}}))))]
     if result.passes:
         lines += ["", "| pass | read | groups | moves | rewrites | freed |", "|---|---|---|---|---|---|"]
         lines += [f"| {p.pass_no} | {p.read} | {p.groups} | {p.moves} | {p.rewrites} | {p.freed} |"

@@ -25,8 +25,21 @@ RUN_COMPLETED = "agentuse.run.completed"
 CAPTURE_DEPLOYMENT = "post-run-capture"
 
 
+def _asked() -> bool:
+    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect"
+
+
 def via_prefect() -> bool:
-    return os.environ.get(CAPTURE_VIA, "").strip().lower() == "prefect" and bool(prefect_api.configured_url())
+    return _asked() and bool(prefect_api.configured_url())
+
+
+def no_api() -> str | None:
+    """Why a capture asked to go through Prefect cannot, when no API is in the environment. A Prefect
+    profile's PREFECT_API_URL (`prefect config set`) is not read: a run decides without importing prefect."""
+    if _asked() and not prefect_api.configured_url():
+        return (f"{CAPTURE_VIA}=prefect, but {prefect_api.API_URL} is not set in the environment (a Prefect "
+                f"profile's is not read): export {prefect_api.API_URL}=http://127.0.0.1:4200/api")
+    return None
 
 
 def unreachable_api() -> str | None:
@@ -37,12 +50,11 @@ def unreachable_api() -> str | None:
 def unserved_capture() -> str | None:
     """None when the API has the post-run capture deployment and a process is serving it (its status is
     READY: a runner polled for it recently); otherwise why an emitted event would capture nothing."""
-    from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
 
     url = prefect_api.configured_url()
     try:
-        with get_client(sync_client=True) as client:
+        with prefect_api.client(url) as client:
             deployment = client.read_deployment_by_name(f"capture/{CAPTURE_DEPLOYMENT}")
     except ObjectNotFound:
         return f"no {CAPTURE_DEPLOYMENT} deployment is registered at {url} (start one: agentuse deploy serve)"
@@ -71,4 +83,25 @@ def emit_completed(agent_file: Path, result: "RunResult") -> bool:
         payload={"session": result.session_id, "session_file": result.session_file,
                  "agent_file": str(location.agent_path), "status": result.status},
     )
+    from prefect.events import Event
+
+    if isinstance(event, Event):  # queued to the events worker emit_event started
+        _sent()
     return event is not None
+
+
+SEND_SECONDS = 10.0  # a bound only: on a server that answered the check a moment ago, it takes milliseconds
+
+
+def _sent() -> None:
+    """Wait (bounded) until Prefect's events worker has sent what it was given. Left queued, the event was
+    flushed at interpreter exit, and the worker printed `Still processing items: 1 items remaining...`
+    under every run that handed its capture over."""
+    import threading
+
+    from prefect.events.worker import EventsWorker
+
+    waiter = threading.Thread(target=EventsWorker.instance().wait_until_empty, daemon=True,
+                              name="agentuse-event-sent")
+    waiter.start()
+    waiter.join(SEND_SECONDS)

@@ -64,7 +64,7 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
             return  # learning: true alone: no post-run model call at all
         via_prefect = handoff.via_prefect()
         # Handed over only to a deployment that is served; run as a flow run only on an API that answers.
-        unserved = handoff.unserved_capture() if via_prefect else handoff.unreachable_api()
+        unserved = handoff.unserved_capture() if via_prefect else (handoff.no_api() or handoff.unreachable_api())
         if via_prefect and unserved is None and handoff.emit_completed(agent_file, result):
             lines = [f"[Learning] Capture handed to Prefect: {handoff.RUN_COMPLETED} for session {result.session_id}"]
         else:

@@ -10,6 +10,9 @@ imported here only when an API is configured, which is when the caller is about 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 API_URL = "PREFECT_API_URL"
 
@@ -20,14 +23,25 @@ def configured_url() -> str:
     return os.environ.get(API_URL, "").strip()
 
 
+@contextmanager
+def client(url: str | None = None) -> Iterator[Any]:
+    """A sync Prefect client for `url` (default: the environment's, as it is now). Prefect reads its settings
+    once, at import: a process that set the variable after that would otherwise get a client for the cached
+    settings, which named no API — a temporary server of its own."""
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings(updates={PREFECT_API_URL: url or configured_url()}):
+        with get_client(sync_client=True) as prefect_client:
+            yield prefect_client
+
+
 def unanswered(url: str | None = None) -> str | None:
     """None when the API answers its health check; otherwise why not, in a few words, naming the URL."""
-    from prefect.client.orchestration import get_client
-
     url = url or configured_url()
     try:
-        with get_client(sync_client=True) as client:
-            problem = client.api_healthcheck()
+        with client(url) as prefect_client:
+            problem = prefect_client.api_healthcheck()
     except Exception as error:  # noqa: BLE001 - a client that cannot even start is an API that does not answer
         problem = error
     return None if problem is None else did_not_answer(url, problem)

@@ -186,6 +186,22 @@ def test_with_capture_via_prefect_and_nothing_serving_it_the_run_captures_here_a
     assert "Extracted 1 learning(s), 0 quarantined" in result.stdout and len(stored(agent)) == 1
 
 
+def test_with_capture_via_prefect_and_no_api_in_the_environment_the_run_says_why_it_captured_here(
+        tmp_path, cli, fake_anthropic, monkeypatch):
+    # A Prefect user sets the API in a profile (`prefect config set PREFECT_API_URL=...`): `deploy serve`
+    # reads it there, but a run reads the environment only (so an inline command never imports prefect),
+    # and AGENTUSE_CAPTURE_VIA=prefect was then ignored without a word.
+    monkeypatch.setenv("AGENTUSE_CAPTURE_VIA", "prefect")
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]")
+    (agent.parent / "posts").mkdir()
+    fake_anthropic.script(*agent_run_replies())
+    result = cli("run", agent, "Write about focus")
+    [line] = [l for l in result.stdout.splitlines() if l.startswith("[Learning] Captured here, not by Prefect: ")]
+    assert "AGENTUSE_CAPTURE_VIA=prefect" in line and "export PREFECT_API_URL" in line
+    assert "Extracted 1 learning(s), 0 quarantined" in result.stdout and len(stored(agent)) == 1
+
+
 def test_a_capture_that_needs_no_model_builds_no_helper(tmp_path):
     """tool-errors only, replayed offline with no key: captured, and no helper (nor its offline notice)."""
     from pathlib import Path

@@ -94,3 +94,35 @@ def test_a_note_with_a_credential_leaves_none_in_the_flow_runs_parameters_or_art
     assert "Push with the token ***" in str(flow_run.parameters)
     assert token not in str(flow_run.parameters)
     assert artifacts and all(token not in str(a.data) for a in artifacts)
+
+
+def test_handing_a_run_to_prefect_sends_the_event_before_the_command_ends_and_prints_nothing(tmp_path, prefect_api):
+    """The event was left queued to Prefect's events worker, which flushed it at interpreter exit and
+    printed `Still processing items: 1 items remaining...` under every `agentuse run` that handed its
+    capture to Prefect. The hand-off runs in its own process here, as in a run, and the server must hold
+    the event once that process has ended."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    from prefect.events.filters import EventFilter, EventNameFilter, EventResourceFilter
+
+    agent = make_agent(tmp_path / "p", "learning: true")
+    code = ("from pathlib import Path\nfrom types import SimpleNamespace\nfrom agentuse.flows import handoff\n"
+            f"assert handoff.emit_completed(Path({str(agent)!r}), SimpleNamespace(session_id='01HANDOFF', "
+            "session_file='/nowhere/01HANDOFF.jsonl', status='completed'))\n")
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PREFECT_API_URL": prefect_api},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and done.stdout == ""
+    deadline = time.monotonic() + 60  # the server writes the events it received asynchronously
+    while True:
+        found = httpx.post(f"{prefect_api}/events/filter", json={"filter": EventFilter(
+            event=EventNameFilter(name=["agentuse.run.completed"]),
+            resource=EventResourceFilter(id=["agentuse.session.01HANDOFF"])).model_dump(mode="json")}).json()
+        if found.get("events") or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert [e["resource"]["prefect.resource.id"] for e in found["events"]] == ["agentuse.session.01HANDOFF"]

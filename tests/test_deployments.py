@@ -125,6 +125,20 @@ def test_deploy_serve_refuses_a_bad_schedule_before_touching_a_server(tmp_path):
     assert "invalid schedule 'every day'" in result.output and '--cron "0 3 * * *"' in result.output
 
 
+def test_deploy_serve_refuses_an_unknown_time_zone_naming_it(tmp_path):
+    # It said "For further information visit https://errors.pydantic.dev/..." and asked for five cron
+    # fields, when the cron was fine and the time zone was not.
+    from typer.testing import CliRunner
+
+    from agentuse.cli.app import app
+
+    result = CliRunner().invoke(app, ["deploy", "serve", "-C", str(tmp_path), "--timezone", "Nope/Zone"])
+    assert result.exit_code == 1
+    [line] = result.output.strip().splitlines()
+    assert "time zone 'Nope/Zone'" in line and "--timezone" in line and "Europe/Paris" in line
+    assert "pydantic" not in line and "cron" not in line
+
+
 def test_the_cli_default_schedule_is_the_deployments():
     from agentuse.cli import deploy
 

@@ -269,3 +269,25 @@ def test_a_huge_reviewed_output_is_bounded_like_a_trace(helper, fake_anthropic):
     sent = fake_anthropic.requests[0].text
     assert "START" in sent and "END-OF-OUTPUT" in sent and CONTRACT in sent
     assert "characters of the reviewed output omitted" in sent and len(sent) < 200_000
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["in time", "too late"])
+def test_the_body_bound_speaks_the_http_library_of_the_sdk_in_use(late):
+    """pyproject allows anthropic>=0.40, and the SDK moved from httpx to httpx2 along the way: the hook
+    that bounds a response body wrapped every body in an httpx2 stream, which an httpx-based SDK cannot
+    read, so each call failed as "could not reach the API: Connection error". The wrapper now takes the
+    library of the response it is given (here httpx's own, as an older SDK hands it)."""
+    import time
+
+    import httpx
+
+    h = AnthropicHelper("claude-test", api_key="k", base_url="http://127.0.0.1:9", timeout=5, max_retries=0)
+    h._ends.at = time.monotonic() + (-1 if late else 60)
+    response = httpx.Response(200, stream=httpx.ByteStream(b'{"ok": true}'),
+                              request=httpx.Request("POST", "http://127.0.0.1:9/v1/messages"))
+    h._bound_body(response)
+    if late:
+        with pytest.raises(httpx.ReadTimeout):  # the library's own timeout: what that SDK maps to APITimeoutError
+            response.read()
+    else:
+        assert response.read() == b'{"ok": true}'

@@ -97,3 +97,17 @@ def test_forcing_prefect_at_a_server_that_is_down_refuses_in_one_line(tmp_path):
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("error: ") and url in line
+
+
+def test_the_health_check_asks_the_api_the_environment_names_now(monkeypatch):
+    """Prefect reads its settings once, when first imported: a process that set PREFECT_API_URL after that
+    (a test, a long-lived surface) had the check ask Prefect's cached settings, which named no API, so it
+    started a temporary server and reported the dead API as answering."""
+    import prefect.settings  # noqa: F401 - imported before the variable is set, as in a long-lived process
+
+    from agentuse.flows import prefect_api
+
+    url = f"http://127.0.0.1:{_closed_port()}/api"
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    problem = prefect_api.unanswered()
+    assert problem is not None and url in problem

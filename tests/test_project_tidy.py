@@ -80,6 +80,20 @@ def test_names_and_artifact_keys(tmp_path):
     assert artifact_key("rules", "???") == "rules"
 
 
+@pytest.mark.parametrize("dry_run", [False, True], ids=["written", "dry-run"])
+def test_the_tidy_artifact_shows_each_diff_once(tmp_path, dry_run):
+    """The summary block is `render`'s text, which carries the diffs already: they were shown there and
+    again under their own headings, twice the artifact for nothing."""
+    from agentuse.flows.tidy import run_tidy
+
+    root = seeded_project(tmp_path)
+    result = run_tidy(agent_path=str(root / "blog-writer.agentuse"), dry_run=dry_run)
+    text = artifacts.tidy_markdown(result, "blog-writer")
+    for name in ("blog-writer.learnings.md", "blog-writer.agentuse"):
+        assert text.count(f"--- a/{name}") == 1, name
+    assert "## Diff: learnings file" in text and "## Diff: agent file" in text
+
+
 def test_tidy_markdown_carries_summary_passes_and_the_diff_from_the_snapshot(tmp_path):
     from agentuse.flows.tidy import run_tidy
 

@@ -16,6 +16,7 @@ for `import anthropic` (~1.3 s here).
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from typing import Any
@@ -89,18 +90,20 @@ class AnthropicHelper(ModelHelper):
         return self._answer(op, message)
 
     def _bound_body(self, response: Any) -> None:
-        """httpx response hook: the body must be in by the request's wall-clock end, however it trickles."""
-        import httpx2
+        """httpx response hook: the body must be in by the request's wall-clock end, however it trickles.
 
+        Written in the HTTP library of the response itself: the SDK moved from httpx to httpx2 within the
+        releases pyproject allows, and each reads only its own streams and maps only its own timeouts."""
         stream, ends, request = response.stream, getattr(self._ends, "at", None), response.request
         if ends is None:
             return
+        http = sys.modules[type(response).__module__.partition(".")[0]]  # httpx2 or httpx, already imported
 
-        class Bounded(httpx2.SyncByteStream):
+        class Bounded(http.SyncByteStream):
             def __iter__(self):
                 for chunk in stream:
                     if time.monotonic() > ends:
-                        raise httpx2.ReadTimeout("the response body did not arrive in time", request=request)
+                        raise http.ReadTimeout("the response body did not arrive in time", request=request)
                     yield chunk
 
             def close(self) -> None:
