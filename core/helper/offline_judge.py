@@ -30,7 +30,7 @@ from agentuse.core.helper.offline_choices import (alternative_conflict, clock_ag
                                                   means_conflict, values_as_cases, values_relation)
 from agentuse.core.helper.overlap import Overlap, _side, overlap
 from agentuse.core.helper.presence import presence
-from agentuse.core.helper.similarity import Analysis, Term, analyze
+from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, written
 from agentuse.core.helper.wording import normalize
 
@@ -508,18 +508,32 @@ def _swapped(o: Overlap) -> Overlap:
 def _never_against_when(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     """`a` forbids an act outright, with no case of its own, and `b` asks for the same act in a case (a
     condition), its instruction otherwise no wider than `a`'s: the condition of `b` is said against `a`."""
-    if a.order or b.order or any(t.role != "main" for t in a.terms):
+    if not remembered(a, "_forbids_outright", _forbids_outright):
         return None
-    case = [t.word for t in b.terms if t.role == "condition" and t.weight >= 1]
-    if not case or any(t.role in ("exception", "contrast") for t in b.terms):
+    case = remembered(b, "_case_only", _case_only)
+    if case is None:
         return None
     if not any(x.lead and y.lead and x.role == y.role == "main" and x.negative and not y.negative for x, y in o.shared):
         return None
-    if any(not t.negative for t in a.terms if t.role == "main" and t.weight >= 1):
-        return None  # "never X; do Y": a compound rule, read part by part in compare()
     left_a = [t for t in o.left_a if t.weight >= 1]
     left_b = [t for t in o.left_b if t.role == "main" and t.weight >= 1]
     if len(left_a) > NEVER_LEFTOVER or len(left_b) > NEVER_LEFTOVER - 1:
+        return None
+    return case
+
+
+def _forbids_outright(a: Analysis) -> bool:
+    """`_never_against_when`'s side of `a`, which is `a`'s alone: no order, nothing but its instruction, and
+    every word of that negated ("never X; do Y" is a compound rule, read part by part in compare())."""
+    return not a.order and all(t.role == "main" for t in a.terms) \
+        and all(t.negative for t in a.terms if t.role == "main" and t.weight >= 1)
+
+
+def _case_only(b: Analysis) -> str | None:
+    """`_never_against_when`'s side of `b`: the words of its case, when it has one and no order, exception
+    or contrast; else None."""
+    case = [t.word for t in b.terms if t.role == "condition" and t.weight >= 1]
+    if b.order or not case or any(t.role in ("exception", "contrast") for t in b.terms):
         return None
     return " ".join(case)
 
@@ -539,7 +553,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # overlap is low, but one thing gets two members of one closed set and nothing else differs.
             return Relation(Label.contradiction, sim, f"they choose different values: {choice[0]} / {choice[1]}")
         never = _never_against_when(a, b, o) or (
-            _never_against_when(b, a, _swapped(o)) if any(t.negative for t in b.terms) else None)
+            _never_against_when(b, a, _swapped(o)) if remembered(b, "_forbids_outright", _forbids_outright) else None)
         if never and values_relation(a, b) != "mismatch":
             # "Never deploy on Fridays" / "deploy on Fridays when it is an urgent hotfix": the condition's
             # words keep the overlap low, but the one forbids outright what the other does in a case.

@@ -9,6 +9,7 @@ exceptions or qualifiers the rewrite no longer carries. Both use one test of "ca
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_judge import Label, judge, qualifiers
@@ -21,17 +22,27 @@ _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[a-z-]+\]\s*)?")
 
 def sentences(text: str) -> list[str]:
     """Sentences and bullet lines, markers stripped, empty ones dropped, order kept."""
+    return list(_sentences(text))
+
+
+_ALPHANUMERIC = re.compile(r"[A-Za-z0-9]")
+_KEY_WORD = re.compile(r"[a-z0-9_]+")
+
+
+@lru_cache(maxsize=4096)  # a tidy-up splits each rule again for every rule it is compared with
+def _sentences(text: str) -> tuple[str, ...]:
     out = []
     for part in _SENTENCE.split(text):
         part = _BULLET.sub("", part).strip()
-        if part and re.search(r"[A-Za-z0-9]", part):
+        if part and _ALPHANUMERIC.search(part):
             out.append(part)
-    return out
+    return tuple(out)
 
 
+@lru_cache(maxsize=8192)  # asked for every pair of sentences `restates` compares
 def sentence_key(sentence: str) -> str:
     """Identity of a sentence for de-duplication: case, punctuation and spacing do not count."""
-    return " ".join(re.findall(r"[a-z0-9_]+", sentence.lower()))
+    return " ".join(_KEY_WORD.findall(sentence.lower()))
 
 
 def with_period(sentence: str) -> str:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentuse.core.helper.similarity import Analysis, Term, analyze, unique_terms
+from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered, unique_terms
 
 # Term overlap (the offline evaluator's synonym-aware Dice) at which two texts may say the same thing: worth
 # a model's look under the cap (core/tidy.py), a comment about a rule in force (core/effectiveness.py).
@@ -69,9 +69,10 @@ class _Side:
     """One analysis as `overlap` reads it: its unique terms and their words, the compounds of adjacent
     words, where each word is, and which words are long enough to match another."""
 
-    __slots__ = ("terms", "words", "compounds", "index", "long")
+    __slots__ = ("terms", "words", "compounds", "index", "long", "capitals")
 
     def __init__(self, analysis: Analysis) -> None:
+        self.capitals = bool(_CAPITALS.search(analysis.text))  # may hold an acronym (`_initials`)
         self.terms = unique_terms(analysis.terms)
         self.words = [t.word for t in self.terms]
         self.compounds = {self.words[i] + self.words[i + 1] for i in range(len(self.words) - 1)}
@@ -80,12 +81,7 @@ class _Side:
 
 
 def _side(analysis: Analysis) -> _Side:
-    # Built once per analysis, which a tidy-up compares with every other rule several times. Kept on the
-    # analysis itself (immutable, and cached by text in `analyze`), in its __dict__ as cached_property does.
-    side = analysis.__dict__.get("_overlap_side")
-    if side is None:
-        side = analysis.__dict__["_overlap_side"] = _Side(analysis)
-    return side
+    return remembered(analysis, "_overlap_side", _Side)
 
 
 def overlap(a: Analysis, b: Analysis) -> Overlap:
@@ -119,9 +115,9 @@ def overlap(a: Analysis, b: Analysis) -> Overlap:
     if absorbed:
         left_b = [t for t in left_b if t.word not in absorbed]
     if left_a and left_b:
-        if _CAPITALS.search(a.text):
+        if side_a.capitals:
             left_a, left_b = _initials(shared, left_a, left_b, a.text, False)
-        if _CAPITALS.search(b.text):
+        if side_b.capitals:
             left_b, left_a = _initials(shared, left_b, left_a, b.text, True)
     return Overlap(shared=shared, left_a=left_a, left_b=left_b)
 

@@ -11,8 +11,10 @@ decides from that. Deterministic.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TypeVar
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
@@ -64,6 +66,20 @@ class Analysis:
 
     def weight(self) -> float:
         return sum(t.weight for t in unique_terms(self.terms))
+
+
+T = TypeVar("T")
+
+
+def remembered(analysis: Analysis, key: str, compute: Callable[[Analysis], T]) -> T:
+    """`compute(analysis)`, worked out once per analysis: a tidy-up compares each rule with every other
+    several times. Kept in the analysis's __dict__ (immutable, and cached by text in `analyze`), as
+    cached_property keeps its values."""
+    try:
+        return analysis.__dict__[key]
+    except KeyError:
+        value = analysis.__dict__[key] = compute(analysis)
+        return value
 
 
 def unique_terms(terms) -> list[Term]:
