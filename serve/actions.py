@@ -47,7 +47,8 @@ def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:
 
 def resume_session(session_id: str, decision: str, comment: str | None, learn: bool) -> tuple[bool, list[str]]:
     """The review form -> `agentuse sessions resume`: the same flag rules, the same runtime call. Returns
-    (failed, lines): a run that ended failed, or a revision that failed, is reported as the error it is."""
+    (failed, lines): a run that ended failed, a revision that failed, or a note that could not be saved, is
+    reported as the error it is."""
     from agentuse.runtime.approval import decision_from_flags, resume
 
     remember = comment if learn else None
@@ -56,11 +57,13 @@ def resume_session(session_id: str, decision: str, comment: str | None, learn: b
     result = resume(session_id, decision=chosen, comment=comment, remember=remember)
     from agentuse.flows.post_run import after_resume
 
-    after_resume(result, remember=remember, comment=comment)  # the CLI's hook: save the note, capture if done
+    # The CLI's hook: save the note, capture if done. A note it could not store fails the answer, as the
+    # CLI's exit 1 does; its line (with the command that saves it) is among the session's lines below.
+    saved = after_resume(result, remember=remember, comment=comment)
     lines = [f"Session {result.session_id}: {result.status.replace('_', ' ')}."]
     if result.revision_failed:
         lines.append(f"The revision failed: {result.error}. The output you were shown still awaits your review.")
     elif result.status == "failed" and result.error:
         lines.append(f"The run failed: {result.error}")
-    failed = result.status == "failed" or result.revision_failed
+    failed = result.status == "failed" or result.revision_failed or not saved
     return failed, lines + stretch_learning_lines(Path(result.session_file))

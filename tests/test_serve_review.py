@@ -126,3 +126,23 @@ def test_an_unknown_session_is_a_404_page_in_the_web_s_words(client):
     assert answer.status_code == 404
     assert "There is no session" in answer.text and "sessions list" not in answer.text
     assert 'href="/sessions"' in answer.text
+
+
+def test_a_note_that_could_not_be_saved_is_an_error_banner_with_the_command_that_saves_it(client, agent,
+                                                                                         monkeypatch):
+    # As `sessions resume --remember` exits 1 and names the command: the approval is decided, the note is
+    # not stored, and the page must not show that as a success.
+    from agentuse.core import store
+    import os
+
+    from reliability.test_disk_full import REAL_FSYNC, fail_writes_under
+
+    sid = awaiting_review(agent)
+    failed = fail_writes_under(monkeypatch, store.locate(agent).store_path.parent)
+    answer = post(client, f"/sessions/{sid}", f"/sessions/{sid}/resume",
+                  {"decision": "approve", "comment": "Keep intros factual", "learn": "on"})
+    monkeypatch.setattr(os, "fsync", REAL_FSYNC)  # room again, for the page that shows the result
+    shown = client.get(answer.headers["location"]).text
+    assert failed and find_session(sid).status == "completed"
+    assert re.search(r'<div class="flash error"[^>]*>\s*<p>Session \w+: completed\.', shown), shown
+    assert "Could not save the note" in shown and "agentuse learnings add" in shown
