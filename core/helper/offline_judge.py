@@ -28,7 +28,7 @@ from functools import lru_cache
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
-from agentuse.core.helper.overlap import Overlap, _side, overlap
+from agentuse.core.helper.overlap import Overlap, overlap, side_of
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, written
@@ -417,7 +417,7 @@ def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
     apart = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
     words_a, words_b = frozenset(_tokens(a.text)), frozenset(_tokens(b.text))
     markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) - words_b and (words_b & kind) - words_a)
-    index_b = _side(b).index
+    index_b = side_of(b).index
     positions = [index_b[y.word] for x, y in o.shared if x is not y and y.word in index_b]
     reordered = any(p > q for p, q in zip(positions, positions[1:]))
     return apart + markers + reordered

@@ -80,12 +80,13 @@ class _Side:
         self.long = [j for j, word in enumerate(self.words) if len(word) >= SIMILAR_MIN_LENGTH]
 
 
-def _side(analysis: Analysis) -> _Side:
+def side_of(analysis: Analysis) -> _Side:
+    """How `overlap` reads one analysis (its unique terms, their words and positions), built once per text."""
     return remembered(analysis, "_overlap_side", _Side)
 
 
 def overlap(a: Analysis, b: Analysis) -> Overlap:
-    side_a, side_b = _side(a), _side(b)
+    side_a, side_b = side_of(a), side_of(b)
     tb, b_words, index_b, long_b, compounds_b = side_b.terms, side_b.words, side_b.index, side_b.long, side_b.compounds
     # Each term of `a` takes the first term of `b` not yet taken that `similar_words` matches. The words of
     # a side are unique, and a short word matches only itself: one look-up finds its match, and a long word
