@@ -43,6 +43,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import AfterValidator
 
 from agentuse.core.lazy_regex import lazy
+from agentuse.core.location import DATA_DIR_VARIABLE
 from agentuse.core.secret_looks import high_entropy, is_path, is_secret_name, random_segment
 
 REDACTED = "***"
@@ -188,7 +189,7 @@ def _in_state_dir(m: re.Match) -> bool:
     `mktemp -d` and `agentuse demo` give it a random-looking name, which is theirs, not a credential, and
     below it are agentuse's own folders (`project/<hash>/...`). Without this, "Extracted ... → <learnings
     file>" lost its folder. Only that layout: a data dir of `/tmp` does not make all of /tmp a name."""
-    root = os.environ.get("AGENTUSE_DATA_DIR", "").rstrip("/")
+    root = os.environ.get(DATA_DIR_VARIABLE, "").rstrip("/")
     if len(root) < 2 or root not in m.string:
         return False
     word = m.string[m.start() - len(_WORD_START.search(m.string, 0, m.start()).group(0)):m.end()]

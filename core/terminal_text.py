@@ -11,6 +11,7 @@ agent file or a prompt. A person's own text is theirs, and is only ever shown wi
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import re
@@ -32,16 +33,19 @@ def printable(text: str) -> str:
     return _CONTROL.sub(_show, text)
 
 
-# An escape sequence as terminals read it: CSI (ESC [ or C1 0x9b) parameters and a final byte; OSC, DCS and
-# the other string sequences up to BEL or ST (or the line's end: an unterminated one takes no more text);
-# or ESC and one more byte.
-_SEQUENCE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-                       r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
-                       r"|\x1b[ -~]?")
-_LINE_END = re.compile(r"\r\n?")
-# C0 and C1 controls but newline and tab, and the bidirectional embeddings, overrides and isolates
-# (U+202A-U+202E, U+2066-U+2069), which make text read one way on screen and another to a model.
-_OTHER_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+@cache  # compiled when a model's answer first needs them: every command imports this module
+def _plain_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    # An escape sequence as terminals read it: CSI (ESC [ or C1 0x9b) parameters and a final byte; OSC, DCS
+    # and the other string sequences up to BEL or ST (or the line's end: an unterminated one takes no more
+    # text); or ESC and one more byte.
+    sequence = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+                          r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+                          r"|\x1b[ -~]?")
+    line_end = re.compile(r"\r\n?")
+    # C0 and C1 controls but newline and tab, and the bidirectional embeddings, overrides and isolates
+    # (U+202A-U+202E, U+2066-U+2069), which make text read one way on screen and another to a model.
+    other_control = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+    return sequence, line_end, other_control
 
 
 def plain(text: str) -> str:
@@ -49,7 +53,8 @@ def plain(text: str) -> str:
     is a line end."""
     if text.isprintable():  # the common case: nothing to remove (newline, tab and format characters are not)
         return text
-    return _OTHER_CONTROL.sub("", _LINE_END.sub("\n", _SEQUENCE.sub("", text)))
+    sequence, line_end, other_control = _plain_patterns()
+    return other_control.sub("", line_end.sub("\n", sequence.sub("", text)))
 
 
 def plain_values(value):
