@@ -1,8 +1,8 @@
 """The `agentuse serve` application: one Starlette app, server-rendered pages, one small script.
 
 Route modules (agents, sessions, tidy) each export `ROUTES`; this module wires them with the security
-layers. Order of the layers, outermost first: Host check (DNS rebinding), same-origin redirects, token
-gate, CSRF cookie.
+layers. Order of the layers, outermost first: hardened headers (on every answer, refusals too), Host check
+(DNS rebinding), same-origin redirects, token gate, CSRF cookie.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from agentuse.core.store_format import StoreFormatError
 from agentuse.serve import agents, sessions, tidy
 from agentuse.serve.jobs import TidyJobs
 from agentuse.serve.project import Project
-from agentuse.serve.security import CsrfCookie, SameOriginRedirects, TokenGate
+from agentuse.serve.security import CsrfCookie, HardenedHeaders, SameOriginRedirects, TokenGate
 from agentuse.serve.web import Flashes, make_templates, render
 
 STATIC = Path(__file__).parent / "static"
@@ -41,6 +41,7 @@ def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str
         routes=[*agents.ROUTES, *sessions.ROUTES, *tidy.ROUTES, Route("/favicon.ico", _favicon),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[
+            Middleware(HardenedHeaders),
             Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
             Middleware(SameOriginRedirects),
             Middleware(TokenGate, token=token),

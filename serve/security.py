@@ -8,6 +8,10 @@
   lives only in this process. A page on another site can neither read the cookie nor compute the field,
   and a planted cookie is useless without the secret. Every POST route is wrapped in `csrf_protected`.
 - Redirects: every Location this server sends is a path on this server (`same_origin_path`).
+- Headers on every answer (`HardenedHeaders`): never framed, since a page on another port of 127.0.0.1 is
+  the same site and gets our SameSite cookies sent along, so a frame of ours under its decoy would be live
+  (clickjacking); scripts and styles only from this server (the pages have no inline ones); no MIME
+  sniffing; no Referer to the sites an agent's output links to.
 """
 
 from __future__ import annotations
@@ -40,6 +44,18 @@ REFUSED = (
     "started (<code>http://&lt;host&gt;:&lt;port&gt;/?token=…</code>); the browser keeps it from then on. "
     "Scripts send <code>Authorization: token &lt;token&gt;</code>.</p>\n"
 )
+
+
+# The pages load /static/*.js and style.css and nothing else; forms post back here; inline SVG needs nothing.
+CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                           "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+HARDENED_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-frame-options", b"DENY"),  # frame-ancestors for browsers that predate it
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
 
 
 def cookie_name(scope: Scope, base: str) -> str:
@@ -97,6 +113,23 @@ class SameOriginRedirects:
             await send(message)
 
         await self.app(scope, receive, send_same_origin if scope["type"] == "http" else send)
+
+
+class HardenedHeaders:
+    """Adds HARDENED_HEADERS to every HTTP answer, refusals included (it is the outermost layer)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_hardened(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {key.lower() for key, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []),
+                                      *((key, value) for key, value in HARDENED_HEADERS if key not in names)]
+            await send(message)
+
+        await self.app(scope, receive, send_hardened if scope["type"] == "http" else send)
 
 
 class TokenGate:

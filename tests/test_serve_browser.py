@@ -381,3 +381,55 @@ def test_dark_mode_follows_the_system(browser, server, agent):
         assert console.unexpected() == []
     finally:
         context.close()
+
+
+# ------------------------------------------------------------------------------------------------ other pages
+
+
+@pytest.fixture
+def decoy() -> Iterator[tuple[str, dict]]:
+    """Another web server on 127.0.0.1, as any local dev server or another account's is: a different port
+    is the same site, so the browser sends our SameSite=Strict cookies with what its pages ask of us.
+    Its page puts `pages["/"]` in an iframe."""
+    import http.server
+
+    pages: dict[str, str] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            body = pages.get(self.path, "").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=other.serve_forever, name="decoy", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{other.server_address[1]}", pages
+    finally:
+        other.shutdown()
+        other.server_close()
+        thread.join(5)
+
+
+def test_a_page_on_another_port_cannot_frame_the_learnings_tab_under_a_decoy(browser, server, agent, decoy):
+    """Clickjacking: the decoy frames the Learnings tab (transparent, under its own 'Claim your prize'), so
+    a click meant for the decoy would press Discard on a rule. The frame must never show our page."""
+    origin, pages = decoy
+    pages["/"] = (f'<!doctype html><p>Claim your prize</p><iframe id="f" src="{server}{LEARNINGS}" '
+                  'width="1200" height="800"></iframe>')
+    context = signed_in(browser, server)
+    try:
+        page = context.new_page()
+        page.goto(origin + "/", wait_until="load")  # a page's load waits for its frames, refused or not
+        live = [f for f in page.frames if f.locator('[data-testid="discard"]').count()]
+        assert live == [], "the Learnings tab rendered inside another site's page"
+        assert page.locator("iframe").count() == 1  # the frame was there to be refused
+    finally:
+        context.close()
