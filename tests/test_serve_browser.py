@@ -9,6 +9,7 @@ browser is a failure, because .ci/run installs it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -60,16 +61,12 @@ def agent(tmp_path) -> Path:
     return make_project(tmp_path / "blog")
 
 
-@pytest.fixture
-def server(agent) -> Iterator[str]:
-    """uvicorn in a thread, on 127.0.0.1 and a free port; stopped (and joined) after the test."""
+@contextlib.contextmanager
+def serving(app, port: int) -> Iterator[str]:
+    """uvicorn in a thread, on 127.0.0.1:`port`; stopped (and joined) on leaving."""
     import uvicorn
 
-    from agentuse.serve.app import create_app
-
-    port = free_port()
-    config = uvicorn.Config(create_app(agent.parent.parent, token=SERVE_TOKEN), host="127.0.0.1", port=port,
-                            log_level="warning", lifespan="off")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, name="uvicorn", daemon=True)
     thread.start()
@@ -83,6 +80,15 @@ def server(agent) -> Iterator[str]:
     finally:
         uv.should_exit = True
         thread.join(15)
+
+
+@pytest.fixture
+def server(agent) -> Iterator[str]:
+    """The project's server on a free port for the length of the test."""
+    from agentuse.serve.app import create_app
+
+    with serving(create_app(agent.parent.parent, token=SERVE_TOKEN), free_port()) as url:
+        yield url
 
 
 def signed_in(browser: Browser, server: str, **options) -> BrowserContext:
@@ -433,3 +439,38 @@ def test_a_page_on_another_port_cannot_frame_the_learnings_tab_under_a_decoy(bro
         assert page.locator("iframe").count() == 1  # the frame was there to be refused
     finally:
         context.close()
+
+
+def test_a_running_tidy_page_says_when_the_server_stops_and_what_a_restart_left(browser, agent):
+    """The page of a running tidy-up, open while `agentuse serve` stops and starts again: it says the server
+    is not answering, then (the job lived in the old process) shows this server's page for the address,
+    which says the tidy-up is unknown here and where to look; it must not claim to be running for ever."""
+    from agentuse.serve.app import create_app
+    from agentuse.serve.jobs import TidyJobs
+
+    release = threading.Event()
+
+    def held(agent_path, progress, note):  # a tidy-up that runs until the test lets it go
+        release.wait(30)
+
+    port = free_port()
+    first = create_app(agent.parent.parent, token=SERVE_TOKEN)
+    first.state.jobs = TidyJobs(runner=held)
+    context = None
+    try:
+        with serving(first, port) as url:
+            context = signed_in(browser, url)
+            page = context.new_page()
+            page.goto(url + LEARNINGS)
+            page.click('[data-testid="tidy-up"]')
+            page.wait_for_url("**/tidy/*")
+            expect(page.locator('[data-testid="tidy-progress"]')).to_be_visible()
+        expect(page.locator('[data-testid="tidy-lost"]')).to_contain_text("not answering", timeout=WAIT_MS)
+        with serving(create_app(agent.parent.parent, token=SERVE_TOKEN), port):
+            expect(page.locator('[data-testid="problem"]')).to_contain_text("no such tidy-up on this server",
+                                                                            timeout=WAIT_MS)
+            assert page.locator('[data-testid="tidy-progress"]').count() == 0
+    finally:
+        release.set()
+        if context is not None:
+            context.close()
