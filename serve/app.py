@@ -31,6 +31,13 @@ STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
+def loopback_hosts(bind: str) -> list[str]:
+    """The Host names a loopback bind answers to: the usual ones and the address it was given (any of
+    127.0.0.0/8 is loopback). An address literal is never a name DNS could rebind."""
+    given = bind.strip("[]").lower()
+    return LOOPBACK_HOSTS if given in LOOPBACK_HOSTS else [*LOOPBACK_HOSTS, given]
+
+
 def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str] | None = None) -> Starlette:
     """The app for one project. Every request must carry `token` (None only for an explicit `--no-token`).
     Unless `allowed_hosts` widens it (a remote bind), only loopback Host headers are accepted, so a page on
