@@ -15,7 +15,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.exceptions import HTTPException
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -24,7 +24,7 @@ from agentuse.core.store_format import StoreFormatError
 from agentuse.serve import agents, sessions, tidy
 from agentuse.serve.jobs import TidyJobs
 from agentuse.serve.project import Project
-from agentuse.serve.security import CsrfCookie, HardenedHeaders, SameOriginRedirects, TokenGate
+from agentuse.serve.security import HARDENED_HEADERS, CsrfCookie, HardenedHeaders, SameOriginRedirects, TokenGate
 from agentuse.serve.web import Flashes, make_templates, render
 
 STATIC = Path(__file__).parent / "static"
@@ -54,7 +54,8 @@ def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str
             Middleware(TokenGate, token=token),
             Middleware(CsrfCookie),
         ],
-        exception_handlers={AgentuseError: _problem, StoreFormatError: _problem, HTTPException: _http_problem},
+        exception_handlers={AgentuseError: _problem, StoreFormatError: _problem, HTTPException: _http_problem,
+                            Exception: _crash},
     )
     app.state.project = Project.at(project_root)
     app.state.templates = make_templates()
@@ -82,6 +83,21 @@ async def _http_problem(request: Request, error: Exception) -> Response:
     message = HTTP_WORDS.get(error.status_code, error.detail)
     return render(request, "problem.html", status_code=error.status_code, status=error.status_code, message=message,
                   headers=getattr(error, "headers", None))
+
+
+CRASHED = ("The server hit an unexpected error ({kind}) and did not finish. The terminal running agentuse serve "
+           "shows what happened; reload the page to try again.")
+
+
+async def _crash(request: Request, error: Exception) -> Response:
+    """A bug's page: styled, in a person's words, and without the traceback or the error's text (paths,
+    whatever the failing call held); Starlette still re-raises, so uvicorn prints the whole story to the
+    terminal. This answer leaves outside every middleware, so it carries the hardened headers itself."""
+    headers = {key.decode(): value.decode() for key, value in HARDENED_HEADERS}
+    message = CRASHED.format(kind=type(error).__name__)
+    if "csrf_cookie" not in request.scope.get("state", {}):  # it failed before the page context exists
+        return HTMLResponse(f"<!doctype html><title>Server error</title><p>{message}</p>", 500, headers=headers)
+    return render(request, "problem.html", status_code=500, status=500, message=message, headers=headers)
 
 
 async def _favicon(request: Request) -> Response:

@@ -119,6 +119,31 @@ def test_an_unknown_agent_is_a_404_page_not_a_path_outside_the_project(client):
         assert "no agent file" in page.text
 
 
+def test_an_agent_key_longer_than_a_file_name_can_be_is_a_404_page(client):
+    """The file system refuses the name (ENAMETOOLONG): that is no agent file, not a server error."""
+    for key in ("a" * 5000 + ".agentuse", "a/" * 3000 + "x.agentuse"):
+        for path in (f"/agents/{key}/learnings", f"/agents/{key}/tidy/last"):
+            page = client.get(path)
+            assert page.status_code == 404 and "no agent file" in page.text, path
+
+
+def test_an_unexpected_error_is_a_styled_500_page_that_names_no_path_and_no_traceback(app, monkeypatch):
+    from starlette.testclient import TestClient
+
+    from agentuse.serve import agents
+
+    def broken(path):
+        raise RuntimeError("/home/someone/secret-project/store.md: boom")
+
+    monkeypatch.setattr(agents, "describe", broken)
+    client = TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
+    client.get("/", params={"token": SERVE_TOKEN})
+    page = client.get(LEARNINGS)
+    assert page.status_code == 500 and 'data-testid="problem"' in page.text
+    assert "terminal running agentuse serve" in page.text
+    assert "secret-project" not in page.text and "Traceback" not in page.text and "boom" not in page.text
+    assert page.headers.get("x-frame-options") == "DENY"  # the hardened headers, even here
+
 
 def test_a_model_fault_is_a_502_page_with_its_message(client, monkeypatch):
     """HelperError is an AgentuseError: the page says what failed, as the CLI's one line does."""
