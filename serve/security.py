@@ -22,10 +22,9 @@ import hmac
 import re
 import secrets
 from collections.abc import Awaitable, Callable
-from http.cookies import SimpleCookie
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from starlette.requests import Request
+from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -65,14 +64,15 @@ def cookie_name(scope: Scope, base: str) -> str:
 
 
 def _cookies(scope: Scope) -> dict[str, str]:
-    jar = SimpleCookie()
+    """The request's cookies, read as browsers write them: the parser `request.cookies` uses. Cookies are
+    per host, not per port, so every app the browser opened on 127.0.0.1 sends its own here too, and
+    SimpleCookie drops the whole header at the first value it dislikes (JSON, a space, a bare name), which
+    locked the browser out right after it opened the printed address."""
+    found: dict[str, str] = {}
     for name, value in scope.get("headers", []):
         if name == b"cookie":
-            try:
-                jar.load(value.decode("latin-1"))
-            except Exception:  # noqa: BLE001 - a malformed cookie header is treated as no cookie
-                continue
-    return {key: morsel.value for key, morsel in jar.items()}
+            found.update(cookie_parser(value.decode("latin-1")))
+    return found
 
 
 def _same(a: str | None, b: str | None) -> bool:

@@ -474,3 +474,23 @@ def test_a_running_tidy_page_says_when_the_server_stops_and_what_a_restart_left(
         release.set()
         if context is not None:
             context.close()
+
+
+def test_a_cookie_another_local_app_wrote_does_not_lock_the_browser_out(browser, server, decoy):
+    """A dev server on another port keeps its settings in a cookie (JSON, as many do). Cookies are per host,
+    so the browser sends it to agentuse serve too; opening the printed address must still sign in, and a
+    form must still pass the CSRF check."""
+    origin, pages = decoy
+    pages["/"] = '<!doctype html><script>document.cookie = \'prefs={"theme":"dark"}; path=/\';</script>'
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(origin + "/")
+        assert any(c["name"] == "prefs" for c in context.cookies(server))  # it is sent to our port too
+        page.goto(f"{server}/?token={SERVE_TOKEN}")
+        expect(page.locator("h1")).to_have_text("Agents")
+        page.goto(server + LEARNINGS)
+        page.locator('[data-testid="discard"]').first.click()
+        expect(page.locator(".flash")).to_contain_text("Discarded")
+    finally:
+        context.close()

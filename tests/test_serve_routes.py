@@ -253,6 +253,29 @@ def test_every_request_needs_the_token(app):
 # ------------------------------------------------------------------------------------------------ sessions
 
 
+# Cookies are per host, not per port: every app a browser opened on 127.0.0.1 sends its cookies here too,
+# and plenty write values Python's SimpleCookie refuses whole (JSON, a space, a bare name, non-ASCII).
+NEIGHBOURS = ['prefs={"theme":"dark","tabs":[1,2]}', "greeting=hello world", "seen", "name=José",
+              'messages="unterminated', r"path=C:\\temp"]
+
+
+@pytest.mark.parametrize("neighbour", NEIGHBOURS)
+def test_another_local_app_s_cookie_neither_locks_the_browser_out_nor_breaks_its_forms(app, agent, neighbour):
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    exchange = client.get("/", params={"token": SERVE_TOKEN}, follow_redirects=False)
+    token_cookie = exchange.headers["set-cookie"].split(";")[0]
+    page = client.get(LEARNINGS, headers={"Cookie": f"{neighbour}; {token_cookie}".encode()})  # UTF-8, as sent
+    assert page.status_code == 200, page.text[:200]  # not 'needs its token' right after opening the address
+    csrf_cookie = page.headers["set-cookie"].split(";")[0]
+    jar = f"{neighbour}; {token_cookie}; {csrf_cookie}".encode()
+    again = client.get(LEARNINGS, headers={"Cookie": jar})
+    assert "set-cookie" not in again.headers  # the browser's CSRF cookie is read, not minted anew each time
+    discard = client.post(f"/agents/{AGENT_KEY}/learnings/d4e5f6a7/discard", data={"csrf": csrf_of(again.text)},
+                          headers={"Cookie": jar}, follow_redirects=False)
+    assert discard.status_code == 303, discard.text[:200]
+    assert "d4e5f6a7" not in {r.id for r in store.load(store.locate(agent)).learnings}
+
+
 def test_sessions_list_and_detail_show_events_tool_errors_and_the_review_form(client, agent):
     sid = awaiting_review(agent)
     listing = client.get("/sessions")
