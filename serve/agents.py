@@ -19,6 +19,7 @@ from agentuse.core.status_text import GROUP_TITLES, figures_line, meta_line, str
 from agentuse.serve import actions, notices
 from agentuse.serve.charts import in_force_chart, outcome_bar
 from agentuse.serve.project import last_tidy
+from agentuse.serve.limits import read_form
 from agentuse.serve.security import csrf_protected
 from agentuse.serve.web import agent_url, project, redirect, render
 
@@ -131,7 +132,7 @@ def learnings_json(request: Request) -> Response:
 async def add(request: Request) -> Response:
     key = request.path_params["key"]
     path = project(request).resolve(key)
-    text = str((await request.form()).get("text", "")).strip()
+    text = str((await read_form(request)).get("text", "")).strip()
     if not text:
         return redirect(request, agent_url(key), kind="error", lines=["Write the correction first: the box was empty."])
     lines = await run_in_threadpool(lambda: actions.add_learning(path, text, agent_arg=key))
@@ -158,7 +159,7 @@ async def restore(request: Request) -> Response:
 async def edit(request: Request) -> Response:
     key, rule_id = request.path_params["key"], request.path_params["rule_id"]
     path = project(request).resolve(key)
-    text = str((await request.form()).get("text", "")).strip()
+    text = str((await read_form(request)).get("text", "")).strip()
     if not text:
         return redirect(request, agent_url(key), kind="error",
                         lines=["Write the new wording first: the edit box was empty, so the rule was left as it is."])

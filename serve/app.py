@@ -2,7 +2,7 @@
 
 Route modules (agents, sessions, tidy) each export `ROUTES`; this module wires them with the security
 layers. Order of the layers, outermost first: hardened headers (on every answer, refusals too), Host check
-(DNS rebinding), same-origin redirects, token gate, CSRF cookie.
+(DNS rebinding), same-origin redirects, token gate, CSRF cookie, body limit.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.store_format import StoreFormatError
 from agentuse.serve import agents, sessions, tidy
 from agentuse.serve.jobs import TidyJobs
+from agentuse.serve.limits import TOO_LARGE, BodyLimit
 from agentuse.serve.project import Project
 from agentuse.serve.security import HARDENED_HEADERS, CsrfCookie, HardenedHeaders, SameOriginRedirects, TokenGate
 from agentuse.serve.web import Flashes, make_templates, render
@@ -53,6 +54,7 @@ def create_app(project_root: Path, *, token: str | None, allowed_hosts: list[str
             Middleware(SameOriginRedirects),
             Middleware(TokenGate, token=token),
             Middleware(CsrfCookie),
+            Middleware(BodyLimit),
         ],
         exception_handlers={AgentuseError: _problem, StoreFormatError: _problem, HTTPException: _http_problem,
                             Exception: _crash},
@@ -75,6 +77,8 @@ async def _problem(request: Request, error: Exception) -> Response:
 HTTP_WORDS = {
     404: "There is no page at this address. The Agents and Sessions pages link to everything this server shows.",
     405: "This address only takes a form sent from one of this server's pages. Go back and use its button.",
+    TOO_LARGE: "That form carried more than this server takes (a megabyte of text, no files). Shorten what you "
+               "wrote and send it again.",
 }
 
 

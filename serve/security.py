@@ -28,6 +28,8 @@ from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agentuse.serve.limits import read_form
+
 TOKEN_COOKIE = "agentuse_token"
 CSRF_COOKIE = "agentuse_csrf"
 CSRF_FIELD = "csrf"
@@ -195,12 +197,13 @@ def csrf_token(request: Request) -> str:
 
 
 async def csrf_valid(request: Request) -> bool:
-    sent = request.headers.get(CSRF_HEADER)
-    if sent is None and "form" in request.headers.get("content-type", ""):
-        sent = (await request.form()).get(CSRF_FIELD)  # type: ignore[assignment]
-    # The cookie must have come with the request: one minted by CsrfCookie just now proves nothing.
+    # The cookie must have come with the request: one minted by CsrfCookie just now proves nothing. Checked
+    # first, so a request without it is refused on its headers, its body unread.
     if cookie_name(request.scope, CSRF_COOKIE) not in request.cookies:
         return False
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and "form" in request.headers.get("content-type", ""):
+        sent = (await read_form(request)).get(CSRF_FIELD)  # type: ignore[assignment]
     return _same(sent if isinstance(sent, str) else None, csrf_token(request))
 
 
