@@ -389,6 +389,37 @@ def test_dark_mode_follows_the_system(browser, server, agent):
         context.close()
 
 
+def test_nothing_a_model_or_a_person_wrote_runs_on_any_page(page, server, agent, tmp_path):
+    """Markup in every text the pages show: an agent file's name (a folder may hold any byte but '/'), a
+    rule's title, body, why and evidence, a quarantine reason, a session's prompt, a reviewer's comment, a
+    tool call's input. Each is shown as the text it is, on every page, and none of it runs."""
+    from agentuse.core.learning import State
+    from serve_project import add_rules, rule
+
+    hostile = agent.parent / 'x"><img src=1 onerror=window.pwned=1>.agentuse'
+    hostile.write_bytes(agent.read_bytes())
+    add_rules(hostile, [rule("b1b2b3b4", "</textarea><script>window.pwned=2</script> Use plain words",
+                             body="<svg onload=window.pwned=3> Use plain words.", state=State.quarantined,
+                             why='conflicts with "><img src=2 onerror=window.pwned=4>')])
+    sid = awaiting_review(hostile, prompt="<script>window.pwned=5</script> Write the post")
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    visit(page, server + "/")
+    expect(page.locator("table.agents")).to_contain_text('x"><img src=1 onerror=window.pwned=1>.agentuse')
+    page.get_by_role("link", name='x"><img').first.click()  # the href was built from the name, too
+    expect(page.locator("h1")).to_contain_text('onerror=window.pwned=1>.agentuse')
+    expect(page.locator("#rule-b1b2b3b4")).to_contain_text("</textarea><script>window.pwned=2</script>")
+    expect(page.locator("#rule-b1b2b3b4 .why")).to_contain_text('"><img src=2 onerror=window.pwned=4>')
+    visit(page, server + "/sessions")
+    page.click(f'a[href="/sessions/{sid}"]')
+    expect(page.locator("dd.prompt")).to_have_text("<script>window.pwned=5</script> Write the post")
+    page.fill("#comment", '<img src=3 onerror="window.pwned=6"> tighten the intro')
+    page.click('[data-testid="reject"]')
+    expect(page.locator('[data-testid="history-comment"]')).to_contain_text('<img src=3 onerror="window.pwned=6">')
+    assert page.locator("main img, main script, main svg[onload]").count() == 0
+    assert page.evaluate("window.pwned") is None and dialogs == []
+
+
 # ------------------------------------------------------------------------------------------------ other pages
 
 
