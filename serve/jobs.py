@@ -120,7 +120,9 @@ class TidyJobs:
             result = self.runner(job.agent_path, job.on_progress, job.note)
         except (AgentuseError, StoreFormatError) as problem:  # says what to do (file:line): show it as written
             job.finish(error=str(problem))
-        except Exception as problem:  # noqa: BLE001 - the page must say the job died, not spin forever
+        except BaseException as problem:  # noqa: BLE001 - the page must say the job died, not spin forever
+            # BaseException too: Prefect stops a flow run with signals that are not Exceptions (Abort when
+            # the run is cancelled, TerminationSignal), and the thread ends here either way.
             traceback.print_exc()  # the whole story goes to the server's terminal, the gist to the page
             job.finish(error=f"{type(problem).__name__}: {problem}")
         else:

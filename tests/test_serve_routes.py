@@ -516,6 +516,29 @@ def test_a_tidy_up_that_fails_says_why_on_its_page(app, client):
     assert client.get("/tidy/nope").status_code == 404
 
 
+def test_a_tidy_up_stopped_by_a_signal_is_not_shown_running_for_ever(app, client):
+    """Prefect stops a flow run with BaseExceptions (Abort when its run is cancelled, TerminationSignal):
+    they pass `except Exception`, and the job was left 'running' with its thread gone."""
+
+    class Signal(BaseException):  # what prefect.exceptions.PrefectSignal and ExternalSignal are
+        pass
+
+    def cancelled(path, progress, note):
+        progress(type("Event", (), {"kind": "pass", "count": 0, "pass_no": 1, "line": "Pass 1: planning"})())
+        raise Signal("flow run cancelled")
+
+    app.state.jobs = TidyJobs(runner=cancelled)
+    job_url = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy").headers["location"]
+    job = app.state.jobs.get(job_url.rsplit("/", 1)[1])
+    for _ in range(3000):  # until the job's thread has let the agent go
+        if app.state.jobs.current(AGENT_KEY) is None:
+            break
+        threading.Event().wait(0.02)
+    assert job.status == "failed" and client.get(job_url + ".json").json()["status"] == "failed"
+    page = client.get(job_url).text
+    assert "The tidy-up stopped" in page and "Signal" in page and "Pass 1: planning" in page
+
+
 def test_the_tidy_page_counts_the_rules_as_the_flow_writes_them(app, client, agent):
     """Spec: the page counts "the rules as it writes them": one written rule shows before its stage ends."""
     import shutil
