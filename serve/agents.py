@@ -21,7 +21,7 @@ from agentuse.serve.charts import in_force_chart, outcome_bar
 from agentuse.serve.project import last_tidy
 from agentuse.serve.limits import read_form
 from agentuse.serve.security import csrf_protected
-from agentuse.serve.web import agent_url, project, redirect, render
+from agentuse.serve.web import agent_key, agent_url, project, redirect, render
 
 
 def index(request: Request) -> Response:
@@ -93,8 +93,7 @@ def badges(entry: EntryView) -> list[str]:
 
 
 def learnings(request: Request) -> Response:
-    key = request.path_params["key"]
-    path = project(request).resolve(key)
+    key, path = agent_key(request)
     agent, location, report = describe(path)
     archived, archive_problem = archived_entries(location, {e.record["id"] for e in report.entries})
     shown = groups(report, archived)
@@ -124,14 +123,13 @@ def learnings(request: Request) -> Response:
 
 def learnings_json(request: Request) -> Response:
     """What `agentuse learnings <agent-file> --json` prints."""
-    _, _, report = describe(project(request).resolve(request.path_params["key"]))
+    _, _, report = describe(agent_key(request)[1])
     return JSONResponse(report.model_dump(mode="json"))
 
 
 @csrf_protected
 async def add(request: Request) -> Response:
-    key = request.path_params["key"]
-    path = project(request).resolve(key)
+    key, path = agent_key(request)
     text = str((await read_form(request)).get("text", "")).strip()
     if not text:
         return redirect(request, agent_url(key), kind="error", lines=["Write the correction first: the box was empty."])
@@ -141,24 +139,22 @@ async def add(request: Request) -> Response:
 
 @csrf_protected
 async def discard(request: Request) -> Response:
-    key, rule_id = request.path_params["key"], request.path_params["rule_id"]
-    location = project(request).location(key)
+    (key, path), rule_id = agent_key(request), request.path_params["rule_id"]
+    location = store.locate(path)
     line = await run_in_threadpool(actions.discard, location, rule_id)
     return redirect(request, agent_url(key), lines=[line])
 
 
 @csrf_protected
 async def restore(request: Request) -> Response:
-    key, rule_id = request.path_params["key"], request.path_params["rule_id"]
-    path = project(request).resolve(key)
+    (key, path), rule_id = agent_key(request), request.path_params["rule_id"]
     lines = await run_in_threadpool(lambda: actions.restore(path, rule_id, agent_arg=key))
     return redirect(request, agent_url(key) + f"#rule-{rule_id}", lines=lines)
 
 
 @csrf_protected
 async def edit(request: Request) -> Response:
-    key, rule_id = request.path_params["key"], request.path_params["rule_id"]
-    path = project(request).resolve(key)
+    (key, path), rule_id = agent_key(request), request.path_params["rule_id"]
     text = str((await read_form(request)).get("text", "")).strip()
     if not text:
         return redirect(request, agent_url(key), kind="error",

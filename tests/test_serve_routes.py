@@ -415,6 +415,28 @@ def test_a_second_press_joins_the_running_tidy_up(app, client, agent):
     assert job.progress()["rewritten"] == 4 and job.status == "done"
 
 
+def test_another_spelling_of_the_agent_s_address_joins_its_running_tidy_up(app, client, agent):
+    """`agents//blog-writer.agentuse` names the same file as `agents/blog-writer.agentuse` (a doubled slash
+    typed or pasted): it must join the tidy-up running on that file, not start a second one beside it."""
+    release = threading.Event()
+    calls = []
+
+    def slow(path, progress, note):
+        calls.append(path)
+        release.wait(10)
+
+    app.state.jobs = TidyJobs(runner=slow)
+    try:
+        first = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
+        other = AGENT_KEY.replace("/", "//")
+        assert client.get(f"/agents/{other}/learnings").status_code == 200  # the same agent's tab
+        assert "A tidy-up is running" in client.get(f"/agents/{other}/learnings").text
+        second = post(client, LEARNINGS, f"/agents/{other}/tidy", headers={"Accept": "application/json"})
+        assert second.json() == {"job": first.json()["job"], "joined": True} and len(calls) == 1
+    finally:
+        release.set()
+
+
 def _wait(job) -> None:
     for _ in range(3000):
         if job.status != "running":
