@@ -12,7 +12,6 @@ from pathlib import Path
 from agentuse.core import discard as discarding
 from agentuse.core import store
 from agentuse.core.errors import AgentuseError
-from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.summary import stretch_learning_lines
 
 
@@ -38,7 +37,7 @@ def edit_learning(agent_path: Path, rule_id: str, text: str, *, agent_arg: str) 
     old = discarding.discard(store.locate(agent_path), rule_id)
     try:
         lines = add_learning(agent_path, text, agent_arg=agent_arg)
-    except (AgentuseError, StoreFormatError) as problem:  # a model that failed the vet, a store it could not write
+    except AgentuseError as problem:  # a model that failed the vet, a store it could not write
         raise EditNotSaved(f'{problem}. The edit was not saved, and the old wording "{old.title}" is in the '
                            f"archive (id:{old.id}): Restore it from the tab's Archived group, or save the edit "
                            "again.", http_status=getattr(problem, "http_status", 400)) from problem
