@@ -118,7 +118,14 @@ def learnings(request: Request) -> Response:
         file=display_path(report.file),
         last=last,
         job=request.app.state.jobs.current(key),
+        failed=_failed(request.app.state.jobs.latest(key)),
     )
+
+
+def _failed(job):
+    """The agent's newest tidy-up when it failed: whoever left its page (it says leaving does not stop it)
+    learns it here."""
+    return job if job is not None and job.status == "failed" else None
 
 
 def learnings_json(request: Request) -> Response:

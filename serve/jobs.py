@@ -143,6 +143,11 @@ class TidyJobs:
             job_id = self._running.get(key)
             return self._jobs.get(job_id) if job_id else None
 
+    def latest(self, key: str) -> TidyJob | None:
+        """This agent's newest tidy-up on this server, running or over (jobs are kept in start order)."""
+        with self._lock:
+            return next((j for j in reversed(self._jobs.values()) if j.key == key), None)
+
     def for_snapshot(self, folder: str) -> TidyJob | None:
         with self._lock:
             return next((j for j in self._jobs.values() if j.result is not None and j.result.snapshot == folder), None)

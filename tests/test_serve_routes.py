@@ -538,6 +538,22 @@ def test_a_tidy_up_that_fails_says_why_on_its_page(app, client):
     assert client.get("/tidy/nope").status_code == 404
 
 
+def test_after_leaving_a_tidy_up_that_then_failed_the_learnings_tab_says_so_and_links_its_page(app, client):
+    """The tidy page says leaving it does not stop it. A person who left comes back to the Learnings tab:
+    a tidy-up that failed meanwhile must be named there, with its page, not vanish without a word."""
+    from agentuse.core.errors import AgentuseError
+
+    def broken(path, progress, note):
+        raise AgentuseError("the learnings file changed while tidying; run it again")
+
+    app.state.jobs = TidyJobs(runner=broken)
+    job_url = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy").headers["location"]
+    _wait(app.state.jobs.get(job_url.rsplit("/", 1)[1]))
+    tab = client.get(LEARNINGS).text
+    assert 'data-testid="tidy-failed"' in tab and "run it again" in tab and f'href="{job_url}"' in tab
+    assert "A tidy-up is running" not in tab
+
+
 def test_a_tidy_up_stopped_by_a_signal_is_not_shown_running_for_ever(app, client):
     """Prefect stops a flow run with BaseExceptions (Abort when its run is cancelled, TerminationSignal):
     they pass `except Exception`, and the job was left 'running' with its thread gone."""
