@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import html
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -36,6 +37,9 @@ CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
 AUTH_SCHEMES = ("token", "bearer")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+CONTINUE = ('<!doctype html><meta http-equiv="refresh" content="0;url={url}"><title>agentuse serve</title>'
+            '<p><a href="{url}">Continue to agentuse serve</a></p>\n')
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -151,7 +155,13 @@ class TokenGate:
             # Trade the token in the URL for a cookie, and drop it from the address bar and history.
             rest = urlencode([(k, v) for k, v in query if k != "token"])
             path = scope.get("raw_path", b"").decode("latin-1") or scope["path"]
-            response: Response = RedirectResponse(path + (f"?{rest}" if rest else ""), status_code=303)
+            target = same_origin_path(path + (f"?{rest}" if rest else ""))
+            response: Response = RedirectResponse(target, status_code=303)
+            if _header(scope, b"sec-fetch-site") == "cross-site":
+                # Followed from another site's page (the address pasted into a web chat): SameSite=Strict
+                # keeps the new cookie off a redirect of that navigation, so the next page would ask for
+                # the token again. A navigation this page starts is our own, and carries it.
+                response = HTMLResponse(CONTINUE.format(url=html.escape(target)))
             response.set_cookie(name, self.token, httponly=True, samesite="strict")
             await response(scope, receive, send)
             return

@@ -525,3 +525,21 @@ def test_a_cookie_another_local_app_wrote_does_not_lock_the_browser_out(browser,
         expect(page.locator(".flash")).to_contain_text("Discarded")
     finally:
         context.close()
+
+
+def test_the_printed_address_signs_in_when_followed_from_another_site_s_page(browser, server, decoy):
+    """The address `agentuse serve` printed, pasted into a web chat or a notes page and clicked there: the
+    navigation starts on another site, and SameSite=Strict keeps the new cookie off the redirect that
+    follows. The page it lands on must be the Agents page, not 'needs its token'."""
+    origin, pages = decoy
+    pages["/"] = f'<!doctype html><a id="go" href="{server}/?token={SERVE_TOKEN}">open agentuse serve</a>'
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(origin.replace("127.0.0.1", "localhost") + "/")  # another site: another host name
+        page.click("#go")
+        page.wait_for_load_state("load")
+        expect(page.locator("h1")).to_have_text("Agents")
+        assert page.url == f"{server}/"  # and the token is out of the address bar
+    finally:
+        context.close()
