@@ -60,6 +60,7 @@ HARDENED_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"cross-origin-resource-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),  # a page that opened ours keeps no handle on its window
 ]
 
 
@@ -157,7 +158,7 @@ class TokenGate:
             path = scope.get("raw_path", b"").decode("latin-1") or scope["path"]
             target = same_origin_path(path + (f"?{rest}" if rest else ""))
             response: Response = RedirectResponse(target, status_code=303)
-            if _header(scope, b"sec-fetch-site") == "cross-site":
+            if _cross_site_navigation(scope):
                 # Followed from another site's page (the address pasted into a web chat): SameSite=Strict
                 # keeps the new cookie off a redirect of that navigation, so the next page would ask for
                 # the token again. A navigation this page starts is our own, and carries it.
@@ -173,7 +174,22 @@ class TokenGate:
         if scope["type"] == "websocket":  # none are served; refuse before any route sees it
             await send({"type": "websocket.close", "code": 1008})
             return
+        if _cross_site_navigation(scope):
+            # A link on another site's page (a bookmark, a shared session link): SameSite=Strict kept the
+            # cookie off this navigation, not out of the browser. Asking again from this page, a navigation
+            # of our own, carries it if the browser has it; one that has none is refused then. Pages are
+            # only read, never changed, by a GET, and nothing here can be framed: no more than Lax allows.
+            path = same_origin_path(scope.get("raw_path", b"").decode("latin-1") or scope["path"])
+            query = scope.get("query_string", b"").decode("latin-1")
+            target = path + (f"?{query}" if query else "")
+            await HTMLResponse(CONTINUE.format(url=html.escape(target)))(scope, receive, send)
+            return
         await HTMLResponse(REFUSED, status_code=403)(scope, receive, send)
+
+
+def _cross_site_navigation(scope: Scope) -> bool:
+    return (scope.get("method") == "GET" and _header(scope, b"sec-fetch-site") == "cross-site"
+            and _header(scope, b"sec-fetch-mode") == "navigate")
 
 
 class CsrfCookie:

@@ -543,3 +543,27 @@ def test_the_printed_address_signs_in_when_followed_from_another_site_s_page(bro
         assert page.url == f"{server}/"  # and the token is out of the address bar
     finally:
         context.close()
+
+
+def test_a_link_from_another_site_opens_the_page_for_a_browser_already_signed_in(browser, server, decoy):
+    """A bookmark or a link to a session on another site's page: the browser holds the token cookie, but
+    SameSite=Strict keeps it off a navigation another site starts, which answered 'needs its token'. The
+    page must open; a browser that never signed in still gets the refusal (no loop, no way in)."""
+    origin, pages = decoy
+    pages["/"] = f'<!doctype html><a id="go" href="{server}/sessions?agent=x">the sessions</a>'
+    other_site = origin.replace("127.0.0.1", "localhost") + "/"
+    context = signed_in(browser, server)
+    stranger = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(other_site)
+        page.click("#go")
+        expect(page.locator("h1")).to_contain_text("Sessions")
+        assert page.url == f"{server}/sessions?agent=x"
+        outside = stranger.new_page()
+        outside.goto(other_site)
+        outside.click("#go")
+        expect(outside.locator("body")).to_contain_text("needs its token")
+    finally:
+        context.close()
+        stranger.close()

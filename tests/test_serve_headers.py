@@ -31,6 +31,7 @@ def assert_hardened(answer) -> None:
     assert headers.get("x-content-type-options") == "nosniff"
     assert headers.get("referrer-policy") == "no-referrer"
     assert headers.get("cross-origin-resource-policy") == "same-origin"
+    assert headers.get("cross-origin-opener-policy") == "same-origin"
     policy = directives(headers.get("content-security-policy", ""))
     assert policy.get("frame-ancestors") == "'none'"
     assert policy.get("default-src") == "'none'"
