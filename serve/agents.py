@@ -118,14 +118,16 @@ def learnings(request: Request) -> Response:
         file=display_path(report.file),
         last=last,
         job=request.app.state.jobs.current(key),
-        failed=_failed(request.app.state.jobs.latest(key)),
+        failed=_failed(request.app.state.jobs.latest(key), last),
     )
 
 
-def _failed(job):
-    """The agent's newest tidy-up when it failed: whoever left its page (it says leaving does not stop it)
-    learns it here."""
-    return job if job is not None and job.status == "failed" else None
+def _failed(job, last):
+    """The agent's newest tidy-up here when it failed, and no tidy-up (from a terminal, say) has been
+    recorded since: whoever left its page (it says leaving does not stop it) learns it here."""
+    if job is None or job.status != "failed" or (last is not None and last.when >= job.started):
+        return None
+    return job
 
 
 def learnings_json(request: Request) -> Response:

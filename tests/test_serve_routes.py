@@ -538,7 +538,7 @@ def test_a_tidy_up_that_fails_says_why_on_its_page(app, client):
     assert client.get("/tidy/nope").status_code == 404
 
 
-def test_after_leaving_a_tidy_up_that_then_failed_the_learnings_tab_says_so_and_links_its_page(app, client):
+def test_after_leaving_a_tidy_up_that_then_failed_the_learnings_tab_says_so_and_links_its_page(app, client, agent):
     """The tidy page says leaving it does not stop it. A person who left comes back to the Learnings tab:
     a tidy-up that failed meanwhile must be named there, with its page, not vanish without a word."""
     from agentuse.core.errors import AgentuseError
@@ -552,6 +552,12 @@ def test_after_leaving_a_tidy_up_that_then_failed_the_learnings_tab_says_so_and_
     tab = client.get(LEARNINGS).text
     assert 'data-testid="tidy-failed"' in tab and "run it again" in tab and f'href="{job_url}"' in tab
     assert "A tidy-up is running" not in tab
+    from agentuse.flows.tidy import run_tidy
+
+    overcap_store(agent)
+    assert run_tidy(agent).written  # a tidy-up from the terminal since: the failure is old news
+    tab = client.get(LEARNINGS).text
+    assert "see what changed or undo it" in tab and 'data-testid="tidy-failed"' not in tab
 
 
 def test_a_tidy_up_stopped_by_a_signal_is_not_shown_running_for_ever(app, client):
