@@ -121,7 +121,8 @@ def _edit(agent_file: Path) -> None:
     if outcome.merged:
         say(f"Saved your edit to {location.store_path}, merged with what changed while the editor was open"
             + (f" ({outcome.kept_added} rule(s) added meanwhile kept)." if outcome.kept_added else "."))
-    for line in store_edit.archived_lines(outcome, location, agent_arg=str(agent_file)):
+    for line in store_edit.archived_lines(outcome, location, agent_arg=str(agent_file)) + \
+            store_edit.joined_lines(outcome):
         say(line)
 
 

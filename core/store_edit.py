@@ -27,16 +27,46 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
+from agentuse.core.clip import clip
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import FileAccessError, make_folder, read_optional, read_regular
-from agentuse.core.learning import Learning
+from agentuse.core.learning import Learning, one_line
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
+NOTE_SHOWN = 120  # characters of a joined paragraph the command quotes
 EDIT_REASON = "removed in learnings --edit"  # the archive's reason, beside discard's "discarded by hand"
 
 
 class EditRefused(AgentuseError):
     """The edited copy was not written into the store; it is kept, and the message says where."""
+
+
+class Joined(BaseModel):
+    """A paragraph the edit added at the end of a rule's body: likely a note typed below the rule, which
+    the format reads as part of it (everything up to the next heading is the body)."""
+
+    rule: Learning
+    text: str
+
+
+# A paragraph of its own: after a blank line, or, in a rule whose title is the rule (no body), after the
+# blank line below its metadata comment (a body is written right under it).
+_AFTER_BODY = re.compile(r"[ \t]*\n[ \t]*\n")
+_AFTER_META = re.compile(r"\n")
+
+
+def joined_paragraphs(before: list[Learning], after: list[Learning]) -> list[Joined]:
+    """The rules `after` whose body is their body `before` plus a paragraph added at its end."""
+    old = {r.id: r.body for r in before}
+    found = []
+    for rule in after:
+        body = old.get(rule.id)
+        if body is None or not rule.body.startswith(body):
+            continue
+        added = rule.body[len(body):]
+        if added.strip() and (_AFTER_BODY if body else _AFTER_META).match(added):
+            found.append(Joined(rule=rule, text=added.strip()))
+    return found
 
 
 class Outcome(BaseModel):
@@ -45,6 +75,7 @@ class Outcome(BaseModel):
     kept_added: int = 0  # rules added meanwhile, kept beside the edit
     archived: list[Learning] = []  # rules the edit removed, as they were in the store: now in the archive
     emptied: bool = False  # the editor saved nothing at all
+    joined: list[Joined] = []  # paragraphs the edit added below a rule: part of its body now
 
 
 def _read(path: Path) -> bytes | None:
@@ -98,7 +129,8 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
             removed = _archive_removed(location, _readable(location, baseline), mine.learnings, copy=copy)
             store.atomic_write(location.store_path, edited)
             copy.unlink()
-            return Outcome(changed=True, archived=removed, emptied=emptied)
+            return Outcome(changed=True, archived=removed, emptied=emptied,
+                           joined=joined_paragraphs(_readable(location, baseline), mine.learnings))
         start = _parse(location, baseline)
         theirs = _parse(location, now)
         try:
@@ -113,7 +145,7 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
     copy.unlink()
     before = {r.id for r in start.learnings}
     return Outcome(changed=True, merged=True, kept_added=sum(1 for r in theirs.learnings if r.id not in before),
-                   archived=removed, emptied=emptied)
+                   archived=removed, emptied=emptied, joined=joined_paragraphs(start.learnings, mine.learnings))
 
 
 def _read_copy(location: store.AgentLocation, copy: Path) -> bytes:
@@ -162,6 +194,14 @@ def archived_lines(outcome: Outcome, location: store.AgentLocation, *, agent_arg
         head = f"Archived {len(rules)} rule{'s' if len(rules) != 1 else ''} removed in the editor, {where}"
     return [head, *(f'  "{r.title}" (id:{r.id})' for r in rules),
             f"Put one back with: agentuse learnings restore {agent_arg} <id>"]
+
+
+def joined_lines(outcome: Outcome) -> list[str]:
+    """What the command says about each paragraph the edit added below a rule (`Joined`)."""
+    return [f'note: the text you added below "{j.rule.title}" (id:{j.rule.id}) is part of that rule now and '
+            f'reaches the agent with it: "{clip(one_line(j.text), NOTE_SHOWN)}". Everything under a rule\'s '
+            'heading, up to the next "### [category]" heading, is that rule; a note for yourself does not '
+            'belong in this file: run --edit again and take it out.' for j in outcome.joined]
 
 
 def _parse(location: store.AgentLocation, data: bytes | None) -> StoreDoc:
