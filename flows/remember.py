@@ -90,6 +90,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
         answer = call(capture_steps.vet, request, label, on_error="collect")
         if isinstance(answer, VetAnswer):
             [judged] = judge([candidate], answer, contract=ctx.contract, rules=rules)
+            judged, fold = _replacing(judged, fold, ctx, rules, label)
         else:
             [judged] = judge([candidate], None, contract=ctx.contract, rules=rules, failure=answer.message)
             notes.append(remember.failure_note("vet", answer.message))
@@ -99,6 +100,26 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     if ctx.session_file:
         call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
     return result
+
+
+def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: str
+               ) -> tuple[Judged, ReconcileAnswer | None]:
+    """Spec: a note that contradicts a rule the agent carries replaces it. Reconcile may miss that and the
+    vet find it: the note is then vetted again without that rule (against the contract and the other rules
+    in force) and, if it passes, replaces it. Otherwise that second verdict stands, saying what it collides
+    with now; a vet call that fails leaves the first."""
+    corrected = remember.corrected_rule(judged, rules)
+    if corrected is None:
+        return judged, fold
+    rest = [r for r in rules if r.id != corrected.id]
+    request = vet_request([judged.candidate], contract=ctx.contract, rules=rest, trace=ctx.trace)
+    answer = call(capture_steps.vet, request, label, on_error="collect")
+    if not isinstance(answer, VetAnswer):
+        return judged, fold
+    [again] = judge([judged.candidate], answer, contract=ctx.contract, rules=rest)
+    if again.disposition is not Disposition.active:
+        return again, fold
+    return again, ReconcileAnswer(action=ReconcileAction.fold, replaces=[corrected.id], merged=judged.candidate.draft)
 
 
 def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label: str,
