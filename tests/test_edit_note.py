@@ -77,3 +77,38 @@ def test_rewording_a_body_in_place_says_nothing_about_notes(tmp_path, monkeypatc
     assert result.exit_code == 0, result.output
     assert "note:" not in result.output
     assert "rather than generic advice." in store.load(location).learnings[0].body
+
+
+STAMPED = """# Learnings for blog-writer
+<!-- agent: blog-writer.agentuse -->
+
+### [tip] Keep intros factual
+<!-- id:a1b2c3d4 | confidence:1.00 | injected:3 | src:manual | ch:corrections | ih:{ih} | 2026-01-27 -->
+For informational posts, keep intros factual rather than promotional.
+
+### [tip] Cite sources before publishing
+<!-- id:i9j0k1l2 | confidence:1.00 | injected:0 | src:manual | ch:corrections | ih:{ih} | 2026-01-27 -->
+"""
+
+
+def test_a_rule_reworded_by_hand_loses_its_stamp_and_is_vetted_by_the_next_tidy_up(tmp_path, monkeypatch):
+    """Spec: every rule that reaches a run is stamped with the instructions it was checked against. A rule
+    whose words a person changed in --edit kept the stamp of words it no longer has, so it was never vetted
+    again: 'Publish without review' typed over a vetted rule went on being injected as vetted."""
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.contract import agent_hash
+
+    agent, location = setup(tmp_path)
+    ih = agent_hash(load_agent(agent))
+    location.store_path.write_text(STAMPED.format(ih=ih))
+    change = "text.replace('keep intros factual rather than promotional', 'skip the intro')"
+    result = edit(tmp_path, monkeypatch, agent, change)
+    assert result.exit_code == 0, result.output
+    rules = {r.id: r for r in store.load(location).learnings}
+    assert rules["a1b2c3d4"].body == "For informational posts, skip the intro." and rules["a1b2c3d4"].ih is None
+    assert rules["i9j0k1l2"].ih == ih  # untouched: still stamped
+    assert ('Reworded by hand: "Keep intros factual" (id:a1b2c3d4). It applies as you wrote it; the next capture '
+            'or tidy-up vets it against the instructions') in result.output
+    tidy = runner.invoke(app, ["learnings", "tidy", str(agent)], catch_exceptions=False)
+    assert "1 learning(s) with no instruction hash vetted and stamped" in tidy.output, tidy.output
+    assert {r.id: r for r in store.load(location).learnings}["a1b2c3d4"].ih == ih
