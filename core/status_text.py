@@ -76,7 +76,8 @@ def render_learnings(report: Report) -> str:
     if not report.entries:
         # The stranded notice matters most here: an agent whose learnings all sit at the old location is
         # exactly the one that lists nothing.
-        empty = [f"No learnings yet for {report.agent}.", f"learnings file: {display_path(report.file)}"]
+        empty = [f"No learnings yet for {report.agent}.", *permanent_lines(report),
+                 f"learnings file: {display_path(report.file)}"]
         return "\n".join(empty + (["", *stranded_lines(report)] if report.stranded else [])) + "\n"
     lines: list[str] = []
     by_group: dict[str, list[EntryView]] = {}
@@ -96,6 +97,8 @@ def render_learnings(report: Report) -> str:
             lines.append("")
     if report.provisional:
         lines += [*provisional_lines(report), ""]
+    if report.permanent_rules:  # they are not in the learnings file, but they are what the agent was taught
+        lines += [*permanent_lines(report), ""]
     lines += index_lines(report)
     lines.extend(stranded_lines(report))
     return "\n".join(lines).rstrip() + "\n"
@@ -156,14 +159,19 @@ def auto_outside_cap_lines(report: Report) -> list[str]:
     return lines
 
 
+def permanent_lines(report: Report) -> list[str]:
+    if not report.permanent_rules:
+        return []
+    return [f"permanent block: {report.permanent_rules} rule(s) in the agent file, applied on every run"]
+
+
 def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:
     """The learning lines of `agentuse doctor`, in the spec's order."""
     lines = [f"learned guidelines: {report.injected} of {report.active} applied, "
              f"{tokens(report.tokens_per_request)} tokens/model request (estimate)"]
     if not report.apply:
         lines.append("apply is off: nothing is injected until learning.apply is turned back on.")
-    if report.permanent_rules:
-        lines.append(f"permanent block: {report.permanent_rules} rule(s) in the agent file, applied on every run")
+    lines += permanent_lines(report)
     if report.stale:
         lines.append(STALE_LINE.format(n=report.stale))
     lines += provisional_lines(report)

@@ -79,3 +79,12 @@ def test_a_block_only_tidy_rewrites_the_block_without_creating_a_store_and_undo_
     undone = runner.invoke(app, ["learnings", "undo", str(agent)], catch_exceptions=False)
     assert undone.exit_code == 0, undone.output
     assert agent.read_text() == AGENT and not location.store_path.exists()
+
+
+def test_the_list_names_the_permanent_rules_of_an_agent_with_no_learnings_file(tmp_path):
+    """It said only "No learnings yet", of an agent taught two rules (doctor counted them)."""
+    agent = tmp_path / "blog-writer.agentuse"
+    agent.write_text(AGENT)
+    out = runner.invoke(app, ["learnings", str(agent)], catch_exceptions=False).stdout
+    assert out.splitlines()[:2] == ["No learnings yet for blog-writer.agentuse.",
+                                    "permanent block: 2 rule(s) in the agent file, applied on every run"]
