@@ -86,5 +86,8 @@ def test_the_list_names_the_permanent_rules_of_an_agent_with_no_learnings_file(t
     agent = tmp_path / "blog-writer.agentuse"
     agent.write_text(AGENT)
     out = runner.invoke(app, ["learnings", str(agent)], catch_exceptions=False).stdout
-    assert out.splitlines()[:2] == ["No learnings yet for blog-writer.agentuse.",
-                                    "permanent block: 2 rule(s) in the agent file, applied on every run"]
+    lines = out.splitlines()
+    assert lines[0] == "No learnings yet for blog-writer.agentuse."
+    assert lines[3:6] == ["In agent file — Learned Guidance (2)",
+                          "  in agent file  [tip] Cite sources before publishing",
+                          "  in agent file  [tip] Always include source links before publishing"]
