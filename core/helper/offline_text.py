@@ -20,7 +20,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[a-z-]+\]\s*)?")
 # A line break inside a sentence (the line before ends without a stop, the next goes on in lower case or
 # with a parenthesis): a body wrapped to a width, as the spec's Storage Format writes them, not a new item.
-_WRAP = re.compile(r"(?<![.!?:;\n])[ \t]*\n[ \t]*(?=[a-z(])")
+_WRAP = re.compile(r"(?<![.!?:;\n \t])[ \t]*\n[ \t]*(?=[a-z(])")
 
 
 def sentences(text: str) -> list[str]:
