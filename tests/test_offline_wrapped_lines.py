@@ -53,3 +53,13 @@ def test_a_tidy_up_graduates_a_wrapped_rule_as_one_sentence(tmp_path):
     assert result.exit_code == 0, result.output
     [rule] = read_block(agent.read_text())
     assert "estimate. (e.g." not in rule.text and 'time estimate (e.g., "5-minute brain dump")' in rule.text, rule.text
+
+
+def test_a_rule_whose_body_is_its_title_as_a_sentence_is_said_once():
+    """A person's one-sentence note, repeated and so rewritten by the offline evaluator, came back as the
+    title plus the same sentence with a full stop: graduated, the agent file read
+    '- [tip] Keep intros under 50 words' followed by '  Keep intros under 50 words.'"""
+    from agentuse.core.learning import rule_text
+
+    assert rule_text("Keep intros under 50 words", "Keep intros under 50 words.") == "Keep intros under 50 words."
+    assert rule_text("Keep intros short", "Fifty words at most.") == "Keep intros short\nFifty words at most."
