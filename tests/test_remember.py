@@ -336,3 +336,19 @@ def test_a_note_contradicting_a_rule_and_the_contract_stays_quarantined_and_the_
                                       'contradicts the contract: "Never publish without an approval gate"')
     by_id = {r.id: r for r in stored(agent)}
     assert by_id["a1b2c3d4"].state is State.active and not archived(agent)
+
+
+def test_a_note_the_vet_finds_restating_a_rule_in_force_counts_as_a_repeat_of_it(agent):
+    """Spec: a note that restates a rule the agent carries is not filed beside it; a person saying it again
+    is a repeat (re:), which is evidence for graduation. When reconcile missed it and the vet called it a
+    duplicate of that rule, the note was quarantined and the repeat never counted."""
+    seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(
+        ground=[grounded("Put the citation in the text itself")], audit=[CARRIED], reconcile=[NEW],
+        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="duplicate",
+                                                          detail="Cite the source inline", against="a1b2c3d4")])])
+    result = run(agent, "Put the citation in the text itself.", helper)
+    assert result.lines == ['[Learning] Repeated an earlier rule: "Cite the source inline" (re:1, id:a1b2c3d4)']
+    [again] = stored(agent)
+    assert (again.id, again.re, again.state) == ("a1b2c3d4", 1, State.active)
+    assert helper.count("vet") == 1
