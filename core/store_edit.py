@@ -70,15 +70,16 @@ def joined_paragraphs(before: list[Learning], after: list[Learning]) -> list[Joi
 
 
 def unstamp_reworded(before: list[Learning], after: list[Learning]) -> list[Learning]:
-    """Active rules `after` whose title or body differ from theirs `before` lose their instruction hash (and
-    any offline mark): the stamp says what the rule's words were checked against, and these words were
-    not. A rule with no hash still applies (spec: as one captured before hashes existed), and the next
-    capture or tidy-up vets and stamps it. The rules changed so, in `after`."""
+    """Active or quarantined rules `after` whose title or body differ from theirs `before` lose their
+    instruction hash (and any offline mark): the stamp says what the rule's words were checked against, and
+    these words were not. An active rule with no hash still applies (spec: as one captured before hashes
+    existed); the next capture or tidy-up vets and stamps it, and re-vets a quarantined one, releasing it
+    if it passes now. The rules changed so, in `after`."""
     old = {r.id: r for r in before}
     changed = []
     for rule in after:
         was = old.get(rule.id)
-        if (was is not None and rule.state is State.active and (rule.ih or rule.vet)
+        if (was is not None and rule.state in (State.active, State.quarantined) and (rule.ih or rule.vet)
                 and (rule.title, rule.body) != (was.title, was.body)):
             rule.ih, rule.vet = None, None
             changed.append(rule)
@@ -224,8 +225,9 @@ def archived_lines(outcome: Outcome, location: store.AgentLocation, *, agent_arg
 
 def reworded_lines(outcome: Outcome, *, agent_arg: str) -> list[str]:
     """What the command says about the rules whose words the edit changed (`unstamp_reworded`)."""
-    return [f'Reworded by hand: "{r.title}" (id:{r.id}). It applies as you wrote it; the next capture or tidy-up '
-            f"vets it against the instructions (agentuse learnings tidy {agent_arg})." for r in outcome.reworded]
+    meanwhile = {State.active: "It applies as you wrote it", State.quarantined: "It stays quarantined until then"}
+    return [f'Reworded by hand: "{r.title}" (id:{r.id}). {meanwhile[r.state]}; the next capture or tidy-up vets it '
+            f"against the instructions (agentuse learnings tidy {agent_arg})." for r in outcome.reworded]
 
 
 def joined_lines(outcome: Outcome) -> list[str]:

@@ -112,3 +112,32 @@ def test_a_rule_reworded_by_hand_loses_its_stamp_and_is_vetted_by_the_next_tidy_
     tidy = runner.invoke(app, ["learnings", "tidy", str(agent)], catch_exceptions=False)
     assert "1 learning(s) with no instruction hash vetted and stamped" in tidy.output, tidy.output
     assert {r.id: r for r in store.load(location).learnings}["a1b2c3d4"].ih == ih
+
+
+def test_a_quarantined_rule_reworded_by_hand_is_re_vetted_and_released_by_the_next_tidy_up(tmp_path, monkeypatch):
+    """The spec's fix for a quarantined rule is to correct the agent file or discard the rule; a person who
+    instead rewords the rule in --edit so it no longer conflicts must see it vetted again. It kept its
+    stamp, so no tidy-up ever looked at it again."""
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.contract import agent_hash
+    from agentuse.core.learning import State
+
+    agent, location = setup(tmp_path)
+    agent.write_text(AGENT.replace("Write short posts.", "Write short posts.\n\n- End with a clear call-to-action"))
+    ih = agent_hash(load_agent(agent))
+    location.store_path.write_text(f"""# Learnings for blog-writer
+<!-- agent: blog-writer.agentuse -->
+
+### [tip] Skip the call-to-action
+<!-- id:q1q1q1q1 | confidence:1.00 | src:manual | ch:corrections | ih:{ih} | state:quarantined | 2026-01-27 -->
+<!-- why: contradicts the contract: "End with a clear call-to-action" -->
+""")
+    result = edit(tmp_path, monkeypatch, agent, "text.replace('Skip the call-to-action', 'Keep the call-to-action to one line')")
+    assert result.exit_code == 0, result.output
+    assert 'It stays quarantined until then; the next capture or tidy-up vets it' in result.output
+    [rule] = store.load(location).learnings
+    assert rule.state is State.quarantined and rule.ih is None
+    tidy = runner.invoke(app, ["learnings", "tidy", str(agent)], catch_exceptions=False)
+    assert "1 quarantined learning(s) re-vetted and released" in tidy.output, tidy.output
+    [rule] = store.load(location).learnings
+    assert rule.state is State.active and rule.ih == ih
