@@ -70,8 +70,9 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
     calls_before = helpers.calls()
 
     block = list(prepared.block)
-    # An agent whose only rules are in its permanent block has no learnings to read: no pass runs.
-    for pass_no in range(1, TIDY_MAX_PASSES + 1 if state.learnings else 1):
+    # An agent whose only rules are in its permanent block (or set aside in quarantine, none of them to
+    # revisit) has no learnings to read: no pass runs.
+    for pass_no in range(1, TIDY_MAX_PASSES + 1 if state.in_force() or revet.candidates(state) else 1):
         info = _one_pass(state, prepared, pass_no)
         if prepared.writable:
             block, added = graduate.graduate(state, block, pass_no=pass_no)

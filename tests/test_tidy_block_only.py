@@ -91,3 +91,24 @@ def test_the_list_names_the_permanent_rules_of_an_agent_with_no_learnings_file(t
     assert lines[3:6] == ["In agent file — Learned Guidance (2)",
                           "  in agent file  [tip] Cite sources before publishing",
                           "  in agent file  [tip] Always include source links before publishing"]
+
+
+def test_a_store_holding_only_quarantined_rules_reads_no_learnings_either(tmp_path):
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.contract import agent_hash
+
+    agent = tmp_path / "blog-writer.agentuse"
+    agent.write_text(AGENT)
+    location = store.locate(agent)
+    location.store_path.parent.mkdir(parents=True)
+    location.store_path.write_text(f"""# Learnings for blog-writer
+<!-- agent: blog-writer.agentuse -->
+
+### [tip] Never cite sources
+<!-- id:q1q1q1q1 | confidence:1.00 | src:manual | ch:corrections | ih:{agent_hash(load_agent(agent))} | state:quarantined | 2026-01-27 -->
+<!-- why: contradicts the contract: "Cite sources before publishing" -->
+""")
+    result = tidy(agent, h=helper())
+    assert result.exit_code == 0, result.output
+    assert "reading 0 learnings" not in result.output
+    assert "reading the 2 rules of the permanent block to see what overlaps…" in result.output
