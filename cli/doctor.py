@@ -33,7 +33,7 @@ def doctor(agent_file: Annotated[Path, typer.Argument(help="The agent file (.age
         say(f"  learning: apply {'on' if config.apply else 'off'}, capture: {capture}, max {config.max}")
         helper = agent.helper_model
         if helper and helper != agent.model:
-            say(f"  helper model: {helper}{_key_note(helper)}")
+            say(f"  helper model: {helper}{_key_note(helper, runs=False)}")
         say(f"  judge: {_judge(helper)}")
     for notice in report.notices:
         say(f"  notice: {notice}")
@@ -54,9 +54,10 @@ def _judge(helper: str | None) -> str:
     return f"the model {helper}"
 
 
-def _key_note(model: str | None, *, judges: bool = True) -> str:
+def _key_note(model: str | None, *, judges: bool = True, runs: bool = True) -> str:
     """The provider behind `model`, the URL it will call when that is not the provider's public default
-    (a local or custom endpoint, a base-URL variable, Bedrock's region), and whether its key is set."""
+    (a local or custom endpoint, a base-URL variable, Bedrock's region), and whether its key is set.
+    `runs`: the agent's own model, which runs need; a helper model only ever makes helper calls."""
     from agentuse.core.models import PROVIDERS, Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec
     from agentuse.core.models import request_url, unknown_provider
 
@@ -90,7 +91,8 @@ def _key_note(model: str | None, *, judges: bool = True) -> str:
         parts.append(f"calls {request_url(where)}")
     variable = missing_key(ref, spec, env)
     if variable:
-        parts.append(f"{variable} is not set: runs need it{fallback}")
+        parts.append(f"{variable} is not set: runs need it{fallback}" if runs
+                     else f"{variable} is not set: helper calls fall back to the embedded offline evaluator")
     elif where.api_key:
         parts.append(f"{ref.key_variable(spec)} set")
     elif not spec.key_required:

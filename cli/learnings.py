@@ -123,6 +123,9 @@ def _edit(agent_file: Path) -> None:
             + (f" ({outcome.kept_added} rule(s) added meanwhile kept)." if outcome.kept_added else "."))
     for line in store_edit.archived_lines(outcome, location, agent_arg=str(agent_file)):
         say(line)
+    # Notes on what the edit means, beside the other notes of --edit (on stderr).
+    for line in store_edit.reworded_lines(outcome, agent_arg=str(agent_file)) + store_edit.joined_lines(outcome):
+        say(line, err=True)
 
 
 IdArg = Annotated[str, typer.Argument(help="The rule's id (8 characters, or a prefix only one rule has).",

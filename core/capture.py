@@ -97,6 +97,7 @@ class Judged(BaseModel):
     verdict: Verdict | None = None
     why: str | None = None  # the quarantine reason, or why it was rejected/dropped
     detail: str | None = None  # the text the vet quoted for a duplicate or contradiction
+    against: str | None = None  # the id of the rule in force it collides with, when not the contract
     screened: bool = False  # settled before the vet (core/screen.py), never sent to it
 
     @property
@@ -150,17 +151,28 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _quoted(detail: str) -> str:
+    return clip(" ".join(detail.split()).strip().strip('"“”').strip(), DETAIL_CHARS)
+
+
+def colliding_rule(detail: str, *, contract: str, rules: list[Learning], against: str | None) -> Learning | None:
+    """The rule in force a vet's duplicate or contradiction is with: the one it names, or the one holding
+    the text it quoted when the contract does not."""
+    quoted = _quoted(detail)
+    rule = {r.id: r for r in rules}.get(against or "")
+    if rule is None and quoted and _norm(quoted) not in _norm(contract):
+        rule = next((r for r in rules if _norm(quoted) in _norm(r.text)), None)
+    return rule
+
+
 def quarantine_reason(verdict: Verdict, detail: str, *, contract: str, rules: list[Learning],
                       against: str | None = None) -> str:
     """`contradicts the contract: "..."` (the spec's wording). A conflict with a rule in force rather
     than with the agent file names that rule instead, so the reason says what to fix: the vet says so
     (`against`: a rule id), or the quoted text is found in a rule and not in the contract."""
-    quoted = clip(" ".join(detail.split()).strip().strip('"“”').strip(), DETAIL_CHARS)
+    quoted = _quoted(detail)
     verb = "duplicates" if verdict is Verdict.duplicate else "contradicts"
-    by_id = {r.id: r for r in rules}
-    rule = by_id.get(against or "")
-    if rule is None and quoted and _norm(quoted) not in _norm(contract):
-        rule = next((r for r in rules if _norm(quoted) in _norm(r.text)), None)
+    rule = colliding_rule(detail, contract=contract, rules=rules, against=against)
     if rule is not None:
         return f'{verb} the rule in force id:{rule.id}: "{quoted or rule.title}"'
     if not quoted:
@@ -191,11 +203,12 @@ def judge(candidates: list[Candidate], answer: VetAnswer | None, *, contract: st
             why = f"unsupported by the trace: {clip(v.detail, DETAIL_CHARS)}".rstrip(": ")
             judged.append(Judged(candidate=c, disposition=Disposition.rejected, verdict=v.verdict, why=why))
         else:  # contradiction (anyone's), or a duplicate (a person's is kept and shown; a model's is not)
-            why = quarantine_reason(v.verdict, v.detail, contract=contract, rules=rules,
-                                    against=getattr(v, "against", None))
+            against = getattr(v, "against", None)
+            why = quarantine_reason(v.verdict, v.detail, contract=contract, rules=rules, against=against)
             keep = v.verdict is Verdict.contradiction or c.human
+            rule = colliding_rule(v.detail, contract=contract, rules=rules, against=against)
             judged.append(Judged(candidate=c, disposition=Disposition.quarantined if keep else Disposition.rejected,
-                                 verdict=v.verdict, why=why, detail=v.detail))
+                                 verdict=v.verdict, why=why, detail=v.detail, against=rule.id if rule else None))
     return judged
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core import effectiveness, store
 from agentuse.core.agent_file import AgentFile, load_agent, read_block
+from agentuse.core.learned_block import BlockRule
 from agentuse.core.contract import agent_hash
 from agentuse.core.inject import render_section, selection_for
 from agentuse.core.learning import Learning, State
@@ -50,6 +51,7 @@ class Report(BaseModel):
     held: int
     graduated: int
     permanent_rules: int  # rules in the agent file's learned block
+    permanent: list[BlockRule] = Field(default_factory=empty_list)  # those rules, as the block holds them
     tokens_per_request: int  # estimate of what the injected section costs each model request
     by_channel: dict[str, int]
     stranded: str | None = None  # a learnings file at the pre-v0.17 location, by existence only
@@ -113,6 +115,7 @@ def build_report(agent: AgentFile, location: store.AgentLocation, doc: StoreDoc,
         held=len(selection.held),
         graduated=len(selection.graduated),
         permanent_rules=len(block),
+        permanent=block,
         tokens_per_request=estimate_tokens(render_section(selection.applied)),
         by_channel=dict(channels.most_common()),
         stranded=_relative(location.legacy_path, location.root) if location.legacy_path.exists() else None,

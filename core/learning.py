@@ -152,7 +152,10 @@ def rule_text(title: str, body: str) -> str:
     """The rule as one string: the title, then the body when it adds anything. The one definition: a
     stored rule, a model's draft and every wording the gate checks say it the same way."""
     title, body = title.strip(), body.strip()
-    return title if not body or body == title else f"{title}\n{body}"
+    # A body that is the title as a sentence (its closing stop added) says nothing more: said once.
+    if not body or body == title or (body[:-1] == title and body[-1:] in ".!"):
+        return body or title
+    return f"{title}\n{body}"
 
 
 def one_line(value: str) -> str:

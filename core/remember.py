@@ -87,6 +87,17 @@ def record(judged: Judged, *, rule_id: str, note: Note, ih: str | None, today: d
     return stamp(judged, rule_id=rule_id, session=note.session, ih=ih, today=today, offline=offline)
 
 
+def colliding_rule(judged: Judged, rules: list[Learning]) -> Learning | None:
+    """The rule in force (not the contract) a person's note was quarantined for contradicting or restating:
+    the rule the note corrects, which it replaces if it passes the vet without it, or the rule it repeats
+    (flows/remember.py). Tool-errors records describe mechanics and are never replaced by free text."""
+    if not (judged.candidate.human and judged.verdict in (Verdict.contradiction, Verdict.duplicate)
+            and judged.disposition is Disposition.quarantined and judged.against):
+        return None
+    return next((r for r in valid_fold(ReconcileAnswer(action=ReconcileAction.fold, replaces=[judged.against],
+                                                       merged=judged.candidate.draft), rules)), None)
+
+
 def is_repeat(fold: ReconcileAnswer | None, rules: list[Learning]) -> bool:
     return fold is not None and fold.action is ReconcileAction.repeat and bool(valid_fold(fold, rules))
 

@@ -76,7 +76,8 @@ def render_learnings(report: Report) -> str:
     if not report.entries:
         # The stranded notice matters most here: an agent whose learnings all sit at the old location is
         # exactly the one that lists nothing.
-        empty = [f"No learnings yet for {report.agent}.", f"learnings file: {display_path(report.file)}"]
+        empty = [f"No learnings yet for {report.agent}.", f"learnings file: {display_path(report.file)}",
+                 *([""] if report.permanent else []), *permanent_group(report)]
         return "\n".join(empty + (["", *stranded_lines(report)] if report.stranded else [])) + "\n"
     lines: list[str] = []
     by_group: dict[str, list[EntryView]] = {}
@@ -96,6 +97,7 @@ def render_learnings(report: Report) -> str:
             lines.append("")
     if report.provisional:
         lines += [*provisional_lines(report), ""]
+    lines += permanent_group(report)
     lines += index_lines(report)
     lines.extend(stranded_lines(report))
     return "\n".join(lines).rstrip() + "\n"
@@ -156,14 +158,34 @@ def auto_outside_cap_lines(report: Report) -> list[str]:
     return lines
 
 
+PERMANENT_TITLE = "In agent file — Learned Guidance"  # the serve panel's group of the same rules
+
+
+def permanent_group(report: Report) -> list[str]:
+    """The rules of the agent file's learned block, after the learnings file's groups: not in that file,
+    but what the agent was taught, applied on every run (the serve panel lists them the same way)."""
+    if not report.permanent:
+        return []
+    lines = [f"{PERMANENT_TITLE} ({len(report.permanent)})"]
+    for rule in report.permanent:
+        first, *rest = rule.text.split("\n")
+        lines += [f"  in agent file  [{rule.category.value}] {first}", *(f"    {line}" for line in rest if line.strip())]
+    return [*lines, ""]
+
+
+def permanent_lines(report: Report) -> list[str]:
+    if not report.permanent_rules:
+        return []
+    return [f"permanent block: {report.permanent_rules} rule(s) in the agent file, applied on every run"]
+
+
 def render_doctor_learning(report: Report, agent_arg: str) -> list[str]:
     """The learning lines of `agentuse doctor`, in the spec's order."""
     lines = [f"learned guidelines: {report.injected} of {report.active} applied, "
              f"{tokens(report.tokens_per_request)} tokens/model request (estimate)"]
     if not report.apply:
         lines.append("apply is off: nothing is injected until learning.apply is turned back on.")
-    if report.permanent_rules:
-        lines.append(f"permanent block: {report.permanent_rules} rule(s) in the agent file, applied on every run")
+    lines += permanent_lines(report)
     if report.stale:
         lines.append(STALE_LINE.format(n=report.stale))
     lines += provisional_lines(report)

@@ -27,16 +27,63 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentuse.core import store, store_merge
+from agentuse.core.clip import clip
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import FileAccessError, make_folder, read_optional, read_regular
-from agentuse.core.learning import Learning
+from agentuse.core.learning import Learning, State, one_line
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
+NOTE_SHOWN = 120  # characters of a joined paragraph the command quotes
 EDIT_REASON = "removed in learnings --edit"  # the archive's reason, beside discard's "discarded by hand"
 
 
 class EditRefused(AgentuseError):
     """The edited copy was not written into the store; it is kept, and the message says where."""
+
+
+class Joined(BaseModel):
+    """A paragraph the edit added at the end of a rule's body: likely a note typed below the rule, which
+    the format reads as part of it (everything up to the next heading is the body)."""
+
+    rule: Learning
+    text: str
+
+
+# A paragraph of its own: after a blank line, or, in a rule whose title is the rule (no body), after the
+# blank line below its metadata comment (a body is written right under it).
+_AFTER_BODY = re.compile(r"[ \t]*\n[ \t]*\n")
+_AFTER_META = re.compile(r"\n")
+
+
+def joined_paragraphs(before: list[Learning], after: list[Learning]) -> list[Joined]:
+    """The rules `after` whose body is their body `before` plus a paragraph added at its end."""
+    old = {r.id: r.body for r in before}
+    found = []
+    for rule in after:
+        body = old.get(rule.id)
+        if body is None or not rule.body.startswith(body):
+            continue
+        added = rule.body[len(body):]
+        if added.strip() and (_AFTER_BODY if body else _AFTER_META).match(added):
+            found.append(Joined(rule=rule, text=added.strip()))
+    return found
+
+
+def unstamp_reworded(before: list[Learning], after: list[Learning]) -> list[Learning]:
+    """Active or quarantined rules `after` whose title or body differ from theirs `before` lose their
+    instruction hash (and any offline mark): the stamp says what the rule's words were checked against, and
+    these words were not. An active rule with no hash still applies (spec: as one captured before hashes
+    existed); the next capture or tidy-up vets and stamps it, and re-vets a quarantined one, releasing it
+    if it passes now. The rules changed so, in `after`."""
+    old = {r.id: r for r in before}
+    changed = []
+    for rule in after:
+        was = old.get(rule.id)
+        if (was is not None and rule.state in (State.active, State.quarantined) and (rule.ih or rule.vet)
+                and (rule.title, rule.body) != (was.title, was.body)):
+            rule.ih, rule.vet = None, None
+            changed.append(rule)
+    return changed
 
 
 class Outcome(BaseModel):
@@ -45,6 +92,8 @@ class Outcome(BaseModel):
     kept_added: int = 0  # rules added meanwhile, kept beside the edit
     archived: list[Learning] = []  # rules the edit removed, as they were in the store: now in the archive
     emptied: bool = False  # the editor saved nothing at all
+    joined: list[Joined] = []  # paragraphs the edit added below a rule: part of its body now
+    reworded: list[Learning] = []  # rules whose words the edit changed: unstamped, vetted by the next pass
 
 
 def _read(path: Path) -> bytes | None:
@@ -91,14 +140,18 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
         raise EditRefused(f"{broken}. Nothing was written to {location.store_path}. {_kept(copy)}: fix it "
                           "there and run --edit again to redo the change.") from None
     emptied = not edited.strip()
+    opened = _readable(location, baseline)
+    reworded = unstamp_reworded(opened, mine.learnings)
     store.settle(location)
     with store.lock_for(location.store_path):
         now = _read(location.store_path)
         if now == baseline:
-            removed = _archive_removed(location, _readable(location, baseline), mine.learnings, copy=copy)
-            store.atomic_write(location.store_path, edited)
+            removed = _archive_removed(location, opened, mine.learnings, copy=copy)
+            # As typed, byte for byte, unless a reworded rule's stamp has to go.
+            store.atomic_write(location.store_path, _with_defaults(mine, location) if reworded else edited)
             copy.unlink()
-            return Outcome(changed=True, archived=removed, emptied=emptied)
+            return Outcome(changed=True, archived=removed, emptied=emptied, reworded=reworded,
+                           joined=joined_paragraphs(opened, mine.learnings))
         start = _parse(location, baseline)
         theirs = _parse(location, now)
         try:
@@ -106,14 +159,20 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
         except store_merge.MergeConflict as conflict:
             raise EditRefused(f"The learnings changed while the editor was open ({conflict.names()}), so "
                               f"nothing was written. {_kept(copy)}: run --edit again and redo the change.") from None
-        doc = mine.model_copy(update={"learnings": merged, "name": mine.name or location.name,
-                                      "agent": mine.agent or location.breadcrumb})
+        doc = mine.model_copy(update={"learnings": merged})
         removed = _archive_removed(location, theirs.learnings, merged, copy=copy)
-        store.atomic_write(location.store_path, render(doc))
+        store.atomic_write(location.store_path, _with_defaults(doc, location))
     copy.unlink()
     before = {r.id for r in start.learnings}
     return Outcome(changed=True, merged=True, kept_added=sum(1 for r in theirs.learnings if r.id not in before),
-                   archived=removed, emptied=emptied)
+                   archived=removed, emptied=emptied, joined=joined_paragraphs(start.learnings, mine.learnings),
+                   reworded=reworded)
+
+
+def _with_defaults(doc: StoreDoc, location: store.AgentLocation) -> str:
+    """The doc rendered, its header filled in where the edit left it out."""
+    return render(doc.model_copy(update={"name": doc.name or location.name,
+                                         "agent": doc.agent or location.breadcrumb}))
 
 
 def _read_copy(location: store.AgentLocation, copy: Path) -> bytes:
@@ -162,6 +221,21 @@ def archived_lines(outcome: Outcome, location: store.AgentLocation, *, agent_arg
         head = f"Archived {len(rules)} rule{'s' if len(rules) != 1 else ''} removed in the editor, {where}"
     return [head, *(f'  "{r.title}" (id:{r.id})' for r in rules),
             f"Put one back with: agentuse learnings restore {agent_arg} <id>"]
+
+
+def reworded_lines(outcome: Outcome, *, agent_arg: str) -> list[str]:
+    """What the command says about the rules whose words the edit changed (`unstamp_reworded`)."""
+    meanwhile = {State.active: "It applies as you wrote it", State.quarantined: "It stays quarantined until then"}
+    return [f'Reworded by hand: "{r.title}" (id:{r.id}). {meanwhile[r.state]}; the next capture or tidy-up vets it '
+            f"against the instructions (agentuse learnings tidy {agent_arg})." for r in outcome.reworded]
+
+
+def joined_lines(outcome: Outcome) -> list[str]:
+    """What the command says about each paragraph the edit added below a rule (`Joined`)."""
+    return [f'note: the text you added below "{j.rule.title}" (id:{j.rule.id}) is part of that rule now and '
+            f'reaches the agent with it: "{clip(one_line(j.text), NOTE_SHOWN)}". Everything under a rule\'s '
+            'heading, up to the next "### [category]" heading, is that rule; a note for yourself does not '
+            'belong in this file: run --edit again and take it out.' for j in outcome.joined]
 
 
 def _parse(location: store.AgentLocation, data: bytes | None) -> StoreDoc:

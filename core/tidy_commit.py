@@ -92,7 +92,13 @@ def store_doc(prepared: Prepared, state: TidyState) -> StoreDoc:
 
 
 def store_text(prepared: Prepared, state: TidyState) -> str:
-    return render(store_doc(prepared, state))
+    return _rendered(store_doc(prepared, state), existed=prepared.store_bytes is not None)
+
+
+def _rendered(doc: StoreDoc, *, existed: bool) -> str:
+    """The store's new text; "" (not written) for a store there is none of and that would hold no rule: a
+    tidy-up of an agent whose rules are all in its permanent block creates no header-only learnings file."""
+    return render(doc) if existed or doc.learnings else ""
 
 
 def diff(before: str, after: str, name: str) -> str:
@@ -126,7 +132,7 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         doc = store_doc(prepared, state)
         doc.learnings = merge_onto(prepared.doc.learnings, state.learnings, now_doc.learnings, state.carriers())
         new_agent = agent_text(prepared, block)
-        new_store = render(doc)
+        new_store = _rendered(doc, existed=store_now is not None)
         archive = _archive_append(location, state, now_doc.learnings)
         snapshot = snapshots.take(location, agent_before=agent_now, store_before=store_now,
                                   agent_after=new_agent.encode("utf-8"), store_after=new_store.encode("utf-8"),
@@ -138,7 +144,8 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         # Agent file first: if the store write never happens, `snapshots.recover` puts it back.
         if new_agent != prepared.agent.text:
             store.atomic_write(location.agent_path, new_agent, follow_symlinks=True)
-        store.atomic_write(location.store_path, new_store)
+        if new_store:
+            store.atomic_write(location.store_path, new_store)
         return snapshots.mark_complete(snapshot)
 
 

@@ -24,9 +24,11 @@ class Progress(BaseModel):
 
     Every kind but "written" is one of the spec's progress lines. "written" is one stage-2 rule finished
     (`count` of the stage's `of` so far): the web page counts "the rules as it writes them" from it, and
-    the terminal prints nothing for it, because the spec's terminal output has no per-rule line."""
+    the terminal prints nothing for it, because the spec's terminal output has no per-rule line. "block" is
+    printed only by a tidy-up with no learnings to read (its agent's rules are all in the permanent block),
+    which would otherwise print nothing before its result."""
 
-    kind: Literal["reading", "rewriting", "written", "writing"]
+    kind: Literal["reading", "rewriting", "written", "block", "writing"]
     pass_no: int = 1
     count: int = 0
     of: int = 0  # "written": how many rules the stage writes
@@ -37,13 +39,15 @@ class Progress(BaseModel):
 
     @property
     def line(self) -> str:
-        prefix = f"pass {self.pass_no}: " if self.pass_no > 1 and self.kind != "writing" else ""
+        prefix = f"pass {self.pass_no}: " if self.pass_no > 1 and self.kind not in ("block", "writing") else ""
         if self.kind == "reading":
             return f"{prefix}reading {self.count} learnings to see what repeats…"
         if self.kind == "rewriting":
             return f"{prefix}rewriting {self.count} {'rule' if self.count == 1 else 'rules'}…"
         if self.kind == "written":
             return f"{prefix}{self.count} of {self.of} written"
+        if self.kind == "block":  # the permanent block is read once, after the passes
+            return f"reading the {self.count} rules of the permanent block to see what overlaps…"
         return "writing both files…"
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from agentuse.core import gate, remember
 from agentuse.core.cap import valid_fold
 from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, vet_request
+from agentuse.core.learning import Verdict
 from agentuse.core.cap import count_in_force
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import (
@@ -90,6 +91,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
         answer = call(capture_steps.vet, request, label, on_error="collect")
         if isinstance(answer, VetAnswer):
             [judged] = judge([candidate], answer, contract=ctx.contract, rules=rules)
+            judged, fold = _replacing(judged, fold, ctx, rules, label)
         else:
             [judged] = judge([candidate], None, contract=ctx.contract, rules=rules, failure=answer.message)
             notes.append(remember.failure_note("vet", answer.message))
@@ -99,6 +101,30 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     if ctx.session_file:
         call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
     return result
+
+
+def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: str
+               ) -> tuple[Judged, ReconcileAnswer | None]:
+    """Spec: a note that restates or contradicts a rule the agent carries is not filed beside it. Reconcile
+    may miss that and the vet find it. A restatement is then a repeat of that rule (a person saying it
+    again: counted, not stored twice). A contradiction is vetted again without that rule (against the
+    contract and the other rules in force) and, if it passes, replaces it; otherwise that second verdict
+    stands, saying what it collides with now. A vet call that fails leaves the first verdict."""
+    corrected = remember.colliding_rule(judged, rules)
+    if corrected is None:
+        return judged, fold
+    if judged.verdict is Verdict.duplicate:
+        return (judged.model_copy(update={"disposition": Disposition.active, "why": None}),
+                ReconcileAnswer(action=ReconcileAction.repeat, replaces=[corrected.id]))
+    rest = [r for r in rules if r.id != corrected.id]
+    request = vet_request([judged.candidate], contract=ctx.contract, rules=rest, trace=ctx.trace)
+    answer = call(capture_steps.vet, request, label, on_error="collect")
+    if not isinstance(answer, VetAnswer):
+        return judged, fold
+    [again] = judge([judged.candidate], answer, contract=ctx.contract, rules=rest)
+    if again.disposition is not Disposition.active:
+        return again, fold
+    return again, ReconcileAnswer(action=ReconcileAction.fold, replaces=[corrected.id], merged=judged.candidate.draft)
 
 
 def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label: str,

@@ -70,7 +70,9 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
     calls_before = helpers.calls()
 
     block = list(prepared.block)
-    for pass_no in range(1, TIDY_MAX_PASSES + 1):
+    # An agent whose only rules are in its permanent block (or set aside in quarantine, none of them to
+    # revisit) has no learnings to read: no pass runs.
+    for pass_no in range(1, TIDY_MAX_PASSES + 1 if state.in_force() or revet.candidates(state) else 1):
         info = _one_pass(state, prepared, pass_no)
         if prepared.writable:
             block, added = graduate.graduate(state, block, pass_no=pass_no)
@@ -86,13 +88,15 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
         result.graduation_skipped = graduate.skipped_message(prepared.location.agent_path,
                                                              len(graduate.eligible(state)))
     if prepared.writable and _block_needs_rewrite(prepared, block):
+        if not result.passes:  # the spec's lines name the passes; with none, say what is being read
+            emit(Progress(kind="block", count=len(block)))
         block = _rewrite_block(prepared, state, block, result)
 
     result.counts = state.counts()
     result.permanent = [c.title for c in state.changes if c.kind == "graduated"]
     result.changes, result.notes = state.changes, state.notes
-    last = result.passes[-1]
-    result.overcap = explain(state, passes=len(result.passes), last_freed=last.freed,
+    last_freed = result.passes[-1].freed if result.passes else 0
+    result.overcap = explain(state, passes=len(result.passes), last_freed=last_freed,
                              graduation_skipped=not prepared.writable)
     result.model_calls = helpers.calls() - calls_before
     _finish(prepared, state, block, result)

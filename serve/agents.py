@@ -10,7 +10,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agentuse.core import store
-from agentuse.core.agent_file import read_block
 from agentuse.core.describe import EntryView, Report, describe, load_index
 from agentuse.core.errors import AgentuseError
 from agentuse.core.store_format import StoreFormatError
@@ -111,7 +110,7 @@ def learnings(request: Request) -> Response:
         bar=outcome_bar,
         options=filter_options([e for g in shown for e in g["entries"]]),
         chart=in_force_chart(load_index(location), report.cap),
-        block=read_block(agent.text, filename=str(agent.path)) or [],
+        block=report.permanent,
         stranded=stranded_lines(report),
         outside_cap=notices.outside_cap(report, key, last, request.app.state.jobs),
         archive_problem=archive_problem,

@@ -42,7 +42,9 @@ def test_a_registered_endpoint_shows_its_url_and_its_missing_key(tmp_path, invok
     invoke("provider", "add", "gpu", "--url", "http://gpu-box:8000/v1", "--key-env", "GPU_TOKEN")
     lines = doctor_lines(tmp_path, invoke, "anthropic:claude-test", "gpu:llama-3-8b")
     assert ("helper model: gpu:llama-3-8b (provider gpu, custom, calls http://gpu-box:8000/v1/chat/completions, "
-            "GPU_TOKEN is not set: runs need it; helper calls fall back to the embedded offline evaluator)") in lines
+            "GPU_TOKEN is not set: helper calls fall back to the embedded offline evaluator)") in lines
+    # The agent's own model is what runs need: only its line says so (a helper key is never needed by a run).
+    assert not any("runs need it" in line for line in lines if line.startswith("  helper model:"))
     assert "judge: the embedded offline evaluator (GPU_TOKEN is not set for gpu:llama-3-8b)" in lines
 
 

@@ -297,3 +297,58 @@ def test_a_grounded_rule_that_only_recases_and_ends_the_note_costs_no_audit(agen
     run(agent, "always cite sources", helper)
     [saved] = stored(agent)
     assert helper.count("audit") == 0 and saved.text == "Always cite sources."
+
+
+# ---------------------------------------------------------------- review 20: a correction of a rule in force
+
+def test_a_note_the_vet_finds_contradicting_a_rule_in_force_replaces_that_rule(agent):
+    """Spec: a note that contradicts a rule the agent carries replaces it, and the run names what it replaced.
+    When reconcile missed it (answered new) and the vet then found the contradiction with that rule, the
+    correction was quarantined and the rule it corrects stayed in force: the reverse of what was asked."""
+    seed(agent, [rule("a1b2c3d4", "Write posts in the first person", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(
+        ground=[grounded("Write posts in the third person")], reconcile=[NEW],
+        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="contradiction",
+                                                          detail="Write posts in the first person",
+                                                          against="a1b2c3d4")]),
+             passing])
+    result = run(agent, "Write posts in the third person.", helper)
+    assert result.lines[:2] == [
+        '[Learning] Replaced an earlier rule: "Write posts in the first person" (archived, id:a1b2c3d4)',
+        f'[Learning] Saved "Write posts in the third person" (id:{stored(agent)[0].id})']
+    [now] = stored(agent)
+    assert (now.title, now.state, now.src) == ("Write posts in the third person", State.active, Source.manual)
+    [old] = archived(agent)
+    assert old.id == "a1b2c3d4"
+    # Vetted again without the rule it replaces: against the contract and the other rules in force.
+    assert [r.id for r in helper.requests["vet"][1].rules_in_force] == []
+
+
+def test_a_note_contradicting_a_rule_and_the_contract_stays_quarantined_and_the_rule_in_force(agent):
+    seed(agent, [rule("a1b2c3d4", "Publish after review", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(
+        ground=[grounded("Publish drafts without review")], reconcile=[NEW],
+        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="contradiction",
+                                                          detail="Publish after review", against="a1b2c3d4")]),
+             lambda r: verdicts(r, ("Publish", "contradiction", "Never publish without an approval gate"))])
+    result = run(agent, "Publish drafts without review", helper)
+    assert result.lines[0].startswith('[Learning] Saved but quarantined "Publish drafts without review": '
+                                      'contradicts the contract: "Never publish without an approval gate"')
+    by_id = {r.id: r for r in stored(agent)}
+    assert by_id["a1b2c3d4"].state is State.active and not archived(agent)
+
+
+def test_a_note_the_vet_finds_restating_a_rule_in_force_counts_as_a_repeat_of_it(agent):
+    """Spec: a note that restates a rule the agent carries is not filed beside it; a person saying it again
+    is a repeat (re:), which is evidence for graduation. When reconcile missed it and the vet called it a
+    duplicate of that rule, the note was quarantined and the repeat never counted."""
+    seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(
+        ground=[grounded("Put the citation in the text itself")], audit=[CARRIED], reconcile=[NEW],
+        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="duplicate",
+                                                          detail="Cite the source inline", against="a1b2c3d4")])])
+    result = run(agent, "Put the citation in the text itself.", helper)
+    assert result.lines == ['[Learning] Repeated an earlier rule: "Cite the source inline" (re:1, id:a1b2c3d4)']
+    [again] = stored(agent)
+    assert (again.id, again.re, again.state) == ("a1b2c3d4", 1, State.active)
+    assert helper.count("vet") == 1

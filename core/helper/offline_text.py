@@ -18,6 +18,9 @@ from agentuse.core.helper.similarity import Analysis, analyze, canon, normalize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[a-z-]+\]\s*)?")
+# A line break inside a sentence (the line before ends without a stop, the next goes on in lower case or
+# with a parenthesis): a body wrapped to a width, as the spec's Storage Format writes them, not a new item.
+_WRAP = re.compile(r"(?<![.!?:;\n \t])[ \t]*\n[ \t]*(?=[a-z(])")
 
 
 def sentences(text: str) -> list[str]:
@@ -32,7 +35,7 @@ _KEY_WORD = re.compile(r"[a-z0-9_]+")
 @lru_cache(maxsize=4096)  # a tidy-up splits each rule again for every rule it is compared with
 def _sentences(text: str) -> tuple[str, ...]:
     out = []
-    for part in _SENTENCE.split(text):
+    for part in _SENTENCE.split(_WRAP.sub(" ", text) if "\n" in text else text):
         part = _BULLET.sub("", part).strip()
         if part and _ALPHANUMERIC.search(part):
             out.append(part)
