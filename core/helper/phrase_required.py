@@ -165,6 +165,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     "\\bi(?: would|'?d) like you to\\b|\\bi (?:want|need) you to\\b|\\b(?:could|can|would) you\\b|\\bgoing forward\\b|\\bfrom now on\\b|\\bmoving forward\\b|\\bin future\\b": (' like you to', ' you', ' you to', 'from now on', 'going forward', 'in future', 'moving forward'),
     '\\b(?:be careful|take care|try) not to\\b': (' not to',),
     '\\b(?:refus|declin|fail|neglect|forget)(?:e|es|ed|s|ing)? to\\b(?= [a-z])': ('declin', 'fail', 'forget', 'neglect', 'refus'),
+    "\\b(?:keep|keeps|keeping|kept|stop|stops|stopped|stopping|prevent|prevents|prevented|preventing|bar|bars|barred|barring)\\s+((?:[\\w'-]+\\s+){1,4}?)from\\s+(?=[a-z]+ing\\b)": ('from',),
     '\\bsteer(?:s|ing)? clear of\\b|\\bstay(?:s|ing)? away from\\b|\\bkeep(?:s|ing)? away from\\b': (' away from', ' clear of'),
     '\\bin (?:case|the event) of\\b|\\bin case\\b': ('case', 'the event'),
     "\\b(put|puts|place|places|list|lists|show|shows|mention|sort|order|rank)((?: [\\w'-]+){1,5}?) (first|last)(?=\\s*(?:[.;!?)]|$))": ('first', 'last'),

@@ -219,6 +219,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:be careful|take care|try) not to\b", " do not "),
     # "refuse to move hazardous items" is "do not move them"; "if the agent fails to verify" is "does not".
     (r"\b(?:refus|declin|fail|neglect|forget)(?:e|es|ed|s|ing)? to\b(?= [a-z])", " do not "),
+    # "keep visitors from touching the animals" is "do not let them touch": the verb after "from" is
+    # what is kept from happening (and "stop", "prevent", "bar" say the same).
+    (r"\b(?:keep|keeps|keeping|kept|stop|stops|stopped|stopping|prevent|prevents|prevented|preventing|bar|bars|barred"
+     r"|barring)\s+((?:[\w'-]+\s+){1,4}?)from\s+(?=[a-z]+ing\b)", r" do not let \1 "),
     (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
     (r"\bin (?:case|the event) of\b|\bin case\b", " if "),
     # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).

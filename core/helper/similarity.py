@@ -18,6 +18,8 @@ from typing import TypeVar
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
+from agentuse.core.helper.negation_scope import SUBJECT_NEGATORS
+from agentuse.core.helper.negation_scope import opens as opens_scope
 from agentuse.core.helper.vocabulary import (DATE_VALUES, FREQUENCIES, FREQUENCY, NEG_VERBS, OMISSION_TARGETS, STOP,
                                              alternative_group, canon, fmt, is_scale, number_of, weight_of, written)
 from agentuse.core.helper.wording import normalize, split_clauses, split_sentences
@@ -160,7 +162,10 @@ def _clause_terms(clause: str, values: list[str]):
     segments: list[tuple[str, list[str]]] = [("main", [])]
     cancel_main = False
     for i, tok in enumerate(tokens):
-        if tok == "without":
+        opened = opens_scope(tokens, i, segments[-1][1])
+        if opened:
+            segments.append((opened, [tok]))  # "tell the owner | not to swim": the negation is the new part's
+        elif tok == "without":
             # "never X without Y" is "X only with Y": Y is a carve-out and the negation of X is cancelled;
             # a plain "X without Y" is against Y.
             if any(t in lx.NEGATORS for t in tokens[:i]) and len(segments) == 1:
@@ -189,7 +194,7 @@ def _clause_terms(clause: str, values: list[str]):
     main_negative = False
     first = True
     for role, toks in segments:
-        negators = [t for t in toks if t in lx.NEGATORS]
+        negators = [t for t in toks if t in lx.NEGATORS or t in SUBJECT_NEGATORS]
         bound = next((_BOUNDS[t] for t in toks if t in _BOUNDS), "")
         # "do not retry more than 3 times" sets an upper bound; it does not forbid retrying.
         if bound == ">=" and negators:

@@ -1,0 +1,52 @@
+"""Where a negation inside one clause begins to reach: the offline evaluator reads a clause in segments,
+each with its own polarity (`similarity._clause_terms`), and these are the places inside a clause where a
+negation belongs to a part of it, not to the instruction that opens it.
+
+- "tell the owner not to swim": the negation is the told instruction's ("not"/"never" before "to"), so
+  the telling and the one told are asked for, as in "advise the owner that nobody should swim";
+- "check the wind and do not fly": a second instruction joined by "and", with a negation of its own;
+- "relationships you have not verified": a relative clause without its pronoun (a subject pronoun, an
+  auxiliary and a negation after a noun) says which ones, as "that are not verified" does;
+- "advise the owner that nobody should swim": after a verb of telling, "that" opens what is told.
+
+General English clause structure, not phrases of any test set.
+"""
+
+from __future__ import annotations
+
+from agentuse.core.helper.lexicon import NEGATORS
+
+# Who does a relative clause's verb ("the files you have not checked", "cases we did not close").
+_SUBJECTS = frozenset({"you", "we", "they", "i", "he", "she"})
+_AUXILIARIES = frozenset({"have", "has", "had", "do", "does", "did", "are", "is", "was", "were", "can", "could",
+                          "will", "would", "should", "may", "might", "must"})
+# Verbs whose "that" opens what is told, not a relative clause ("remind guests that towels are not
+# included"). Their object comes between: "tell the owner that ...".
+_TELLING = frozenset({"tell", "tells", "told", "advise", "advises", "remind", "reminds", "warn", "warns", "inform",
+                      "informs", "notify", "notifies", "explain", "explains", "instruct", "instructs", "ask", "asks",
+                      "let"})
+# Negations that stand for a subject: "nobody should swim" is "do not swim".
+SUBJECT_NEGATORS = frozenset({"nobody", "noone"})
+_ANY_NEGATOR = NEGATORS | SUBJECT_NEGATORS
+
+
+def opens(tokens: list[str], i: int, segment: list[str]) -> str | None:
+    """The role of a segment that tokens[i] opens inside the current one (`segment`, its tokens so far),
+    "main" or "condition", or None when tokens[i] opens none of these. The token itself is read in the
+    new segment (a negation stays the new segment's)."""
+    if not segment:
+        return None
+    tok, after = tokens[i], tokens[i + 1:i + 3]
+    if tok in ("not", "never") and after[:1] == ["to"] and not _ANY_NEGATOR.intersection(segment):
+        return "main"
+    # An imperative only ("and do not fly"): "names stay ... and are not translated" shares its subject.
+    if tok == "and" and after and (after[0] in ("never", "not") or (after == ["do", "not"])):
+        return "main"
+    # Not after a negation of the instruction's own: "never recommend a wine you have not tasted" is
+    # "recommend only wines you have tasted", read as a whole (its two negations cancel).
+    if tok in _SUBJECTS and len(after) == 2 and after[0] in _AUXILIARIES and after[1] in _ANY_NEGATOR \
+            and segment[0] not in _TELLING and not _ANY_NEGATOR.intersection(segment):
+        return "condition"
+    if tok == "that" and segment[0] in _TELLING and _ANY_NEGATOR.intersection(tokens[i + 1:i + 4]):
+        return "main"
+    return None

@@ -1,0 +1,51 @@
+"""Where a negation reaches inside one clause (core/helper/negation_scope.py), shown on pairs written for
+this test alone (none is a pair of a labelled set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentuse.core.helper.offline_judge import Label, compare
+from agentuse.core.helper.similarity import analyze
+
+# The same instruction, the negation standing in a part of one side's clause.
+NOT_CONTRADICTIONS = [
+    # A second instruction joined by "and", with its own negation: the first is still asked for.
+    ("Inspect the ladder before each climb and do not climb it if a rung is cracked.",
+     "Inspect the ladder before each climb."),
+    # A relative clause without its pronoun says which ones; it does not turn the instruction around.
+    ("Flag invoices you have not matched as pending.", "Flag unmatched invoices as pending."),
+    # "keep X from V-ing" against "do not let X V": both forbid it.
+    ("Keep children from climbing the fence.", "Do not let children climb the fence."),
+]
+
+CONTRADICTIONS = [
+    # "keep X from V-ing" is against V-ing, whatever verb the other side uses to let them.
+    ("Let children climb the fence.", "Keep children from climbing the fence."),
+    ("Allow guests to park on the lawn.", "Prevent guests from parking on the lawn."),
+]
+
+
+@pytest.mark.parametrize("a,b", NOT_CONTRADICTIONS)
+def test_a_negation_inside_a_part_of_the_clause_does_not_oppose_the_instruction(a, b):
+    assert compare(a, b).label is not Label.contradiction
+    assert compare(b, a).label is not Label.contradiction
+
+
+@pytest.mark.parametrize("a,b", CONTRADICTIONS)
+def test_kept_from_doing_it_is_against_doing_it(a, b):
+    assert compare(a, b).label is Label.contradiction
+    assert compare(b, a).label is Label.contradiction
+
+
+def test_the_told_instruction_carries_the_negation_not_the_telling():
+    terms = {t.word: t.negative for t in analyze("Tell the driver not to idle the engine.").terms}
+    assert terms["driver"] is False and terms["idl"] is True
+    terms = {t.word: t.negative for t in analyze("Remind the driver that nobody may idle the engine.").terms}
+    assert terms["driver"] is False and terms["idl"] is True
+
+
+def test_two_negations_of_one_instruction_still_cancel():
+    # "never X you have not Y" is "X only what you have Y": no relative clause is cut out of it.
+    assert compare("Never recommend a book you have not read.",
+                   "Only recommend books you have read yourself.").label is not Label.contradiction
