@@ -125,7 +125,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
     (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
-    (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
+    (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:" + _NUMBERS + r")\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
     (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:second|minute|hour|day|week|month|year)\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
@@ -272,4 +272,21 @@ PHRASES: list[tuple[str, str]] = [
     (r"(?<![\w'])(?:'(?=[a-z])|\"(?=[a-z]))([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
     (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
+    # Any comparative before a number bounds it, as "more than" does: "winds stronger than 40 km/h" are at
+    # least 40, "children younger than five" at most five (the comparatives of less, named here).
+    (r"\b(?:younger|lighter|slower|cheaper|cooler|colder|weaker|narrower|thinner|shallower|quieter|nearer|closer"
+     r"|sooner|lesser)\s+than\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atmost "),
+    (r"\b(?!(?:other|rather|later|earlier|never|either|whether|under|over|after|ever)\b)[a-z]{2,}er\s+than\b"
+     r"(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
+    # Verbs of crossing a number bound it too: "when spend passes 80 percent", "if the level falls below 20"
+    # (the preposition may already read as the bound: "rises atleast 40").
+    (r"\b(?:pass|passes|passed|passing|top|tops|topped|surpass|surpasses|surpassed|(?:go|goes|went|rise|rises|rose"
+     r"|climb|climbs|climbed|get|gets|got)\s+(?:above|over|past|beyond|atleast))\b(?=\s+(?:\$?\d|(?:" + _NUMBERS + r")\b))",
+     " atleast "),
+    (r"\b(?:fall|falls|fell|drop|drops|dropped|dip|dips|dipped|sink|sinks|sank|go|goes|went|get|gets|got)"
+     r"\s+(?:below|under|beneath|atmost)\b", " atmost "),
+    # Fractions of a whole are percentages: "a quarter full" is "25 percent full".
+    (r"\b(?:a|one) quarter\b(?! (?:of an? |an? )?hours?\b)", " 25 percent "),
+    (r"\bthree quarters\b(?! of an? hours?\b)", " 75 percent "),
+    (r"\b(?:a|one) half\b(?! (?:of an? |an? )?(?:hours?|days?|years?)\b)|\bhalf\b(?= (?:full|empty|capacity)\b)", " 50 percent "),
 ]
