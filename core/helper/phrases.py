@@ -12,6 +12,7 @@ from __future__ import annotations
 from agentuse.core.helper.lexicon import NUMBER_WORDS
 
 
+_SPANS = "second|minute|hour|day|week|month|year"
 _NUMBERS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred"
 
 
@@ -275,9 +276,9 @@ PHRASES: list[tuple[str, str]] = [
     # Any comparative before a number bounds it, as "more than" does: "winds stronger than 40 km/h" are at
     # least 40, "children younger than five" at most five (the comparatives of less, named here).
     (r"\b(?:younger|lighter|slower|cheaper|cooler|colder|weaker|narrower|thinner|shallower|quieter|nearer|closer"
-     r"|sooner|lesser)\s+than\b(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atmost "),
+     r"|sooner|lesser)\s+than\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atmost "),
     (r"\b(?!(?:other|rather|later|earlier|never|either|whether|under|over|after|ever)\b)[a-z]{2,}er\s+than\b"
-     r"(?= \$?\d| (?:" + _NUMBERS + r")\b)", " atleast "),
+     r"(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atleast "),
     # Verbs of crossing a number bound it too: "when spend passes 80 percent", "if the level falls below 20"
     # (the preposition may already read as the bound: "rises atleast 40").
     (r"\b(?:pass|passes|passed|passing|top|tops|topped|surpass|surpasses|surpassed|(?:go|goes|went|rise|rises|rose"
