@@ -49,3 +49,16 @@ def test_two_negations_of_one_instruction_still_cancel():
     # "never X you have not Y" is "X only what you have Y": no relative clause is cut out of it.
     assert compare("Never recommend a book you have not read.",
                    "Only recommend books you have read yourself.").label is not Label.contradiction
+
+
+def test_a_short_negation_after_the_instruction_is_what_it_is_against():
+    # "in ink, never in pencil" is "in ink rather than in pencil": what it is against, not the instruction.
+    terms = {t.word: (t.negative, t.role) for t in analyze("Sign the form in ink, never in pencil.").terms}
+    assert terms["pencil"] == (True, "contrast") and terms["ink"] == (False, "main")
+    # After a condition it is the instruction itself: "if it rains, never open the roof".
+    terms = {t.word: (t.negative, t.role) for t in analyze("If it rains, never open the roof.").terms}
+    assert terms["roof"] == (True, "main")
+    # And a long clause is an instruction of its own.
+    terms = {t.word: (t.negative, t.role) for t in analyze("Ship on weekdays, never ship parcels to a locker box.").terms}
+    assert terms["locker"] == (True, "main")
+

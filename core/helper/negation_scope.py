@@ -7,14 +7,16 @@ negation belongs to a part of it, not to the instruction that opens it.
 - "check the wind and do not fly": a second instruction joined by "and", with a negation of its own;
 - "relationships you have not verified": a relative clause without its pronoun (a subject pronoun, an
   auxiliary and a negation after a noun) says which ones, as "that are not verified" does;
-- "advise the owner that nobody should swim": after a verb of telling, "that" opens what is told.
+- "advise the owner that nobody should swim": after a verb of telling, "that" opens what is told;
+- "mark them in pencil, never in pen": a short clause of a negation alone after the instruction is what
+  it is against, as "rather than in pen" is (`trailing_contrast`).
 
 General English clause structure, not phrases of any test set.
 """
 
 from __future__ import annotations
 
-from agentuse.core.helper.lexicon import NEGATORS
+from agentuse.core.helper.lexicon import CONDITION_MARKERS, NEGATORS, ORDER_MARKERS, WORD_RE
 
 # Who does a relative clause's verb ("the files you have not checked", "cases we did not close").
 _SUBJECTS = frozenset({"you", "we", "they", "i", "he", "she"})
@@ -50,3 +52,24 @@ def opens(tokens: list[str], i: int, segment: list[str]) -> str | None:
     if tok == "that" and segment[0] in _TELLING and _ANY_NEGATOR.intersection(tokens[i + 1:i + 4]):
         return "main"
     return None
+
+
+# At most this many words after the negation: "never in pen", "not your own words". A longer clause is an
+# instruction of its own ("..., never deploy on a Friday afternoon").
+_CONTRAST_WORDS = 4
+_OPENS_A_CASE = CONDITION_MARKERS | frozenset(ORDER_MARKERS) | {"unless", "except"}
+
+
+def trailing_contrast(clauses: list[str], ci: int) -> str:
+    """Clause `ci` of a sentence, its "not"/"never" read as "rather" when it is a negation of a few words
+    after an instruction (not after a condition or an order: "if it rains, never open the roof")."""
+    clause = clauses[ci]
+    if ci == 0:
+        return clause
+    words = WORD_RE.findall(clause)
+    if not words or words[0] not in ("not", "never") or len(words) - 1 > _CONTRAST_WORDS:
+        return clause
+    first = WORD_RE.findall(clauses[0])
+    if not first or first[0] in _OPENS_A_CASE or ci > 1:
+        return clause
+    return clause.replace(words[0], "rather", 1)

@@ -20,6 +20,7 @@ from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
 from agentuse.core.helper.negation_scope import SUBJECT_NEGATORS
 from agentuse.core.helper.negation_scope import opens as opens_scope
+from agentuse.core.helper.negation_scope import trailing_contrast
 from agentuse.core.helper.vocabulary import (DATE_VALUES, FREQUENCIES, FREQUENCY, NEG_VERBS, OMISSION_TARGETS, STOP,
                                              alternative_group, canon, fmt, is_scale, number_of, weight_of, written)
 from agentuse.core.helper.wording import normalize, split_clauses, split_sentences
@@ -118,8 +119,9 @@ def analyze(text: str) -> Analysis:
     for sentence in split_sentences(norm):
         sentence_terms: list[tuple[int, Term]] = []  # (clause index, term)
         marks: list[tuple[int, int, str, bool]] = []  # (clause, position, marker, at clause start)
-        for ci, clause in enumerate(split_clauses(sentence)):
-            for term, mark in _clause_terms(clause, values):
+        clauses = split_clauses(sentence)
+        for ci in range(len(clauses)):
+            for term, mark in _clause_terms(trailing_contrast(clauses, ci), values):
                 if mark:
                     marks.append((ci, len(sentence_terms), mark[0], mark[1]))
                 else:
