@@ -268,6 +268,9 @@ PHRASES: list[tuple[str, str]] = [
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
     (r"\b(\d{1,2}|" + _HOURS + r")(?::(\d{2}))? ?((?:am|a\.m|pm|p\.m)\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
      lambda m: f" {_clock(_hour(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
+    # A temperature's unit by its letter ("4 degrees C", "-80 °C"), a currency by its country ("US dollars").
+    (r"\bdegrees? c\b|(?<=\d) ?°? ?c\b", " celsius "), (r"\bdegrees? f\b|(?<=\d) ?°? ?f\b", " fahrenheit "),
+    (r"\b(?:us|american) dollars?\b", " usd "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
     (r"(?<![\w'])(?:'(?=[a-z])|\"(?=[a-z]))([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),

@@ -1,0 +1,44 @@
+"""Units, currencies, image formats and ways to pay: one value each for one setting (synonyms.py's closed
+sets, phrases.py's unit letters), on pairs written for this test alone (none is a pair of a labelled set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentuse.core.helper.offline_judge import Label, compare
+
+CONTRADICTIONS = [
+    ("Give rainfall in millimetres.", "Report rainfall in inches."),
+    ("Export the site photos as PNG files.", "Save the site photos as JPEG images."),
+    ("Take cash payments at the kiosk.", "Set the kiosk to accept card payments only."),
+    ("Quote parcel weights in kilograms.", "Quote parcel weights in ounces."),
+]
+
+DUPLICATES = [
+    ("List fares in US dollars.", "List fares in USD."),
+    ("Chill the samples to 4 degrees Celsius.", "Chill the samples to 4 degrees C."),
+]
+
+NOT_DUPLICATES = [
+    ("List fares in US dollars.", "List fares in euros."),
+    ("Chill the samples to 4 degrees Celsius.", "Chill the samples to 4 degrees F."),
+    ("Give rainfall in millimetres.", "Give rainfall in millimetres for each hour."),
+]
+
+
+@pytest.mark.parametrize("a,b", CONTRADICTIONS)
+def test_two_members_of_one_set_of_units_or_formats_contradict(a, b):
+    assert compare(a, b).label is Label.contradiction
+    assert compare(b, a).label is Label.contradiction
+
+
+@pytest.mark.parametrize("a,b", DUPLICATES)
+def test_a_unit_by_its_letter_or_code_is_the_unit(a, b):
+    assert compare(a, b).label is Label.duplicate
+    assert compare(b, a).label is Label.duplicate
+
+
+@pytest.mark.parametrize("a,b", NOT_DUPLICATES)
+def test_another_unit_or_a_case_added_is_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate
+    assert compare(b, a).label is not Label.duplicate
