@@ -103,6 +103,11 @@ PHRASES: list[tuple[str, str]] = [
      r"((?: [\w'-]+){1,4}?) out of\b", r"\1\2 from"),
     (r"\b(strip|strips|stripped|stripping|cut|cuts|cutting|cross|crosses|crossed|crossing) out\b", r"\1"),
     (r"\b(?:take|takes|taking|took) out\b", " remove "),
+    # "pull the snacks out of the machine" removes them; "throw out" and "throw away" discard, "clear out" empties.
+    (r"\b(?:pull|pulls|pulled|pulling)((?: [\w'-]+){1,4}?) out of\b", r" remove\1 from"),
+    (r"\b(?:pull|pulls|pulled|pulling) out\b", " remove "),
+    (r"\b(?:throw|throws|threw|thrown|throwing)((?: [\w'-]+){0,3}?) (?:out|away)\b", r" discard\1 "),
+    (r"\b(?:clear|clears|cleared|clearing) out\b", " empty "),
     (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
     (r"\bbreak(?:s|ing)? up\b|\bbroke up\b", " split "),
     (r"\b(?:meeting|calendar) (?:requests?|invites?|invitations?)\b", " invite "),
