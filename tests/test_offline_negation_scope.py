@@ -62,3 +62,17 @@ def test_a_short_negation_after_the_instruction_is_what_it_is_against():
     terms = {t.word: (t.negative, t.role) for t in analyze("Ship on weekdays, never ship parcels to a locker box.").terms}
     assert terms["locker"] == (True, "main")
 
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Decline refund requests from resellers.", "Do not accept refund requests from resellers."),
+    ("Refuse bookings for the staff car park.", "Do not accept bookings for the staff car park."),
+])
+def test_a_verb_that_is_a_negation_against_do_not_and_its_opposite_is_one_instruction(a, b):
+    # "decline" is "do not accept": "do not" reaches the object and "decline" leaves it as written.
+    assert compare(a, b).label is not Label.contradiction
+    assert compare(b, a).label is not Label.contradiction
+
+
+def test_the_same_verb_asked_for_with_opposite_objects_still_contradicts():
+    assert compare("Indent with tabs, not spaces.", "Indent with spaces, not tabs.").label is Label.contradiction

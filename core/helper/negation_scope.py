@@ -73,3 +73,13 @@ def trailing_contrast(clauses: list[str], ci: int) -> str:
     if not first or first[0] in _OPENS_A_CASE or ci > 1:
         return clause
     return clause.replace(words[0], "rather", 1)
+
+
+def only_the_verb_apart(shared, conflict) -> bool:
+    """"Reject files under 300 dpi" / "do not accept files under 300 dpi": the shared verb is against on both
+    sides, and the terms read apart are its object, which "do not" reaches and a verb that is itself a
+    negation ("reject" is "do not accept") leaves as written. One instruction, not two.
+    `shared` pairs terms of the two rules, `conflict` those of them read with opposite polarity."""
+    verbs = [(x, y) for x, y in shared if x.lead and y.lead and x.role == y.role == "main"]
+    return bool(verbs) and all(x.negative and y.negative for x, y in verbs) \
+        and not any(x.lead or y.lead for x, y in conflict)

@@ -28,6 +28,7 @@ from functools import lru_cache
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
+from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.overlap import Overlap, overlap, side_of
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
@@ -134,7 +135,7 @@ def _polarity_conflict(o: Overlap) -> list[str]:
     conflict = [(x, y) for x, y in o.shared
                 if x.negative != y.negative and x.role in ("main", "contrast") and y.role in ("main", "contrast")
                 and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
-    if conflict and _negates_a_manner(o, conflict):
+    if conflict and (_negates_a_manner(o, conflict) or only_the_verb_apart(o.shared, conflict)):
         return []
     return [x.word for x, _ in conflict]
 
@@ -154,7 +155,8 @@ def _negates_a_manner(o: Overlap, conflict: list[tuple]) -> bool:
 
 def _opposed(o: Overlap) -> bool:
     """Any shared term asked for on one side and against on the other: never a duplicate, whatever else."""
-    return any(x.negative != y.negative and x.role == y.role and max(x.weight, y.weight) >= 1 for x, y in o.shared)
+    apart = [(x, y) for x, y in o.shared if x.negative != y.negative and x.role == y.role and max(x.weight, y.weight) >= 1]
+    return bool(apart) and not only_the_verb_apart(o.shared, apart)
 
 
 # Manners that say an act is done with no check first.
