@@ -1,5 +1,7 @@
-"""Verb particles that make another verb ("pull out" removes, "throw away" discards, "clear out" empties),
-on pairs written for this test alone (none is a pair of a labelled set)."""
+"""Verb particles that make another verb ("pull out" removes, "throw away" discards, "clear out" empties,
+"break down by" groups), idioms of one sense ("most recent" is "last", "plainly" is "in plain language"),
+a light verb ("before making a cut" is "before you cut") and a passive between "only" and its order, on
+pairs written for this test alone (none is a pair of a labelled set)."""
 
 from __future__ import annotations
 
@@ -11,11 +13,20 @@ DUPLICATES = [
     ("Remove expired coupons from the display rack.", "Pull expired coupons out of the display rack."),
     ("Discard chipped glasses at the end of the shift.", "Throw chipped glasses away at the end of the shift."),
     ("Empty the lint trap after every load.", "Clear out the lint trap after every load."),
+    ("Break the sales report down by region.", "Group the sales report by region."),
+    ("Quote the client's most recent order number.", "Quote the client's last order number."),
+    ("Answer complaints plainly.", "Answer complaints in plain language."),
+    ("Check the level before making a cut.", "Always check the level before you cut."),
+    ("Unlock the side door before opening the main door.",
+     "The main door may only be opened once the side door is unlocked."),
 ]
 
 NOT_DUPLICATES = [
     ("Remove expired coupons from the display rack.", "Pull expired coupons out of the front display rack."),
     ("Discard chipped glasses at the end of the shift.", "Throw chipped glasses away at the end of the week."),
+    ("Quote the client's most recent order number.", "Quote the client's first order number."),
+    ("Unlock the side door before opening the main door.",
+     "The main door may only be opened by a manager once the side door is unlocked."),
 ]
 
 

@@ -19,7 +19,7 @@ a an the to of in on at by for from with into onto as is are be been being was w
 their them theirs this that these those there here you your yours we our i me my he she his her and or
 nor so than too also just should must may might can could would will shall have has had having do does did
 doing need needs needed always every each all any some both either sure please make makes
-ensure ensures kindly really very only then once again whenever which who whom whose what how where why
+ensure ensures ensuring making kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via through per else first exactly against between about during throughout
 over across whatever whichever like otherwise
 other another anyone anybody everyone everybody whoever

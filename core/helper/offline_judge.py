@@ -225,7 +225,9 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
 
 # "only" before a way or a thing ("only through the portal", "in English only"), not before an order or a
 # condition ("only after CI passes" is read as an order).
-_ONLY_A_WAY = re.compile(r"\b(?:only|solely|exclusively)\b(?!\s+(?:after|before|when|if|once|until|while|whenever|prior)\b)")
+# A passive between keeps it an order: "the outer gate may only be opened once the inner one is locked".
+_ONLY_A_WAY = re.compile(r"\b(?:only|solely|exclusively)\b(?!\s+(?:(?:be|been|get|gets|is|are)\s+[a-z]+(?:ed|en|t)\s+)?"
+                         r"(?:after|before|when|if|once|until|while|whenever|prior)\b)")
 
 
 def _only_against_another(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:

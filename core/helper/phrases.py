@@ -156,6 +156,9 @@ PHRASES: list[tuple[str, str]] = [
      lambda m: " " + {"day": "daily"}.get(m.group(1), m.group(1) + "ly") + " "),
     (r"\bannual(?:ly)?\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
     (r"\bon[- ]site\b", " onsite "),
+    # "the most recent game" is "the last game" (a position, below); "break the report down by team" groups it.
+    (r"\bmost recent\b", "last"),
+    (r"\bbr(?:eak|eaks|eaking|oke|oken)((?: [\w'-]+){0,4}?) down by\b", r" group\1 by"),
     # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
     (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! (?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
     (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
@@ -184,6 +187,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bwrap(?:s|ped|ping)? up\b", " finish "), (r"\bcall(?:s|ed|ing)? off\b", " cancel "),
     (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
     (r"\bdecimal places?\b|\bdecimal points?\b", " decimals "),
+    (r"\bplainly\b|\bin plain terms\b", " plainlanguage "),
     (r"\b(?:the nearest )?(?:whole numbers?|integers?)\b", " 0 decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
