@@ -1,5 +1,5 @@
-"""Units, currencies, image formats and ways to pay: one value each for one setting (synonyms.py's closed
-sets, phrases.py's unit letters), on pairs written for this test alone (none is a pair of a labelled set)."""
+"""Units, currencies, image formats, ways to pay and tax taken in or left out: one value each for one
+setting (synonyms.py's closed sets, phrases.py's unit letters and "before tax"), on pairs written for this test alone (none is a pair of a labelled set)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ CONTRADICTIONS = [
     ("Export the site photos as PNG files.", "Save the site photos as JPEG images."),
     ("Take cash payments at the kiosk.", "Set the kiosk to accept card payments only."),
     ("Quote parcel weights in kilograms.", "Quote parcel weights in ounces."),
+    ("Show room rates before tax.", "Show room rates including tax."),
+    ("Quote rents after VAT.", "Quote rents excluding VAT."),
 ]
 
 DUPLICATES = [
     ("List fares in US dollars.", "List fares in USD."),
     ("Chill the samples to 4 degrees Celsius.", "Chill the samples to 4 degrees C."),
+    ("Show room rates before tax.", "Show room rates excluding tax."),
 ]
 
 NOT_DUPLICATES = [

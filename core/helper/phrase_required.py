@@ -138,6 +138,8 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '%|\\bper ?cent(?:age)?s?\\b': ('%', 'cent'),
     '\\bdecimal places?\\b|\\bdecimal points?\\b': ('decimal p',),
     '\\bplainly\\b|\\bin plain terms\\b': ('in plain terms', 'plainly'),
+    '\\b(?:before |pre-?)(tax|taxes|vat|gst)\\b': ('before ', 'pre'),
+    '\\b(?:after |post-?)(tax|taxes|vat|gst)\\b': ('after ', 'post'),
     '\\b(?:the nearest )?(?:whole numbers?|integers?)\\b': ('integer', 'whole number'),
     '\\bright away\\b|\\bat once\\b': ('at once', 'right away'),
     '\\bunder no circumstances\\b|\\bat no time\\b': ('at no time', 'under no circumstances'),

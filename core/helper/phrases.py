@@ -188,6 +188,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
     (r"\bdecimal places?\b|\bdecimal points?\b", " decimals "),
     (r"\bplainly\b|\bin plain terms\b", " plainlanguage "),
+    # An amount "before tax" leaves the tax out, one "after tax" takes it in: "quote prices before VAT" is
+    # "quote them excluding VAT".
+    (r"\b(?:before |pre-?)(tax|taxes|vat|gst)\b", r" excluding \1 "),
+    (r"\b(?:after |post-?)(tax|taxes|vat|gst)\b", r" including \1 "),
     (r"\b(?:the nearest )?(?:whole numbers?|integers?)\b", " 0 decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
