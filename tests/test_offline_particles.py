@@ -1,6 +1,6 @@
 """Verb particles that make another verb ("pull out" removes, "throw away" discards, "clear out" empties,
-"break down by" groups), idioms of one sense ("most recent" is "last", "plainly" is "in plain language"),
-a light verb ("before making a cut" is "before you cut") and a passive between "only" and its order, on
+"break down by" groups, "stay off" avoids), idioms of one sense ("most recent" is "last", "plainly" is "in plain language"),
+"for example" ("such as"), a light verb ("before making a cut" is "before you cut") and a passive between "only" and its order, on
 pairs written for this test alone (none is a pair of a labelled set)."""
 
 from __future__ import annotations
@@ -19,6 +19,13 @@ DUPLICATES = [
     ("Check the level before making a cut.", "Always check the level before you cut."),
     ("Unlock the side door before opening the main door.",
      "The main door may only be opened once the side door is unlocked."),
+    ("Never stand on the wet deck.", "Stay off the wet deck."),
+    ("Print dates as month day year, such as March 4 2026.", "Print dates as month, day, year, for example March 4 2026."),
+]
+
+CONTRADICTIONS = [
+    ("Keep off the lawn after rain.", "Walk on the lawn after rain."),
+    ("Print dates as month day year, such as March 4 2026.", "Print dates as day month year, for example 4 March 2026."),
 ]
 
 NOT_DUPLICATES = [
@@ -40,3 +47,9 @@ def test_a_verb_with_its_particle_is_the_verb_it_makes(a, b):
 def test_a_case_added_or_changed_is_never_a_duplicate(a, b):
     assert compare(a, b).label is not Label.duplicate
     assert compare(b, a).label is not Label.duplicate
+
+
+@pytest.mark.parametrize("a,b", CONTRADICTIONS)
+def test_kept_off_or_another_format_by_example_contradicts(a, b):
+    assert compare(a, b).label is Label.contradiction
+    assert compare(b, a).label is Label.contradiction

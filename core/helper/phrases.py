@@ -115,6 +115,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) anonymous\b",
      r" do not reveal \1 name "),
     (r"\bcall(?:s|ed|ing)? (?:(?:\w+ ){1,2})?back\b|\bcall-?backs?\b", " call "),
+    # "for example" and "for instance" give an example as "such as" does.
+    (r"\bfor (?:example|instance)\b,?", "like"),
     # A date written out after "as" or "like" is an example of its format: "as 12 March 2024" is day first.
     (r"\b(as|like) (\d{1,2}) (?:" + _MONTHS + r"),? \d{4}\b", r" \1 dd-month-yyyy "),
     (r"\b(as|like) (?:" + _MONTHS + r") \d{1,2},? \d{4}\b", r" \1 month-dd-yyyy "),
@@ -237,7 +239,8 @@ PHRASES: list[tuple[str, str]] = [
     # what is kept from happening (and "stop", "prevent", "bar" say the same).
     (r"\b(?:keep|keeps|keeping|kept|stop|stops|stopped|stopping|prevent|prevents|prevented|preventing|bar|bars|barred"
      r"|barring)\s+((?:[\w'-]+\s+){1,4}?)from\s+(?=[a-z]+ing\b)", r" do not let \1 "),
-    (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
+    (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b"
+     r"|\b(?:stay|stays|staying|keep|keeps|keeping) off\b(?= (?:the |a |an |any |all |their |your )?[a-z])", " avoid "),
     (r"\bin (?:case|the event) of\b|\bin case\b", " if "),
     # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).
     (r"\b(put|puts|place|places|list|lists|show|shows|mention|sort|order|rank)((?: [\w'-]+){1,5}?) (first|last)"
