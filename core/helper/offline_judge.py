@@ -31,6 +31,7 @@ from agentuse.core.helper.offline_choices import (alternative_conflict, clock_ag
 from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.overlap import Overlap, overlap, side_of
 from agentuse.core.helper.presence import presence
+from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, tokens_of, words_of
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, written
 from agentuse.core.helper.wording import normalize
@@ -209,8 +210,8 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     """"Only email customers who opted in" against "always email every customer": the first restricts the
     action to a case, the second does it in every case; both cannot be followed. Without "only" the
     narrower rule is a near-miss ("two approvals for production deploys" / "for all deploys")."""
-    tokens_a, tokens_b = _words(a.text), _words(b.text)
-    if not _qualified_only(tokens_a) or _qualified_only(tokens_b) or not _ALWAYS & tokens_b:
+    tokens_a, tokens_b = words_of(a.text), words_of(b.text)
+    if not qualified_only(tokens_a) or qualified_only(tokens_b) or not _ALWAYS & tokens_b:
         return None
     lead_a = next((t for t in a.terms if t.lead and t.role == "main"), None)
     lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
@@ -223,19 +224,14 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     return ", ".join(case) if case else None
 
 
-# "only" before a way or a thing ("only through the portal", "in English only"), not before an order or a
-# condition ("only after CI passes" is read as an order).
-# A passive between keeps it an order: "the outer gate may only be opened once the inner one is locked".
-_ONLY_A_WAY = re.compile(r"\b(?:only|solely|exclusively)\b(?!\s+(?:(?:be|been|get|gets|is|are)\s+[a-z]+(?:ed|en|t)\s+)?"
-                         r"(?:after|before|when|if|once|until|while|whenever|prior)\b)")
 
 
 def _only_against_another(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
     """"Accept applications only through the portal" against "accept applications by email": the same act
     on both sides, `a` restricting it to one way or case and `b` naming another in its place, so `b` does
     what `a` rules out. With nothing in its place ("accept applications") `b` is only wider: a near-miss."""
-    if not _qualified_only(_words(a.text)) or not _ONLY_A_WAY.search(normalize(a.text)) \
-            or _qualified_only(_words(b.text)) or _restricted(b):
+    if not qualified_only(words_of(a.text)) or not ONLY_A_WAY.search(normalize(a.text)) \
+            or qualified_only(words_of(b.text)) or _restricted(b):
         return None
     if not any(x.lead and y.lead and x.role == y.role == "main" and x.negative == y.negative for x, y in o.shared):
         return None
@@ -263,81 +259,13 @@ def _other_party(o: Overlap) -> bool:
 def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -> bool:
     """`a` allows the action only after or when something (an order or a condition, "only"), and `b`
     forbids the action outright, with no order or condition of its own. `shared` pairs `a`'s terms first."""
-    if not _qualified_only(_words(a.text)) and "only" not in normalize(a.text).split():
+    if not qualified_only(words_of(a.text)) and "only" not in normalize(a.text).split():
         return False
     if not (a.order or any(t.role == "condition" for t in a.terms)):
         return False
     if b.order or any(t.role in ("condition", "exception") for t in b.terms):
         return False
     return any(x.lead and y.lead and x.role == y.role == "main" and not x.negative and y.negative for x, y in shared)
-
-
-_QUALIFYING = frozenset(lx.QUALIFIERS) | lx.POSITIONS
-
-
-@lru_cache(maxsize=8192)
-def qualifiers(text: str) -> dict[str, str]:
-    """The qualifier families a text uses, each with the word it used for it (lexicon.QUALIFIERS)."""
-    tokens = _tokens(text)
-    found: dict[str, str] = {}
-    if _QUALIFYING.isdisjoint(tokens) and not any(token.endswith("pos") for token in tokens):
-        return found  # most rules hold none
-    for i, token in enumerate(tokens):
-        if token in lx.QUALIFIERS and not (token == "other" and tokens[i + 1:i + 2] == ("than",)):
-            found.setdefault(lx.QUALIFIERS[token], token)
-        elif token in lx.POSITIONS and i > 0 and tokens[i - 1] == "the":
-            found.setdefault(token, f"the {token}")
-        elif token.endswith("pos") and token[:-3] in lx.POSITIONS:  # normalize's "the first" + noun
-            found.setdefault(token[:-3], f"the {token[:-3]}")
-    return found
-
-
-def _qualified_apart(a: Analysis, b: Analysis) -> str | None:
-    """A qualifier family one rule uses and the other does not ("most messages" / "all messages", "your own
-    expenses" / "expenses"): never a duplicate, whatever else matches."""
-    qa, qb = _restricting(a), _restricting(b)
-    # Said the other way on the other side: "only recommend wines you have tasted" is "never recommend one
-    # you have not" (its negation says the "only"); "your own expenses" is "expenses you submitted yourself".
-    for family, said_by in (("only", lx.NEGATORS), ("own", _REFLEXIVES)):
-        if family in qa and not said_by.isdisjoint(_tokens(b.text)):
-            qa = {f: word for f, word in qa.items() if f != family}
-        if family in qb and not said_by.isdisjoint(_tokens(a.text)):
-            qb = {f: word for f, word in qb.items() if f != family}
-    apart = [word for f, word in qa.items() if f not in qb] + [word for f, word in qb.items() if f not in qa]
-    return ", ".join(apart) if apart else None
-
-
-_REFLEXIVES = frozenset({"yourself", "yourselves", "themselves", "himself", "herself", "myself", "ourselves"})
-
-
-def _restricting(a: Analysis) -> dict[str, str]:
-    return _restricting_text(a.text)
-
-
-@lru_cache(maxsize=8192)
-def _restricting_text(text: str) -> dict[str, str]:
-    """`qualifiers` that restrict the rule: not a position ("the first line" is a term of its own), not
-    "only" before an order or a condition ("X only after Y", how "never X until Y" is read: an order), not
-    "the most" of a superlative ("the most important finding")."""
-    found = {family: word for family, word in qualifiers(text).items() if family not in lx.POSITIONS}
-    if "only" in found and not _ONLY_A_WAY.search(normalize(text)):
-        del found["only"]
-    if found.get("most") == "most" and re.search(r"\bthe most\b", normalize(text)) \
-            and not re.search(r"(?<!the )\bmost\b", normalize(text)):
-        del found["most"]
-    return found
-
-
-_ONLY_FAMILY = frozenset(word for word, family in lx.QUALIFIERS.items() if family == "only")
-
-
-def _qualified_only(tokens: frozenset[str]) -> bool:
-    return not _ONLY_FAMILY.isdisjoint(tokens)
-
-
-@lru_cache(maxsize=8192)
-def _words(text: str) -> frozenset[str]:
-    return frozenset(lx.WORD_RE.findall(text.lower()))
 
 
 def _one_sided_order(a: Analysis, b: Analysis) -> bool:
@@ -419,7 +347,7 @@ def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
     written differently ("show" / "display", a compound against its two words), each kind of marker
     written with another word of its kind, and the shared terms in another order (one place)."""
     apart = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
-    words_a, words_b = frozenset(_tokens(a.text)), frozenset(_tokens(b.text))
+    words_a, words_b = frozenset(tokens_of(a.text)), frozenset(tokens_of(b.text))
     markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) - words_b and (words_b & kind) - words_a)
     index_b = side_of(b).index
     positions = [index_b[y.word] for x, y in o.shared if x is not y and y.word in index_b]
@@ -467,7 +395,7 @@ def _modifier_added(analysis: Analysis, left: list[Term], shared: set[str]) -> b
     written_left = {t.surface for t in left if t.weight >= 1}
     if not written_left:
         return False
-    tokens = _tokens(analysis.text)
+    tokens = tokens_of(analysis.text)
     # A clause's verb before its object is no qualifier ("tag each campaign"), but a participle read as the
     # verb is ("each rejected applicant should hear back").
     return any(written(tok) in written_left and canon(nxt) in shared and _modifies(left, before, tok)
@@ -488,11 +416,6 @@ _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "all", "any", "no",
 
 def _is_content_word(left: list[Term], tok: str) -> bool:
     return any(t.surface == written(tok) and _is_content(t) for t in left)
-
-
-@lru_cache(maxsize=8192)
-def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(lx.WORD_RE.findall(normalize(text)))
 
 
 def _content_left(terms) -> bool:
@@ -626,7 +549,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         # "Show prices excluding VAT" / "prices of software": one side carves out what the other takes in.
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
     only_other = _only_against_another(a, b, o) or (
-        _only_against_another(b, a, _swapped(o)) if _qualified_only(_words(b.text)) else None)
+        _only_against_another(b, a, _swapped(o)) if qualified_only(words_of(b.text)) else None)
     if only_other:
         return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
     if _restricted(a) != _restricted(b):
@@ -634,7 +557,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
     opposed = _opposed(o)
     if not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):
-        qualified = _qualified_apart(a, b)
+        qualified = qualified_apart(a, b)
         if qualified:
             return Relation(Label.near_miss, sim, f"a qualifier on one side only: {qualified}")
     if not opposed and max(left_a, left_b) <= REWORDED_LEFTOVER:
