@@ -145,6 +145,8 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bright away\\b|\\bat once\\b': ('at once', 'right away'),
     '\\bunder no circumstances\\b|\\bat no time\\b': ('at no time', 'under no circumstances'),
     '\\bevery time\\b|\\beach time\\b': ('ach time', 'very time'),
+    "\\b(?:tell|tells|told|inform|informs|advise|advises|remind|reminds|warn|warns|notify|notifies|explain|explains)(?: to)?((?: (?!that\\b)[\\w'-]+){0,3}?) that\\b": (' that',),
+    "\\b(?:tell|tells|told|ask|asks|remind|reminds|instruct|instructs)((?: (?!to\\b|that\\b)[\\w'-]+){1,3}?) to (?=[a-z])": (' to ',),
     '\\bfollowing\\b(?= (?:a|an|the|each|every|any)\\b)': ('following',),
     '\\blet ((?:\\w+ ){0,2}?\\w+) know\\b': (' know',),
     '\\bas long as\\b': ('as long as',),

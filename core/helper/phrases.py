@@ -196,6 +196,13 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:after |post-?)(tax|taxes|vat|gst)\b", r" including \1 "),
     (r"\b(?:the nearest )?(?:whole numbers?|integers?)\b", " 0 decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
+    # A verb of telling before what is told ("remind buyers that ...", "explain to clients that ...", "let
+    # callers know that ...") only frames it: one telling, whichever verb says it.
+    (r"\b(?:tell|tells|told|inform|informs|advise|advises|remind|reminds|warn|warns|notify|notifies|explain|explains)"
+     r"(?: to)?((?: (?!that\b)[\w'-]+){0,3}?) that\b", r" notify\1 that"),
+    # And one asked to do it, whichever verb asks: "remind guests to bring ID" is "tell guests to bring ID".
+    (r"\b(?:tell|tells|told|ask|asks|remind|reminds|instruct|instructs)((?: (?!to\b|that\b)[\w'-]+){1,3}?) to (?=[a-z])",
+     r" notify\1 to "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
     (r"\bas long as\b", " if "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
