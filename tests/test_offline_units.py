@@ -1,4 +1,4 @@
-"""Units, currencies, image formats, ways to pay and tax taken in or left out: one value each for one
+"""Units, currencies, image formats, ways to pay, tax taken in or left out and hours of the day inside or outside: one value each for one
 setting (synonyms.py's closed sets, phrases.py's unit letters and "before tax"), on pairs written for this test alone (none is a pair of a labelled set)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ CONTRADICTIONS = [
     ("Quote parcel weights in kilograms.", "Quote parcel weights in ounces."),
     ("Show room rates before tax.", "Show room rates including tax."),
     ("Quote rents after VAT.", "Quote rents excluding VAT."),
+    ("Answer the phone during office hours.", "Answer the phone only outside office hours."),
 ]
 
 DUPLICATES = [
@@ -45,3 +46,10 @@ def test_a_unit_by_its_letter_or_code_is_the_unit(a, b):
 def test_another_unit_or_a_case_added_is_never_a_duplicate(a, b):
     assert compare(a, b).label is not Label.duplicate
     assert compare(b, a).label is not Label.duplicate
+
+
+def test_outside_the_hours_against_never_during_them_is_no_contradiction():
+    # The same rule said the two ways round: neither contradicts the other.
+    a, b = "Run backups outside business hours.", "Never run backups during business hours."
+    assert compare(a, b).label is not Label.contradiction
+    assert compare(b, a).label is not Label.contradiction

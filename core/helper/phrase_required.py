@@ -74,6 +74,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     "\\b(i|you|we|they)(?:'ve|’ve)\\b": ("'ve", '’ve'),
     "\\b(i|you|we|they|it|he|she)(?:'ll|’ll)\\b": ("'ll", '’ll'),
     "\\bi(?:'m|’m)\\b": ("'m", '’m'),
+    '\\b(?:during|within|in)\\s+((?:the |normal |regular |our |your |their )?(?:business|working|office|opening|school|visiting|peak|quiet|core) hours)\\b': (' hours',),
     '\\b(?:no|not|never) (?:more|longer|greater|higher) than\\b': (' than',),
     '\\b(?:no|not|never) (?:less|fewer|shorter|lower) than\\b': (' than',),
     '\\bat most\\b|\\bup to\\b|\\b(?:a )?maximum of\\b|\\bno more\\b': ('at most', 'maximum of', 'no more', 'up to'),

@@ -129,6 +129,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
     (r"\b(you|we|they)(?:'re|’re)\b", r"\1 are"), (r"\b(i|you|we|they)(?:'ve|’ve)\b", r"\1 have"),
     (r"\b(i|you|we|they|it|he|she)(?:'ll|’ll)\b", r"\1 will"), (r"\bi(?:'m|’m)\b", "i am"),
+    # Hours of a day are a span a thing is done inside or outside of: "during business hours" is inside them,
+    # against "outside business hours" (one closed set).
+    (r"\b(?:during|within|in)\s+((?:the |normal |regular |our |your |their )?(?:business|working|office|opening|school"
+     r"|visiting|peak|quiet|core) hours)\b", r" inside \1"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
