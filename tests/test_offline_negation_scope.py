@@ -76,3 +76,9 @@ def test_a_verb_that_is_a_negation_against_do_not_and_its_opposite_is_one_instru
 
 def test_the_same_verb_asked_for_with_opposite_objects_still_contradicts():
     assert compare("Indent with tabs, not spaces.", "Indent with spaces, not tabs.").label is Label.contradiction
+
+
+def test_what_is_told_is_read_apart_from_the_telling():
+    # "deleted" turns its passive subject around ("old files"), not the ones told ("users").
+    terms = {t.word: t.negative for t in analyze("Warn users that old files may be deleted.").terms}
+    assert terms["user"] is False

@@ -7,7 +7,8 @@ negation belongs to a part of it, not to the instruction that opens it.
 - "check the wind and do not fly": a second instruction joined by "and", with a negation of its own;
 - "relationships you have not verified": a relative clause without its pronoun (a subject pronoun, an
   auxiliary and a negation after a noun) says which ones, as "that are not verified" does;
-- "advise the owner that nobody should swim": after a verb of telling, "that" opens what is told;
+- "advise the owner that nobody should swim", "warn users that old files may be deleted": after a verb
+  of telling, "that" opens what is told, with a polarity of its own;
 - "mark them in pencil, never in pen": a short clause of a negation alone after the instruction is what
   it is against, as "rather than in pen" is (`trailing_contrast`).
 
@@ -49,7 +50,7 @@ def opens(tokens: list[str], i: int, segment: list[str]) -> str | None:
     if tok in _SUBJECTS and len(after) == 2 and after[0] in _AUXILIARIES and after[1] in _ANY_NEGATOR \
             and segment[0] not in _TELLING and not _ANY_NEGATOR.intersection(segment):
         return "condition"
-    if tok == "that" and segment[0] in _TELLING and _ANY_NEGATOR.intersection(tokens[i + 1:i + 4]):
+    if tok == "that" and segment[0] in _TELLING:
         return "main"
     return None
 
