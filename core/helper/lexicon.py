@@ -40,6 +40,7 @@ happen happens occur occurs
 # ("team", "page" and "step" were tried: they named a case on a tuning set.)
 PLACEHOLDERS = frozenset("""
 topic topics thing things item items piece pieces stuff matter matters anything everything something people
+someone somebody
 """.split())
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
