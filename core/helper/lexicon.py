@@ -52,10 +52,12 @@ MEANS = frozenset({"by", "via", "using", "as", "over", "through"})
 # first word is in "state the price in each listing".
 MODALS = frozenset({"should", "must", "shall", "need", "needs", "will", "ought"})
 # Verbs of a condition that only say the case came about: "if a patient reports chest pain" is the case
-# "for chest pain", "once the first week is over" the case "after the first week".
+# "for chest pain", "once the first week is over" the case "after the first week"; or that the thing is
+# there: "unless a site plan is attached" is "without a site plan".
 OCCURRENCE_VERBS = frozenset("""
 report reports reported say says said mention mentions mentioned happen happens happened occur occurs occurred
 arise arises come comes came over done finished arrive arrives arrived
+attached exists exist present available
 """.split())
 
 # Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most
