@@ -1,6 +1,6 @@
 """Verb particles that make another verb ("pull out" removes, "throw away" discards, "clear out" empties,
 "break down by" groups, "stay off" avoids), idioms of one sense ("most recent" is "last", "plainly" is "in plain language"),
-"for example" ("such as"), "someone" as a placeholder for whoever it is, a verb that only says the thing is there ("unless an invoice is attached" is "without an invoice"),
+"for example" ("such as"), "someone" as a placeholder for whoever it is, a build that "is green" (passes) or "is red" (fails), a verb that only says the thing is there ("unless an invoice is attached" is "without an invoice"),
 a light verb ("before making a cut" is "before you cut") and a passive between "only" and its order, on
 pairs written for this test alone (none is a pair of a labelled set)."""
 
@@ -24,6 +24,8 @@ DUPLICATES = [
     ("Thank someone who reports a bug.", "Thank anyone who reports a bug."),
     ("Never ship an order without an invoice.", "An order may not be shipped unless an invoice is attached."),
     ("Never start a shift without a supervisor.", "A shift may not start unless a supervisor is present."),
+    ("Deploy only after the build passes.", "Never deploy before the build is green."),
+    ("Never release while the pipeline is red.", "Never release while the pipeline fails."),
     ("Print dates as month day year, such as March 4 2026.", "Print dates as month, day, year, for example March 4 2026."),
 ]
 
@@ -38,6 +40,7 @@ NOT_DUPLICATES = [
     ("Quote the client's most recent order number.", "Quote the client's first order number."),
     ("Thank someone who reports a bug.", "Thank someone else who reports a bug."),
     ("Never ship an order without an invoice.", "An order may not be shipped unless a signed invoice is attached."),
+    ("Deploy only after the build is green.", "Deploy only after the build is red."),
     ("Unlock the side door before opening the main door.",
      "The main door may only be opened by a manager once the side door is unlocked."),
 ]

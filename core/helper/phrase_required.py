@@ -219,6 +219,8 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\b(?:in )?under\\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\\b)': ('under',),
     '\\ba dozen\\b': ('a dozen',),
     '\\ba fortnight\\b': ('a fortnight',),
+    '\\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\\s+(?:is|are|goes|go|turns?|stays?)\\s+green\\b': ('green',),
+    '\\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\\s+(?:is|are|goes|go|turns?|stays?)\\s+red\\b': ('red',),
     '\\btest suites?\\b': ('test suite',),
     '\\b(?:is|are|was|were|be) not found\\b': (' not found',),
     '\\b(main|master) branch\\b': (' branch',),

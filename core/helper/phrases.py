@@ -290,6 +290,9 @@ PHRASES: list[tuple[str, str]] = [
     # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
     (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
     (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
+    # A build "is green" when it passes and "is red" when it fails.
+    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?)\s+green\b", r"\1 passes"),
+    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?)\s+red\b", r"\1 fails"),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
