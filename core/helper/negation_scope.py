@@ -65,8 +65,8 @@ def trailing_contrast(clauses: list[str], ci: int) -> str:
     """Clause `ci` of a sentence, its "not"/"never" read as "rather" when it is a negation of a few words
     after an instruction (not after a condition or an order: "if it rains, never open the roof")."""
     clause = clauses[ci]
-    if ci == 0:
-        return clause
+    if ci == 0 or not clause.lstrip().startswith(("not ", "never ")):
+        return clause  # most clauses (a test far cheaper than reading their words)
     words = WORD_RE.findall(clause)
     if not words or words[0] not in ("not", "never") or len(words) - 1 > _CONTRAST_WORDS:
         return clause

@@ -34,6 +34,12 @@ def _hour(word: str) -> int:
     return int(word) if word.isdigit() else NUMBER_WORDS[word]
 
 
+def _taxed(m) -> str:
+    """The tax a "before tax" / "post-VAT" names, without its "before" or "post"."""
+    return m.group(1).removeprefix("before ").removeprefix("after ").removeprefix("pre").removeprefix("post") \
+        .removeprefix("-") + " "
+
+
 # The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
 LITERAL = "lit_"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -196,17 +202,17 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bplainly\b|\bin plain terms\b", " plainlanguage "),
     # An amount "before tax" leaves the tax out, one "after tax" takes it in: "quote prices before VAT" is
     # "quote them excluding VAT".
-    (r"\b(?:before |pre-?)(tax|taxes|vat|gst)\b", r" excluding \1 "),
-    (r"\b(?:after |post-?)(tax|taxes|vat|gst)\b", r" including \1 "),
+    (r"\b(before tax|before taxes|before vat|before gst|pre-tax|pretax)\b", lambda m: " excluding " + _taxed(m)),
+    (r"\b(after tax|after taxes|after vat|after gst|post-tax|posttax)\b", lambda m: " including " + _taxed(m)),
     (r"\b(?:the nearest )?(?:whole numbers?|integers?)\b", " 0 decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
     # A verb of telling before what is told ("remind buyers that ...", "explain to clients that ...", "let
     # callers know that ...") only frames it: one telling, whichever verb says it.
-    (r"\b(?:tell|tells|told|inform|informs|advise|advises|remind|reminds|warn|warns|notify|notifies|explain|explains)"
-     r"(?: to)?((?: (?!that\b)[\w'-]+){0,3}?) that\b", r" notify\1 that"),
+    (r"\b(?:tell |tells |told |inform |informs |advise |advises |remind |reminds |warn |warns |notify |notifies "
+     r"|explain |explains )(?:to )?((?:(?!that\b)[\w'-]+ ){0,3}?)that\b", r" notify \1that"),
     # And one asked to do it, whichever verb asks: "remind guests to bring ID" is "tell guests to bring ID".
-    (r"\b(?:tell|tells|told|ask|asks|remind|reminds|instruct|instructs)((?: (?!to\b|that\b)[\w'-]+){1,3}?) to (?=[a-z])",
-     r" notify\1 to "),
+    (r"\b(?:tell |tells |told |ask |asks |remind |reminds |instruct |instructs )((?:(?!to\b|that\b)[\w'-]+ ){1,3}?)to (?=[a-z])",
+     r" notify \1to "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
     (r"\bas long as\b", " if "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
@@ -291,15 +297,15 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
     (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
     # A build "is green" when it passes and "is red" when it fails.
-    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?)\s+green\b", r"\1 passes"),
-    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?)\s+red\b", r"\1 fails"),
+    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?) green\b", r"\1 passes"),
+    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?) red\b", r"\1 fails"),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
     (r"\b(\d{1,2}|" + _HOURS + r")(?::(\d{2}))? ?((?:am|a\.m|pm|p\.m)\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
      lambda m: f" {_clock(_hour(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
     # A temperature's unit by its letter ("4 degrees C", "-80 °C"), a currency by its country ("US dollars").
-    (r"\bdegrees? c\b|(?<=\d) ?°? ?c\b", " celsius "), (r"\bdegrees? f\b|(?<=\d) ?°? ?f\b", " fahrenheit "),
+    (r"\bdegrees? c\b|° ?c\b", " celsius "), (r"\bdegrees? f\b|° ?f\b", " fahrenheit "),
     (r"\b(?:us|american) dollars?\b", " usd "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
@@ -314,9 +320,10 @@ PHRASES: list[tuple[str, str]] = [
      r"(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atleast "),
     # Verbs of crossing a number bound it too: "when spend passes 80 percent", "if the level falls below 20"
     # (the preposition may already read as the bound: "rises atleast 40").
-    (r"\b(?:pass|passes|passed|passing|top|tops|topped|surpass|surpasses|surpassed|(?:go|goes|went|rise|rises|rose"
-     r"|climb|climbs|climbed|get|gets|got)\s+(?:above|over|past|beyond|atleast))\b(?=\s+(?:\$?\d|(?:" + _NUMBERS + r")\b))",
+    (r"\b(?:passes|passed|passing|tops|topped|surpass|surpasses|surpassed)\b(?=\s+(?:\$?\d|(?:" + _NUMBERS + r")\b))",
      " atleast "),
+    (r"\b(?:go|goes|went|rise|rises|rose|climb|climbs|climbed|get|gets|got)\s+(?:above|over|past|beyond|atleast)\b"
+     r"(?=\s+(?:\$?\d|(?:" + _NUMBERS + r")\b))", " atleast "),
     (r"\b(?:fall|falls|fell|drop|drops|dropped|dip|dips|dipped|sink|sinks|sank|go|goes|went|get|gets|got)"
      r"\s+(?:below|under|beneath|atmost)\b", " atmost "),
     # Fractions of a whole are percentages: "a quarter full" is "25 percent full".
