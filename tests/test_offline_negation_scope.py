@@ -82,3 +82,9 @@ def test_what_is_told_is_read_apart_from_the_telling():
     # "deleted" turns its passive subject around ("old files"), not the ones told ("users").
     terms = {t.word: t.negative for t in analyze("Warn users that old files may be deleted.").terms}
     assert terms["user"] is False
+
+
+def test_waiving_a_fee_is_not_charging_it():
+    a = "Waive the late fee for first-time renters."
+    assert compare(a, "Charge the late fee to first-time renters.").label is Label.contradiction
+    assert compare(a, "Never charge first-time renters the late fee.").label is Label.duplicate

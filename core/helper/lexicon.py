@@ -102,7 +102,7 @@ NEGATED_VERBS = {
     "hide": "show", "conceal": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
     "ban": "allow", "disallow": "allow", "unlock": "lock", "decrease": "increase", "reduce": "increase", "lower": "raise",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
-    "revoke": "keep", "ignore": "use", "disregard": "use",
+    "revoke": "keep", "ignore": "use", "disregard": "use", "waive": "charge",
 }
 # The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
 # (so it opposes "run the tests"), not only against "including" them. Their object reads as negated.
