@@ -166,39 +166,3 @@ def literal_conflict(o: Overlap) -> tuple[str, str] | None:
         return None
     quote = lambda ts: " ".join(t.word[len(LITERAL):] for t in ts)  # noqa: E731
     return quote(lit_a), quote(lit_b)
-
-
-# Verbs whose object is a choice: what is used, chosen or preferred is one kind of a thing.
-_CHOOSING = frozenset(canon(w) for w in ("use", "choose", "pick", "select", "prefer", "adopt"))
-# At most this many words of a kind before the thing ("a cement based grout").
-_KIND_WORDS = 2
-
-
-def kind_conflict(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
-    """"Use epoxy grout in showers" / "use a cement-based grout in showers": a verb of choosing asked for on
-    both sides, and all each side leaves unread written right before one shared word that verb chooses (its
-    object, not a case after "in" or "for"): two kinds of one thing chosen, which cannot both be followed.
-    ("Monitor disk latency" / "disk usage" chooses nothing: two things watched, a near-miss.)"""
-    verbs = [(x, y) for x, y in o.shared if x.lead and y.lead and x.role == y.role == "main"]
-    if not verbs or any(x.word not in _CHOOSING or x.negative or y.negative for x, y in verbs):
-        return None
-    kind_a, kind_b = _kind(a, o.left_a), _kind(b, o.left_b)
-    if kind_a is None or kind_b is None or kind_a[1] != kind_b[1]:
-        return None
-    return kind_a[0], kind_b[0]
-
-
-def _kind(a: Analysis, left: list[Term]) -> tuple[str, str] | None:
-    """(the words left over, the shared word they stand right before) when every word left over is a
-    modifier of one word of the instruction's object; else None."""
-    own = [t for t in left if t.weight >= 1]
-    if not own or len(own) > _KIND_WORDS or any(t.lead or t.scoped or t.negative or t.role != "main" for t in own):
-        return None
-    content = [t for t in a.terms if t.weight >= 1]
-    at = [i for i, t in enumerate(content) if any(t is u for u in own)]
-    if at != list(range(at[0], at[0] + len(at))) or at[-1] + 1 >= len(content):
-        return None
-    head = content[at[-1] + 1]
-    if head.scoped or head.role != "main" or any(head.word == t.word for t in own):
-        return None
-    return " ".join(t.word for t in own), head.word

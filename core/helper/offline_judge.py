@@ -27,8 +27,8 @@ from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.negation_scope import only_the_verb_apart
-from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, kind_conflict,
-                                                  literal_conflict, means_conflict, values_as_cases, values_relation)
+from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
+                                                  means_conflict, values_as_cases, values_relation)
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
@@ -411,9 +411,6 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         if residue <= CONTRADICTION_RESIDUE and not exception_only:
             return Relation(Label.contradiction, sim, f"they choose different values: {alt[0]} / {alt[1]}")
         return Relation(Label.near_miss, sim, f"different choices ({alt[0]} / {alt[1]}) in different cases")
-    kind = kind_conflict(a, b, o) if values in ("same", "none") and not exception_only else None
-    if kind:
-        return Relation(Label.contradiction, sim, f"they choose different kinds: {kind[0]} / {kind[1]}")
     if literal and not exception_only:
         return Relation(Label.contradiction, sim, f"they quote different words for one place: {literal[0]} / {literal[1]}")
     if values == "mismatch":
