@@ -21,7 +21,6 @@ DUPLICATES = [
     ("Unlock the side door before opening the main door.",
      "The main door may only be opened once the side door is unlocked."),
     ("Never stand on the wet deck.", "Stay off the wet deck."),
-    ("Thank someone who reports a bug.", "Thank anyone who reports a bug."),
     ("Never ship an order without an invoice.", "An order may not be shipped unless an invoice is attached."),
     ("Never start a shift without a supervisor.", "A shift may not start unless a supervisor is present."),
     ("Deploy only after the build passes.", "Never deploy before the build is green."),
@@ -38,7 +37,11 @@ NOT_DUPLICATES = [
     ("Remove expired coupons from the display rack.", "Pull expired coupons out of the front display rack."),
     ("Discard chipped glasses at the end of the shift.", "Throw chipped glasses away at the end of the week."),
     ("Quote the client's most recent order number.", "Quote the client's first order number."),
-    ("Thank someone who reports a bug.", "Thank someone else who reports a bug."),
+    # "someone on the team" is one of them (read as a placeholder it was measured and taken out).
+    ("Notify someone on the team.", "Notify the team."),
+    # A verb that says the thing is there is a trigger when the case names nothing else.
+    ("Book the room if it is available.", "Book the room."),
+    ("Book the room if a projector is available.", "Book the room."),
     ("Never ship an order without an invoice.", "An order may not be shipped unless a signed invoice is attached."),
     ("Deploy only after the build is green.", "Deploy only after the build is red."),
     ("Unlock the side door before opening the main door.",

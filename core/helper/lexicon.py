@@ -40,7 +40,6 @@ happen happens occur occurs
 # ("team", "page" and "step" were tried: they named a case on a tuning set.)
 PLACEHOLDERS = frozenset("""
 topic topics thing things item items piece pieces stuff matter matters anything everything something people
-someone somebody
 """.split())
 
 # Prepositions of means: what follows one is how the thing is done, one choice among others ("sort by
@@ -52,11 +51,15 @@ MEANS = frozenset({"by", "via", "using", "as", "over", "through"})
 # first word is in "state the price in each listing".
 MODALS = frozenset({"should", "must", "shall", "need", "needs", "will", "ought"})
 # Verbs of a condition that only say the case came about: "if a patient reports chest pain" is the case
-# "for chest pain", "once the first week is over" the case "after the first week"; or that the thing is
-# there: "unless a site plan is attached" is "without a site plan".
+# "for chest pain", "once the first week is over" the case "after the first week".
 OCCURRENCE_VERBS = frozenset("""
 report reports reported say says said mention mentions mentioned happen happens happened occur occurs occurred
 arise arises come comes came over done finished arrive arrives arrived
+""".split())
+# Verbs that only say the thing a case names is there: "unless a site plan is attached" is "without a site
+# plan". Read so after the thing itself; "book the room if it is available" names nothing else, so there
+# "available" is the trigger.
+THERE_VERBS = frozenset("""
 attached exists exist present available
 """.split())
 

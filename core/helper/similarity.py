@@ -313,7 +313,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         # "if a patient reports chest pain", "invites that arrive without an agenda": the verb only says the
         # case came about.
-        occurs = tok in lx.OCCURRENCE_VERBS and (role == "condition" or (i > 0 and toks[i - 1] in _RELATIVES))
+        occurs = (tok in lx.OCCURRENCE_VERBS and (role == "condition" or (i > 0 and toks[i - 1] in _RELATIVES))) \
+            or (tok in lx.THERE_VERBS and role in ("condition", "exception")
+                and any(t is not None and t.weight >= 1 for t, _ in out))
         weight = 0.3 if occurs else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
                          means=means, scoped=scoped, surface=written(tok)), None))
