@@ -16,6 +16,10 @@ from agentuse.core.helper.similarity import analyze
     ("Flag accounts whose spend tops 500 dollars.", (">=500",)),
     ("Reorder items whose stock falls below 20 units.", ("<=20",)),
     ("Alert on readings that rise above 40 units.", (">=40",)),
+    ("Archive files newer than a year.", ("<=31536000s",)),
+    # A comparative whose direction depends on the unit bounds nothing: "faster than 2 minutes" is fewer
+    # minutes, "faster than 30 km/h" more kilometres.
+    ("Reply faster than 2 minutes.", ("120s",)),,
 ])
 def test_a_comparative_or_a_verb_of_crossing_bounds_its_number(text, values):
     assert analyze(text).values == values

@@ -313,10 +313,14 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
     # Any comparative before a number bounds it, as "more than" does: "winds stronger than 40 km/h" are at
-    # least 40, "children younger than five" at most five (the comparatives of less, named here).
-    (r"\b(?:younger|lighter|slower|cheaper|cooler|colder|weaker|narrower|thinner|shallower|quieter|nearer|closer"
-     r"|sooner|lesser)\s+than\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atmost "),
-    (r"\b(?!(?:other|rather|later|earlier|never|either|whether|under|over|after|ever)\b)[a-z]{2,}er\s+than\b"
+    # least 40, "children younger than five" at most five (the comparatives of less, named here; "newer than
+    # a year" is younger).
+    (r"\b(?:younger|newer|fresher|lighter|cheaper|cooler|colder|weaker|narrower|thinner|shallower|quieter|nearer"
+     r"|closer|lesser)\s+than\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atmost "),
+    # Not one whose direction depends on the unit ("faster than 2 seconds" is fewer seconds, "faster than
+    # 30 km/h" more kilometres).
+    (r"\b(?!(?:other|rather|later|earlier|never|either|whether|under|over|after|ever|faster|quicker|slower|sooner)\b)"
+     r"[a-z]{2,}er\s+than\b"
      r"(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atleast "),
     # Verbs of crossing a number bound it too: "when spend passes 80 percent", "if the level falls below 20"
     # (the preposition may already read as the bound: "rises atleast 40").
