@@ -19,7 +19,7 @@ from agentuse.core.helper.similarity import analyze
     ("Archive files newer than a year.", ("<=31536000s",)),
     # A comparative whose direction depends on the unit bounds nothing: "faster than 2 minutes" is fewer
     # minutes, "faster than 30 km/h" more kilometres.
-    ("Reply faster than 2 minutes.", ("120s",)),,
+    ("Reply faster than 2 minutes.", ("120s",)),
 ])
 def test_a_comparative_or_a_verb_of_crossing_bounds_its_number(text, values):
     assert analyze(text).values == values
