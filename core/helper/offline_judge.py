@@ -12,10 +12,12 @@ automatically against never without a gate, one part of a compound rule against 
 near-miss (same words, different case). What one rule puts into the work and the other keeps out ("skip
 the call-to-action" / "end with a call-to-action") is read first, by `presence.py`, since such pairs may
 share only one word. Besides close wording, a pair worded apart in several places with nothing unread that
-could be a near-miss's detail is a duplicate (`reworded`): a near-miss is one rule copied with one detail
-added or changed, a duplicate rewords. The thresholds were set on two thirds of tests/data/rule_pairs.jsonl
-and checked on the held-out third; benchmarks/offline_eval.py prints those beside the other tuning sets
-(two with held-out thirds of their own) and the frozen sets never tuned on.
+could be a near-miss's detail is a duplicate (`rewording.py`): a near-miss is one rule copied with one
+detail added or changed, a duplicate rewords. A qualifier family on one side only is never a duplicate
+(`qualifiers.py`); where a negation reaches inside a clause is read by `negation_scope.py` ("tell the owner
+not to swim" does not turn the owner around). The thresholds were set on two thirds of
+tests/data/rule_pairs.jsonl and checked on the held-out third; benchmarks/offline_eval.py prints those
+beside the other tuning sets (four with held-out thirds of their own) and the frozen sets never tuned on.
 """
 
 from __future__ import annotations
