@@ -28,6 +28,7 @@ from enum import Enum
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
+from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
@@ -386,6 +387,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # One number set on one side and named in a case on the other: read as the same value.
             a, b, o = moved
             sim, values = o.dice, values_relation(a, b)
+    if values == "same":
+        o = without_implied_measures(o)  # "hold the temperature at 4 degrees C" / "keep it at 4 degrees C"
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     literal = literal_conflict(o)
