@@ -204,3 +204,9 @@ def test_the_fifth_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench)
 
 def test_the_sixth_tuning_set_never_sees_a_distinct_pair_called_duplicate(bench):
     assert bench.evaluate(bench.load(bench.TUNING6))["distinct_called_duplicate"] == 0
+
+
+@pytest.mark.parametrize("which", ["7", "8"])
+def test_the_seventh_and_eighth_tuning_sets_never_see_a_distinct_pair_called_duplicate(which, bench):
+    # Tuning 7 arrived with one ("let visitors touch the animals" / "keep visitors from touching any animal").
+    assert bench.evaluate(bench.load(getattr(bench, f"TUNING{which}")))["distinct_called_duplicate"] == 0
