@@ -1,5 +1,5 @@
 """Verb particles that make another verb ("pull out" removes, "throw away" discards, "clear out" empties,
-"break down by" groups, "stay off" avoids), idioms of one sense ("most recent" is "last", "plainly" is "in plain language"),
+"break down by" groups, "break X into" splits, "stay off" avoids, "trim" shortens), idioms of one sense ("most recent" is "last", "plainly" is "in plain language"),
 "for example" ("such as"), "someone" as a placeholder for whoever it is, a build that "is green" (passes) or "is red" (fails), a verb that only says the thing is there ("unless an invoice is attached" is "without an invoice"),
 a light verb ("before making a cut" is "before you cut") and a passive between "only" and its order, on
 pairs written for this test alone (none is a pair of a labelled set)."""
@@ -15,6 +15,8 @@ DUPLICATES = [
     ("Discard chipped glasses at the end of the shift.", "Throw chipped glasses away at the end of the shift."),
     ("Empty the lint trap after every load.", "Clear out the lint trap after every load."),
     ("Break the sales report down by region.", "Group the sales report by region."),
+    ("Break the workshop into three sessions.", "Split the workshop into three sessions."),
+    ("Trim intros longer than 50 words.", "Shorten intros longer than 50 words."),
     ("Quote the client's most recent order number.", "Quote the client's last order number."),
     ("Answer complaints plainly.", "Answer complaints in plain language."),
     ("Check the level before making a cut.", "Always check the level before you cut."),
@@ -44,6 +46,8 @@ NOT_DUPLICATES = [
     ("Book the room if a projector is available.", "Book the room."),
     ("Never ship an order without an invoice.", "An order may not be shipped unless a signed invoice is attached."),
     ("Deploy only after the build is green.", "Deploy only after the build is red."),
+    ("Break the workshop into three sessions.", "Split the workshop into four sessions."),
+    ("Never break into a locked account.", "Never split a locked account."),
     ("Unlock the side door before opening the main door.",
      "The main door may only be opened by a manager once the side door is unlocked."),
 ]

@@ -56,6 +56,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\b(?:clear|clears|cleared|clearing) out\\b': ('clear',),
     '\\bbullet(?:ed)?[- ]points?\\b|\\bbulleted\\b': ('bullet',),
     '\\bbreak(?:s|ing)? up\\b|\\bbroke up\\b': ('eak', 'oke up'),
+    "\\b(?:break|breaks|breaking|broke)((?: [\\w'-]+){1,4}?) into\\b": (' into',),
     '\\b(?:meeting|calendar) (?:requests?|invites?|invitations?)\\b': ('calendar', 'meeting'),
     '\\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\\w+(?: \\w+)?) anonymous\\b': (' anonymous',),
     '\\bcall(?:s|ed|ing)? (?:(?:\\w+ ){1,2})?back\\b|\\bcall-?backs?\\b': ('call',),

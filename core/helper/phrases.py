@@ -116,6 +116,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:clear|clears|cleared|clearing) out\b", " empty "),
     (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
     (r"\bbreak(?:s|ing)? up\b|\bbroke up\b", " split "),
+    # "break long lessons into chunks" splits them.
+    (r"\b(?:break|breaks|breaking|broke)((?: [\w'-]+){1,4}?) into\b", r" split\1 into"),
     (r"\b(?:meeting|calendar) (?:requests?|invites?|invitations?)\b", " invite "),
     # "keep the hiring manager anonymous" is "do not reveal their name"; a callback is a call.
     (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) anonymous\b",

@@ -153,7 +153,7 @@ SYNONYMS: list[str] = [
     "copy cc",
     "important crucial essential vital",
     "rude impolite",
-    "shorten condense",
+    "shorten condense trim abridge",
     "competitor rival",
     "replace substitute swap",
     "buyer purchaser",
