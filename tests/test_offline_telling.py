@@ -11,12 +11,14 @@ DUPLICATES = [
     ("Remind tenants that the gym closes at 10 pm.", "Tell tenants the gym closes at 10 pm."),
     ("Explain to riders that helmets are required.", "Tell riders that helmets are required."),
     ("Ask visitors to sign the logbook.", "Tell visitors to sign the logbook."),
+    ("Nudge reviewers to finish their reviews.", "Remind reviewers to finish their reviews."),
 ]
 
 NOT_DUPLICATES = [
     ("Remind tenants that the gym closes at 10 pm.", "Tell tenants the gym closes at 11 pm."),
     ("Ask visitors to sign the logbook.", "Ask staff to sign the logbook."),
     ("Explain to riders that helmets are required.", "Tell riders that helmets are optional."),
+    ("Prompt users to save their work.", "Ask admins to save their work."),
 ]
 
 

@@ -148,7 +148,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bunder no circumstances\\b|\\bat no time\\b': ('at no time', 'under no circumstances'),
     '\\bevery time\\b|\\beach time\\b': ('ach time', 'very time'),
     "\\b(?:tell |tells |told |inform |informs |advise |advises |remind |reminds |warn |warns |notify |notifies |explain |explains )(?:to )?((?:(?!that\\b)[\\w'-]+ ){0,3}?)that\\b": ('advise ', 'advises ', 'explain ', 'explains ', 'inform ', 'informs ', 'notifies ', 'notify ', 'remind ', 'reminds ', 'tell ', 'tells ', 'told ', 'warn ', 'warns '),
-    "\\b(?:tell |tells |told |ask |asks |remind |reminds |instruct |instructs )((?:(?!to\\b|that\\b)[\\w'-]+ ){1,3}?)to (?=[a-z])": ('ask ', 'asks ', 'instruct ', 'instructs ', 'remind ', 'reminds ', 'tell ', 'tells ', 'told '),
+    "\\b(?:tell |tells |told |ask |asks |remind |reminds |nudge |nudges |prompt |prompts |instruct |instructs )((?:(?!to\\b|that\\b)[\\w'-]+ ){1,3}?)to (?=[a-z])": ('ask ', 'asks ', 'instruct ', 'instructs ', 'nudge ', 'nudges ', 'prompt ', 'prompts ', 'remind ', 'reminds ', 'tell ', 'tells ', 'told '),
     '\\bfollowing\\b(?= (?:a|an|the|each|every|any)\\b)': ('following',),
     '\\blet ((?:\\w+ ){0,2}?\\w+) know\\b': (' know',),
     '\\bas long as\\b': ('as long as',),

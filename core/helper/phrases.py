@@ -213,7 +213,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:tell |tells |told |inform |informs |advise |advises |remind |reminds |warn |warns |notify |notifies "
      r"|explain |explains )(?:to )?((?:(?!that\b)[\w'-]+ ){0,3}?)that\b", r" notify \1that"),
     # And one asked to do it, whichever verb asks: "remind guests to bring ID" is "tell guests to bring ID".
-    (r"\b(?:tell |tells |told |ask |asks |remind |reminds |instruct |instructs )((?:(?!to\b|that\b)[\w'-]+ ){1,3}?)to (?=[a-z])",
+    (r"\b(?:tell |tells |told |ask |asks |remind |reminds |nudge |nudges |prompt |prompts |instruct |instructs )"
+     r"((?:(?!to\b|that\b)[\w'-]+ ){1,3}?)to (?=[a-z])",
      r" notify \1to "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
     (r"\bas long as\b", " if "),
