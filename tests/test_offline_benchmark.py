@@ -57,7 +57,9 @@ def test_benchmark_prints_figures_last(bench, capsys):
             "frozen3_contradiction_f1", "frozen3_distinct_called_duplicate", "tuning5_duplicate_f1",
             "frozen4_duplicate_f1", "frozen4_contradiction_f1", "frozen4_distinct_called_duplicate",
             "tuning6_duplicate_f1", "tuning6_holdout_duplicate_f1", "tuning6_distinct_called_duplicate",
-            "frozen5_duplicate_f1", "frozen5_contradiction_f1", "frozen5_distinct_called_duplicate"} <= set(tail)
+            "frozen5_duplicate_f1", "frozen5_contradiction_f1", "frozen5_distinct_called_duplicate",
+            "tuning7_duplicate_f1", "tuning7_holdout_duplicate_f1", "tuning7_distinct_called_duplicate",
+            "tuning8_duplicate_f1", "tuning8_holdout_duplicate_f1", "tuning8_distinct_called_duplicate"} <= set(tail)
     assert all(0.0 <= float(value) <= 1.0 for key, value in tail.items() if not key.endswith("distinct_called_duplicate"))
 
 
@@ -65,7 +67,8 @@ def test_benchmark_prints_every_set_side_by_side(bench, capsys):
     assert bench.main([]) == 0
     header = capsys.readouterr().out.splitlines()[0].split()
     assert header == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "tuning", "4", "tuning", "5",
-                      "tuning", "5", "held-out", "tuning", "6", "tuning", "6", "held-out", "frozen", "1", "frozen", "2",
+                      "tuning", "5", "held-out", "tuning", "6", "tuning", "6", "held-out", "tuning", "7", "tuning", "7",
+                      "held-out", "tuning", "8", "tuning", "8", "held-out", "frozen", "1", "frozen", "2",
                       "frozen", "3", "frozen", "4", "frozen", "5"]
 
 
@@ -74,7 +77,8 @@ def test_tuning_only_leaves_the_frozen_sets_out(bench, capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "tuning", "4",
                                            "tuning", "5", "tuning", "5", "held-out", "tuning", "6", "tuning", "6",
-                                           "held-out"]
+                                           "held-out", "tuning", "7", "tuning", "7", "held-out", "tuning", "8",
+                                           "tuning", "8", "held-out"]
     assert "frozen" not in out
 
 
@@ -200,3 +204,9 @@ def test_the_fifth_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench)
 
 def test_the_sixth_tuning_set_never_sees_a_distinct_pair_called_duplicate(bench):
     assert bench.evaluate(bench.load(bench.TUNING6))["distinct_called_duplicate"] == 0
+
+
+@pytest.mark.parametrize("which", ["7", "8"])
+def test_the_seventh_and_eighth_tuning_sets_never_see_a_distinct_pair_called_duplicate(which, bench):
+    # Tuning 7 arrived with one ("let visitors touch the animals" / "keep visitors from touching any animal").
+    assert bench.evaluate(bench.load(getattr(bench, f"TUNING{which}")))["distinct_called_duplicate"] == 0

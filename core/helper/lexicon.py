@@ -19,7 +19,7 @@ a an the to of in on at by for from with into onto as is are be been being was w
 their them theirs this that these those there here you your yours we our i me my he she his her and or
 nor so than too also just should must may might can could would will shall have has had having do does did
 doing need needs needed always every each all any some both either sure please make makes
-ensure ensures kindly really very only then once again whenever which who whom whose what how where why
+ensure ensures ensuring making kindly really very only then once again whenever which who whom whose what how where why
 itself themselves yourself one ones own such via through per else first exactly against between about during throughout
 over across whatever whichever like otherwise
 other another anyone anybody everyone everybody whoever
@@ -55,6 +55,12 @@ MODALS = frozenset({"should", "must", "shall", "need", "needs", "will", "ought"}
 OCCURRENCE_VERBS = frozenset("""
 report reports reported say says said mention mentions mentioned happen happens happened occur occurs occurred
 arise arises come comes came over done finished arrive arrives arrived
+""".split())
+# Verbs that only say the thing a case names is there: "unless a site plan is attached" is "without a site
+# plan". Read so after the thing itself; "book the room if it is available" names nothing else, so there
+# "available" is the trigger.
+THERE_VERBS = frozenset("""
+attached exists exist present available
 """.split())
 
 # Qualifiers: words that narrow or soften what a rule asks for, and read as filler everywhere else (most
@@ -99,7 +105,7 @@ NEGATED_VERBS = {
     "hide": "show", "conceal": "show", "withhold": "publish", "forbid": "allow", "block": "allow", "deny": "allow", "prohibit": "allow",
     "ban": "allow", "disallow": "allow", "unlock": "lock", "decrease": "increase", "reduce": "increase", "lower": "raise",
     "drop": "keep", "remove": "keep", "delete": "keep", "discard": "keep", "cut": "keep", "strip": "keep",
-    "revoke": "keep", "ignore": "use", "disregard": "use",
+    "revoke": "keep", "ignore": "use", "disregard": "use", "waive": "charge",
 }
 # The verbs above that take out the thing they name: "skip the tests" is against the tests themselves
 # (so it opposes "run the tests"), not only against "including" them. Their object reads as negated.

@@ -12,10 +12,12 @@ automatically against never without a gate, one part of a compound rule against 
 near-miss (same words, different case). What one rule puts into the work and the other keeps out ("skip
 the call-to-action" / "end with a call-to-action") is read first, by `presence.py`, since such pairs may
 share only one word. Besides close wording, a pair worded apart in several places with nothing unread that
-could be a near-miss's detail is a duplicate (`_reworded`): a near-miss is one rule copied with one detail
-added or changed, a duplicate rewords. The thresholds were set on two thirds of tests/data/rule_pairs.jsonl
-and checked on the held-out third; benchmarks/offline_eval.py prints those beside the other tuning sets
-(two with held-out thirds of their own) and the frozen sets never tuned on.
+could be a near-miss's detail is a duplicate (`rewording.py`): a near-miss is one rule copied with one
+detail added or changed, a duplicate rewords. A qualifier family on one side only is never a duplicate
+(`qualifiers.py`); where a negation reaches inside a clause is read by `negation_scope.py` ("tell the owner
+not to swim" does not turn the owner around). The thresholds were set on two thirds of
+tests/data/rule_pairs.jsonl and checked on the held-out third; benchmarks/offline_eval.py prints those
+beside the other tuning sets (four with held-out thirds of their own) and the frozen sets never tuned on.
 """
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ from enum import Enum
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
+from agentuse.core.helper.measures import without_implied_measures
+from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
-from agentuse.core.helper.overlap import Overlap, overlap, side_of
+from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
+from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
+from agentuse.core.helper.rewording import REWORDED_LEFTOVER, modifier_added, reworded, verbs_apart
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
-from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon, written
+from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
 from agentuse.core.helper.wording import normalize
 
 
@@ -56,16 +62,6 @@ UNSURE_LEFTOVER = 1.0
 # Only in the instruction itself: a condition's first word is its subject ("when a production deploy
 # fails"), a case of its own.
 LEAD_DISCOUNT = 0.5
-# Two rules worded apart in at least this many places (see _rewordings) are read as a paraphrase when
-# little is left unread: near-misses are one rule copied with one detail added or changed (worded apart
-# nowhere), duplicates reword. At most this leftover on each side, and never a word on both sides, a
-# qualifier, a verb it cannot tell from the other's or a case of one side's own (see _reworded) ...
-REWORDED = 2
-REWORDED_LEFTOVER = 1.5
-# ... and nothing but a verb when the other side leaves nothing: a word added is a detail of its own.
-REWORDED_ONE_SIDED = 0.5
-# Worded apart in one place only: at most a word (or the two verbs) left over on each side.
-REWORDED_ONCE_LEFTOVER = 1.0
 # A contradiction on values/alternatives: at most this much else may differ (else it is another case).
 CONTRADICTION_RESIDUE = 1.0
 # Two values for one setting: a number names the setting more surely than a word of a closed set does, so
@@ -134,7 +130,7 @@ def _polarity_conflict(o: Overlap) -> list[str]:
     conflict = [(x, y) for x, y in o.shared
                 if x.negative != y.negative and x.role in ("main", "contrast") and y.role in ("main", "contrast")
                 and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
-    if conflict and _negates_a_manner(o, conflict):
+    if conflict and (_negates_a_manner(o, conflict) or only_the_verb_apart(o.shared, conflict)):
         return []
     return [x.word for x, _ in conflict]
 
@@ -154,7 +150,8 @@ def _negates_a_manner(o: Overlap, conflict: list[tuple]) -> bool:
 
 def _opposed(o: Overlap) -> bool:
     """Any shared term asked for on one side and against on the other: never a duplicate, whatever else."""
-    return any(x.negative != y.negative and x.role == y.role and max(x.weight, y.weight) >= 1 for x, y in o.shared)
+    apart = [(x, y) for x, y in o.shared if x.negative != y.negative and x.role == y.role and max(x.weight, y.weight) >= 1]
+    return bool(apart) and not only_the_verb_apart(o.shared, apart)
 
 
 # Manners that say an act is done with no check first.
@@ -180,13 +177,6 @@ def _without_against_never_without(o: Overlap) -> str | None:
     return None
 
 
-def _verbs_apart(o: Overlap) -> str | None:
-    """Each side's instruction led by a verb the other does not share: "archive" / "close"."""
-    lead_a = [t.word for t in o.left_a if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
-    lead_b = [t.word for t in o.left_b if t.lead and not t.subordinate and t.role == "main" and t.weight >= 1]
-    return f"{lead_a[0]} / {lead_b[0]}" if lead_a and lead_b else None
-
-
 def _verbs_against(o: Overlap) -> bool:
     """The two verbs left over, one asked against and the other for, and nothing else asked against."""
     leads = [t for t in o.left_a + o.left_b if t.lead and t.role == "main" and t.weight >= 1]
@@ -207,8 +197,8 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     """"Only email customers who opted in" against "always email every customer": the first restricts the
     action to a case, the second does it in every case; both cannot be followed. Without "only" the
     narrower rule is a near-miss ("two approvals for production deploys" / "for all deploys")."""
-    tokens_a, tokens_b = _words(a.text), _words(b.text)
-    if not _qualified_only(tokens_a) or _qualified_only(tokens_b) or not _ALWAYS & tokens_b:
+    tokens_a, tokens_b = words_of(a.text), words_of(b.text)
+    if not qualified_only(tokens_a) or qualified_only(tokens_b) or not _ALWAYS & tokens_b:
         return None
     lead_a = next((t for t in a.terms if t.lead and t.role == "main"), None)
     lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
@@ -221,17 +211,14 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     return ", ".join(case) if case else None
 
 
-# "only" before a way or a thing ("only through the portal", "in English only"), not before an order or a
-# condition ("only after CI passes" is read as an order).
-_ONLY_A_WAY = re.compile(r"\b(?:only|solely|exclusively)\b(?!\s+(?:after|before|when|if|once|until|while|whenever|prior)\b)")
 
 
 def _only_against_another(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
     """"Accept applications only through the portal" against "accept applications by email": the same act
     on both sides, `a` restricting it to one way or case and `b` naming another in its place, so `b` does
     what `a` rules out. With nothing in its place ("accept applications") `b` is only wider: a near-miss."""
-    if not _qualified_only(_words(a.text)) or not _ONLY_A_WAY.search(normalize(a.text)) \
-            or _qualified_only(_words(b.text)) or _restricted(b):
+    if not qualified_only(words_of(a.text)) or not ONLY_A_WAY.search(normalize(a.text)) \
+            or qualified_only(words_of(b.text)) or _restricted(b):
         return None
     if not any(x.lead and y.lead and x.role == y.role == "main" and x.negative == y.negative for x, y in o.shared):
         return None
@@ -241,7 +228,7 @@ def _only_against_another(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, st
         return None
     # One way or thing in the other's place, in a word or two each, and not for a narrower case ("ship
     # fragile orders in padded boxes" against "ship orders only in recycled boxes").
-    if len(own_a) > 2 or len(own_b) > 2 or _modifier_added(b, o.left_b, {y.word for _, y in o.shared}):
+    if len(own_a) > 2 or len(own_b) > 2 or modifier_added(b, o.left_b, {y.word for _, y in o.shared}):
         return None
     return " ".join(t.word for t in own_a), " ".join(t.word for t in own_b)
 
@@ -259,81 +246,13 @@ def _other_party(o: Overlap) -> bool:
 def _only_in_a_case(a: Analysis, b: Analysis, shared: list[tuple[Term, Term]]) -> bool:
     """`a` allows the action only after or when something (an order or a condition, "only"), and `b`
     forbids the action outright, with no order or condition of its own. `shared` pairs `a`'s terms first."""
-    if not _qualified_only(_words(a.text)) and "only" not in normalize(a.text).split():
+    if not qualified_only(words_of(a.text)) and "only" not in normalize(a.text).split():
         return False
     if not (a.order or any(t.role == "condition" for t in a.terms)):
         return False
     if b.order or any(t.role in ("condition", "exception") for t in b.terms):
         return False
     return any(x.lead and y.lead and x.role == y.role == "main" and not x.negative and y.negative for x, y in shared)
-
-
-_QUALIFYING = frozenset(lx.QUALIFIERS) | lx.POSITIONS
-
-
-@lru_cache(maxsize=8192)
-def qualifiers(text: str) -> dict[str, str]:
-    """The qualifier families a text uses, each with the word it used for it (lexicon.QUALIFIERS)."""
-    tokens = _tokens(text)
-    found: dict[str, str] = {}
-    if _QUALIFYING.isdisjoint(tokens) and not any(token.endswith("pos") for token in tokens):
-        return found  # most rules hold none
-    for i, token in enumerate(tokens):
-        if token in lx.QUALIFIERS and not (token == "other" and tokens[i + 1:i + 2] == ("than",)):
-            found.setdefault(lx.QUALIFIERS[token], token)
-        elif token in lx.POSITIONS and i > 0 and tokens[i - 1] == "the":
-            found.setdefault(token, f"the {token}")
-        elif token.endswith("pos") and token[:-3] in lx.POSITIONS:  # normalize's "the first" + noun
-            found.setdefault(token[:-3], f"the {token[:-3]}")
-    return found
-
-
-def _qualified_apart(a: Analysis, b: Analysis) -> str | None:
-    """A qualifier family one rule uses and the other does not ("most messages" / "all messages", "your own
-    expenses" / "expenses"): never a duplicate, whatever else matches."""
-    qa, qb = _restricting(a), _restricting(b)
-    # Said the other way on the other side: "only recommend wines you have tasted" is "never recommend one
-    # you have not" (its negation says the "only"); "your own expenses" is "expenses you submitted yourself".
-    for family, said_by in (("only", lx.NEGATORS), ("own", _REFLEXIVES)):
-        if family in qa and not said_by.isdisjoint(_tokens(b.text)):
-            qa = {f: word for f, word in qa.items() if f != family}
-        if family in qb and not said_by.isdisjoint(_tokens(a.text)):
-            qb = {f: word for f, word in qb.items() if f != family}
-    apart = [word for f, word in qa.items() if f not in qb] + [word for f, word in qb.items() if f not in qa]
-    return ", ".join(apart) if apart else None
-
-
-_REFLEXIVES = frozenset({"yourself", "yourselves", "themselves", "himself", "herself", "myself", "ourselves"})
-
-
-def _restricting(a: Analysis) -> dict[str, str]:
-    return _restricting_text(a.text)
-
-
-@lru_cache(maxsize=8192)
-def _restricting_text(text: str) -> dict[str, str]:
-    """`qualifiers` that restrict the rule: not a position ("the first line" is a term of its own), not
-    "only" before an order or a condition ("X only after Y", how "never X until Y" is read: an order), not
-    "the most" of a superlative ("the most important finding")."""
-    found = {family: word for family, word in qualifiers(text).items() if family not in lx.POSITIONS}
-    if "only" in found and not _ONLY_A_WAY.search(normalize(text)):
-        del found["only"]
-    if found.get("most") == "most" and re.search(r"\bthe most\b", normalize(text)) \
-            and not re.search(r"(?<!the )\bmost\b", normalize(text)):
-        del found["most"]
-    return found
-
-
-_ONLY_FAMILY = frozenset(word for word, family in lx.QUALIFIERS.items() if family == "only")
-
-
-def _qualified_only(tokens: frozenset[str]) -> bool:
-    return not _ONLY_FAMILY.isdisjoint(tokens)
-
-
-@lru_cache(maxsize=8192)
-def _words(text: str) -> frozenset[str]:
-    return frozenset(lx.WORD_RE.findall(text.lower()))
 
 
 def _one_sided_order(a: Analysis, b: Analysis) -> bool:
@@ -403,104 +322,6 @@ def _lone_one(a: Analysis, b: Analysis) -> bool:
         and not re.search(r"\b1\b", normalize(a.text))
 
 
-# Marker words of one kind: one swapped for another of its kind ("never" / "do not", "if" / "when",
-# "instead" / "rather") is the same structure written apart. "Until" is no "when", "before" no "after".
-_MARKER_KINDS = (lx.NEGATORS, lx.CONDITION_MARKERS - {"until"}, lx.CONTRAST_MARKERS, lx.EXCEPTION_MARKERS,
-                 frozenset(m for m, way in lx.ORDER_MARKERS.items() if way == "later"),
-                 frozenset(m for m, way in lx.ORDER_MARKERS.items() if way == "earlier"))
-
-
-def _rewordings(a: Analysis, b: Analysis, o: Overlap) -> int:
-    """In how many places two rules are worded apart though they say the same there: each shared term
-    written differently ("show" / "display", a compound against its two words), each kind of marker
-    written with another word of its kind, and the shared terms in another order (one place)."""
-    apart = sum(1 for x, y in o.shared if x is y or x.surface != y.surface)
-    words_a, words_b = frozenset(_tokens(a.text)), frozenset(_tokens(b.text))
-    markers = sum(1 for kind in _MARKER_KINDS if (words_a & kind) - words_b and (words_b & kind) - words_a)
-    index_b = side_of(b).index
-    positions = [index_b[y.word] for x, y in o.shared if x is not y and y.word in index_b]
-    reordered = any(p > q for p, q in zip(positions, positions[1:]))
-    return apart + markers + reordered
-
-
-def _reworded(a: Analysis, b: Analysis, o: Overlap, left_a: float, left_b: float) -> bool:
-    """Worded apart in REWORDED places or more with at most REWORDED_LEFTOVER unread on each side, or in one
-    place with at most REWORDED_ONCE_LEFTOVER, and nothing unread that may be the detail a near-miss adds or
-    changes."""
-    if min(left_a, left_b) == 0 and max(left_a, left_b) > REWORDED_ONE_SIDED:
-        # A word added on one side is a detail of its own, however it is written: "tickets that are urgent",
-        # "by SMS", "and grammar", "disk latency spikes", "the database server".
-        return False
-    if _content_left(o.left_a) and _content_left(o.left_b):
-        # A word unread on each side besides the verbs: a synonym the lexicon lacks, or the one detail a
-        # reworded copy changed ("ask the guest for ID at check-in" / "at check-in, request a passport").
-        return False
-    leads = {t.negative for t in o.left_a + o.left_b if t.lead and t.role == "main" and t.weight >= 1}
-    if len(leads) > 1:
-        return False  # "decline every read receipt request" / "send read receipts": a verb against another
-    if _case_added(a, o.left_a, b) or _case_added(b, o.left_b, a):
-        return False  # "reply to reviews within a day when they are negative": a trigger of its own
-    if _modifier_added(a, o.left_a, {x.word for x, _ in o.shared}) \
-            or _modifier_added(b, o.left_b, {y.word for _, y in o.shared}):
-        return False  # "don't publish on holidays" / "no publishing on public holidays": a case narrowed
-    rewordings = _rewordings(a, b, o)
-    if _verbs_apart(o) and rewordings <= REWORDED:
-        return False  # "never store passwords" / "passwords must not be logged": two acts it cannot tell apart
-    return rewordings >= REWORDED or (rewordings == 1 and max(left_a, left_b) <= REWORDED_ONCE_LEFTOVER)
-
-
-def _case_added(a: Analysis, left_a: list[Term], b: Analysis) -> bool:
-    """A word of a condition or exception left on `a`'s side, and `b` with no case at all (no condition,
-    exception or order): a trigger of `a`'s own, not the same case in other words."""
-    if not any(_is_content(t) and t.role in ("condition", "exception") for t in left_a):
-        return False
-    return not b.order and not any(t.role in ("condition", "exception") for t in b.terms)
-
-
-def _modifier_added(analysis: Analysis, left: list[Term], shared: set[str]) -> bool:
-    """A word left over written right before a shared one: a qualifier of it ("public holidays" / "holidays"),
-    not a party before its object ("give the shopper a discount code")."""
-    written_left = {t.surface for t in left if t.weight >= 1}
-    if not written_left:
-        return False
-    tokens = _tokens(analysis.text)
-    # A clause's verb before its object is no qualifier ("tag each campaign"), but a participle read as the
-    # verb is ("each rejected applicant should hear back").
-    return any(written(tok) in written_left and canon(nxt) in shared and _modifies(left, before, tok)
-               for before, tok, nxt in zip(("",) + tokens, tokens, tokens[1:]))
-
-
-def _modifies(left: list[Term], before: str, tok: str) -> bool:
-    """Whether `tok`, left over and written before a shared word, qualifies it: a participle only after a
-    determiner ("each rejected applicant"; "moves are billed hourly" is a verb), any other content word."""
-    if len(tok) > 4 and tok.endswith(("ed", "ing")):
-        return before in _DETERMINERS
-    return _is_content_word(left, tok)
-
-
-# Words after which a participle is an adjective ("each rejected applicant"), not a passive ("be stored").
-_DETERMINERS = frozenset({"a", "an", "the", "each", "every", "all", "any", "no", "some", "their", "our", "your", "its"})
-
-
-def _is_content_word(left: list[Term], tok: str) -> bool:
-    return any(t.surface == written(tok) and _is_content(t) for t in left)
-
-
-@lru_cache(maxsize=8192)
-def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(lx.WORD_RE.findall(normalize(text)))
-
-
-def _content_left(terms) -> bool:
-    return any(_is_content(t) for t in terms)
-
-
-def _is_content(t: Term) -> bool:
-    """A word of what the rule is about, not its verb ("before every schema migration": "schema" leads
-    its step, but is its subject)."""
-    return t.weight >= 1 and not (t.lead and t.role == "main" and not t.subordinate)
-
-
 def _swapped(o: Overlap) -> Overlap:
     return Overlap(shared=[(y, x) for x, y in o.shared], left_a=o.left_b, left_b=o.left_a)
 
@@ -566,6 +387,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # One number set on one side and named in a case on the other: read as the same value.
             a, b, o = moved
             sim, values = o.dice, values_relation(a, b)
+    if values == "same":
+        o = without_implied_measures(o)  # "hold the temperature at 4 degrees C" / "keep it at 4 degrees C"
     left_a, left_b = _leftover_weight(o.left_a), _leftover_weight(o.left_b)
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     literal = literal_conflict(o)
@@ -622,7 +445,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         # "Show prices excluding VAT" / "prices of software": one side carves out what the other takes in.
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
     only_other = _only_against_another(a, b, o) or (
-        _only_against_another(b, a, _swapped(o)) if _qualified_only(_words(b.text)) else None)
+        _only_against_another(b, a, _swapped(o)) if qualified_only(words_of(b.text)) else None)
     if only_other:
         return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
     if _restricted(a) != _restricted(b):
@@ -630,7 +453,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
     opposed = _opposed(o)
     if not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):
-        qualified = _qualified_apart(a, b)
+        qualified = qualified_apart(a, b)
         if qualified:
             return Relation(Label.near_miss, sim, f"a qualifier on one side only: {qualified}")
     if not opposed and max(left_a, left_b) <= REWORDED_LEFTOVER:
@@ -640,12 +463,12 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # "Squash commits when merging PRs" / "merge PRs with a merge commit": the one left over is one
             # of a closed set whose other member the other rule names, though it shares that one too.
             return Relation(Label.near_miss, sim, f"different choices of one set: {other[0]} / {other[1]}")
-        if _reworded(a, b, o, left_a, left_b):
+        if reworded(a, b, o, left_a, left_b):
             # A near-miss is the other rule copied with one detail added or changed; a rule worded apart in
             # several places and left with at most a word or so unread on each side is a paraphrase.
             return Relation(Label.duplicate, sim, "they say the same thing in other words")
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not opposed:
-        verbs = _verbs_apart(o)
+        verbs = verbs_apart(o)
         if verbs and _verbs_against(o):
             # "Decline every read receipt request" / "send read receipts when asked": one object, an act
             # refused on one side and another done to it on the other.

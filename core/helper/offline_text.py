@@ -12,8 +12,9 @@ import re
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
-from agentuse.core.helper.offline_judge import Label, judge, qualifiers
+from agentuse.core.helper.offline_judge import Label, judge
 from agentuse.core.helper.overlap import similar_words
+from agentuse.core.helper.qualifiers import qualifiers
 from agentuse.core.helper.similarity import Analysis, analyze, canon, normalize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from agentuse.core.helper.lexicon import NUMBER_WORDS
 
 
+_SPANS = "second|minute|hour|day|week|month|year"
 _NUMBERS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred"
 
 
@@ -31,6 +32,12 @@ _HOURS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 
 def _hour(word: str) -> int:
     return int(word) if word.isdigit() else NUMBER_WORDS[word]
+
+
+def _taxed(m) -> str:
+    """The tax a "before tax" / "post-VAT" names, without its "before" or "post"."""
+    return m.group(1).removeprefix("before ").removeprefix("after ").removeprefix("pre").removeprefix("post") \
+        .removeprefix("-") + " "
 
 
 # The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
@@ -102,13 +109,22 @@ PHRASES: list[tuple[str, str]] = [
      r"((?: [\w'-]+){1,4}?) out of\b", r"\1\2 from"),
     (r"\b(strip|strips|stripped|stripping|cut|cuts|cutting|cross|crosses|crossed|crossing) out\b", r"\1"),
     (r"\b(?:take|takes|taking|took) out\b", " remove "),
+    # "pull the snacks out of the machine" removes them; "throw out" and "throw away" discard, "clear out" empties.
+    (r"\b(?:pull|pulls|pulled|pulling)((?: [\w'-]+){1,4}?) out of\b", r" remove\1 from"),
+    (r"\b(?:pull|pulls|pulled|pulling) out\b", " remove "),
+    (r"\b(?:throw|throws|threw|thrown|throwing)((?: [\w'-]+){0,3}?) (?:out|away)\b", r" discard\1 "),
+    (r"\b(?:clear|clears|cleared|clearing) out\b", " empty "),
     (r"\bbullet(?:ed)?[- ]points?\b|\bbulleted\b", " bullet "),
     (r"\bbreak(?:s|ing)? up\b|\bbroke up\b", " split "),
+    # "break long lessons into chunks" splits them.
+    (r"\b(?:break|breaks|breaking|broke)((?: [\w'-]+){1,4}?) into\b", r" split\1 into"),
     (r"\b(?:meeting|calendar) (?:requests?|invites?|invitations?)\b", " invite "),
     # "keep the hiring manager anonymous" is "do not reveal their name"; a callback is a call.
     (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) anonymous\b",
      r" do not reveal \1 name "),
     (r"\bcall(?:s|ed|ing)? (?:(?:\w+ ){1,2})?back\b|\bcall-?backs?\b", " call "),
+    # "for example" and "for instance" give an example as "such as" does.
+    (r"\bfor (?:example|instance)\b,?", "like"),
     # A date written out after "as" or "like" is an example of its format: "as 12 March 2024" is day first.
     (r"\b(as|like) (\d{1,2}) (?:" + _MONTHS + r"),? \d{4}\b", r" \1 dd-month-yyyy "),
     (r"\b(as|like) (?:" + _MONTHS + r") \d{1,2},? \d{4}\b", r" \1 month-dd-yyyy "),
@@ -121,11 +137,15 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
     (r"\b(you|we|they)(?:'re|’re)\b", r"\1 are"), (r"\b(i|you|we|they)(?:'ve|’ve)\b", r"\1 have"),
     (r"\b(i|you|we|they|it|he|she)(?:'ll|’ll)\b", r"\1 will"), (r"\bi(?:'m|’m)\b", "i am"),
+    # Hours of a day are a span a thing is done inside or outside of: "during business hours" is inside them,
+    # against "outside business hours" (one closed set).
+    (r"\b(?:during|within|in)\s+((?:the |normal |regular |our |your |their )?(?:business|working|office|opening|school"
+     r"|visiting|peak|quiet|core) hours)\b", r" inside \1"),
     (r"\b(?:no|not|never) (?:more|longer|greater|higher) than\b", " atmost "),
     (r"\b(?:no|not|never) (?:less|fewer|shorter|lower) than\b", " atleast "),
     (r"\bat most\b|\bup to\b|\b(?:a )?maximum of\b|\bno more\b", " atmost "),
     (r"\bat least\b|\b(?:a )?minimum of\b", " atleast "),
-    (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
+    (r"\b(?:less|fewer|shorter|lower|smaller) than\b|\bunder\b(?= \$?\d| (?:" + _NUMBERS + r")\b)|\bbelow\b(?= \$?\d)|\bwithin\b", " atmost "),
     (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:second|minute|hour|day|week|month|year)\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
@@ -150,6 +170,9 @@ PHRASES: list[tuple[str, str]] = [
      lambda m: " " + {"day": "daily"}.get(m.group(1), m.group(1) + "ly") + " "),
     (r"\bannual(?:ly)?\b|\bevery year\b", " yearly "), (r"\bin[- ]person\b|\bface[- ]to[- ]face\b", " inperson "),
     (r"\bon[- ]site\b", " onsite "),
+    # "the most recent game" is "the last game" (a position, below); "break the report down by team" groups it.
+    (r"\bmost recent\b", "last"),
+    (r"\bbr(?:eak|eaks|eaking|oke|oken)((?: [\w'-]+){0,4}?) down by\b", r" group\1 by"),
     # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
     (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! (?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
     (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
@@ -178,8 +201,21 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bwrap(?:s|ped|ping)? up\b", " finish "), (r"\bcall(?:s|ed|ing)? off\b", " cancel "),
     (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
     (r"\bdecimal places?\b|\bdecimal points?\b", " decimals "),
+    (r"\bplainly\b|\bin plain terms\b", " plainlanguage "),
+    # An amount "before tax" leaves the tax out, one "after tax" takes it in: "quote prices before VAT" is
+    # "quote them excluding VAT".
+    (r"\b(before tax|before taxes|before vat|before gst|pre-tax|pretax)\b", lambda m: " excluding " + _taxed(m)),
+    (r"\b(after tax|after taxes|after vat|after gst|post-tax|posttax)\b", lambda m: " including " + _taxed(m)),
     (r"\b(?:the nearest )?(?:whole numbers?|integers?)\b", " 0 decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
+    # A verb of telling before what is told ("remind buyers that ...", "explain to clients that ...", "let
+    # callers know that ...") only frames it: one telling, whichever verb says it.
+    (r"\b(?:tell |tells |told |inform |informs |advise |advises |remind |reminds |warn |warns |notify |notifies "
+     r"|explain |explains )(?:to )?((?:(?!that\b)[\w'-]+ ){0,3}?)that\b", r" notify \1that"),
+    # And one asked to do it, whichever verb asks: "remind guests to bring ID" is "tell guests to bring ID".
+    (r"\b(?:tell |tells |told |ask |asks |remind |reminds |nudge |nudges |prompt |prompts |instruct |instructs )"
+     r"((?:(?!to\b|that\b)[\w'-]+ ){1,3}?)to (?=[a-z])",
+     r" notify \1to "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
     (r"\bas long as\b", " if "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
@@ -219,7 +255,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:be careful|take care|try) not to\b", " do not "),
     # "refuse to move hazardous items" is "do not move them"; "if the agent fails to verify" is "does not".
     (r"\b(?:refus|declin|fail|neglect|forget)(?:e|es|ed|s|ing)? to\b(?= [a-z])", " do not "),
-    (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b", " avoid "),
+    # "keep visitors from touching the animals" is "do not let them touch": the verb after "from" is
+    # what is kept from happening (and "stop", "prevent", "bar" say the same).
+    (r"\b(?:keep|keeps|keeping|kept|stop|stops|stopped|stopping|prevent|prevents|prevented|preventing|bar|bars|barred"
+     r"|barring)\s+((?:[\w'-]+\s+){1,4}?)from\s+(?=[a-z]+ing\b)", r" do not let \1 "),
+    (r"\bsteer(?:s|ing)? clear of\b|\bstay(?:s|ing)? away from\b|\bkeep(?:s|ing)? away from\b"
+     r"|\b(?:stay|stays|staying|keep|keeps|keeping) off\b(?= (?:the |a |an |any |all |their |your )?[a-z])", " avoid "),
     (r"\bin (?:case|the event) of\b|\bin case\b", " if "),
     # "put the summary first" / "last": a place in the work, one choice ("check links first" is an order).
     (r"\b(put|puts|place|places|list|lists|show|shows|mention|sort|order|rank)((?: [\w'-]+){1,5}?) (first|last)"
@@ -258,14 +299,42 @@ PHRASES: list[tuple[str, str]] = [
     # "posts containing X", "posts that contain X" and "posts with X" name the same posts.
     (r"\bcontaining\b|\b(?:that|which|who) (?:contain|contains|have|has)\b", " with "), (r"\bset(?:s|ting)? up\b", " create "),
     (r"\b(?:in )?under\b(?= (?:a|an) (?:second|minute|hour|day|week|month|year)\b)", " atmost "), (r"\ba dozen\b", " 12 "), (r"\ba fortnight\b", " 2 weeks "),
+    # A build "is green" when it passes and "is red" when it fails.
+    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?) green\b", r"\1 passes"),
+    (r"\b(ci|build|builds|tests?|pipeline|pipelines|checks?)\s+(?:is|are|goes|go|turns?|stays?) red\b", r"\1 fails"),
     (r"\btest suites?\b", " tests "), (r"\b(?:is|are|was|were|be) not found\b", " fails "),
     (r"\b(main|master) branch\b", " main "), (r"\b(british|american) english\b", r" \1 "),
     # Times of day read as HH:MM values: "10 pm", "10 at night" and "22:00" are one time.
     (r"\b(\d{1,2}|" + _HOURS + r")(?::(\d{2}))? ?((?:am|a\.m|pm|p\.m)\.?|in the morning|in the afternoon|in the evening|at night)(?![a-z])",
      lambda m: f" {_clock(_hour(m.group(1)), m.group(3)):02d}:{m.group(2) or '00'} "),
+    # A temperature's unit by its letter ("4 degrees C", "-80 °C"), a currency by its country ("US dollars").
+    (r"\bdegrees? c\b|° ?c\b", " celsius "), (r"\bdegrees? f\b|° ?f\b", " fahrenheit "),
+    (r"\b(?:us|american) dollars?\b", " usd "),
     (r"\bnoon\b|\bmidday\b", " 12:00 "), (r"\bmidnight\b", " 00:00 "),
     # A word in quotes is that word itself, even a function word: "intensifiers like 'very'" is about "very".
     (r"(?<![\w'])(?:'(?=[a-z])|\"(?=[a-z]))([a-z][a-z -]{0,40}?)['\"](?![\w'])", lambda m: " " + " ".join(LITERAL + w for w in m.group(1).split()) + " "),
     (r"\bsuch as\b", " like "),
     (r"\bin order to\b", " to "), (r"'s\b", ""), (r"\bprior to\b", " before "), (r"\be\.g\.|\bi\.e\.", " "),
+    # Any comparative before a number bounds it, as "more than" does: "winds stronger than 40 km/h" are at
+    # least 40, "children younger than five" at most five (the comparatives of less, named here; "newer than
+    # a year" is younger).
+    (r"\b(?:younger|newer|fresher|lighter|cheaper|cooler|colder|weaker|narrower|thinner|shallower|quieter|nearer"
+     r"|closer|lesser)\s+than\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atmost "),
+    # Not one whose direction depends on the unit ("faster than 2 seconds" is fewer seconds, "faster than
+    # 30 km/h" more kilometres).
+    (r"\b(?!(?:other|rather|later|earlier|never|either|whether|under|over|after|ever|faster|quicker|slower|sooner)\b)"
+     r"[a-z]{2,}er\s+than\b"
+     r"(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:" + _SPANS + r")\b)", " atleast "),
+    # Verbs of crossing a number bound it too: "when spend passes 80 percent", "if the level falls below 20"
+    # (the preposition may already read as the bound: "rises atleast 40").
+    (r"\b(?:passes|passed|passing|tops|topped|surpass|surpasses|surpassed)\b(?=\s+(?:\$?\d|(?:" + _NUMBERS + r")\b))",
+     " atleast "),
+    (r"\b(?:go|goes|went|rise|rises|rose|climb|climbs|climbed|get|gets|got)\s+(?:above|over|past|beyond|atleast)\b"
+     r"(?=\s+(?:\$?\d|(?:" + _NUMBERS + r")\b))", " atleast "),
+    (r"\b(?:fall|falls|fell|drop|drops|dropped|dip|dips|dipped|sink|sinks|sank|go|goes|went|get|gets|got)"
+     r"\s+(?:below|under|beneath|atmost)\b", " atmost "),
+    # Fractions of a whole are percentages: "a quarter full" is "25 percent full".
+    (r"\b(?:a|one) quarter\b(?! (?:of an? |an? )?hours?\b)", " 25 percent "),
+    (r"\bthree quarters\b(?! of an? hours?\b)", " 75 percent "),
+    (r"\b(?:a|one) half\b(?! (?:of an? |an? )?(?:hours?|days?|years?)\b)|\bhalf\b(?= (?:full|empty|capacity)\b)", " 50 percent "),
 ]

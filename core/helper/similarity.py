@@ -18,6 +18,9 @@ from typing import TypeVar
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.morphology import stem
+from agentuse.core.helper.negation_scope import SUBJECT_NEGATORS
+from agentuse.core.helper.negation_scope import opens as opens_scope
+from agentuse.core.helper.negation_scope import trailing_contrast
 from agentuse.core.helper.vocabulary import (DATE_VALUES, FREQUENCIES, FREQUENCY, NEG_VERBS, OMISSION_TARGETS, STOP,
                                              alternative_group, canon, fmt, is_scale, number_of, weight_of, written)
 from agentuse.core.helper.wording import normalize, split_clauses, split_sentences
@@ -116,8 +119,9 @@ def analyze(text: str) -> Analysis:
     for sentence in split_sentences(norm):
         sentence_terms: list[tuple[int, Term]] = []  # (clause index, term)
         marks: list[tuple[int, int, str, bool]] = []  # (clause, position, marker, at clause start)
-        for ci, clause in enumerate(split_clauses(sentence)):
-            for term, mark in _clause_terms(clause, values):
+        clauses = split_clauses(sentence)
+        for ci in range(len(clauses)):
+            for term, mark in _clause_terms(trailing_contrast(clauses, ci), values):
                 if mark:
                     marks.append((ci, len(sentence_terms), mark[0], mark[1]))
                 else:
@@ -160,7 +164,10 @@ def _clause_terms(clause: str, values: list[str]):
     segments: list[tuple[str, list[str]]] = [("main", [])]
     cancel_main = False
     for i, tok in enumerate(tokens):
-        if tok == "without":
+        opened = opens_scope(tokens, i, segments[-1][1])
+        if opened:
+            segments.append((opened, [tok]))  # "tell the owner | not to swim": the negation is the new part's
+        elif tok == "without":
             # "never X without Y" is "X only with Y": Y is a carve-out and the negation of X is cancelled;
             # a plain "X without Y" is against Y.
             if any(t in lx.NEGATORS for t in tokens[:i]) and len(segments) == 1:
@@ -189,7 +196,7 @@ def _clause_terms(clause: str, values: list[str]):
     main_negative = False
     first = True
     for role, toks in segments:
-        negators = [t for t in toks if t in lx.NEGATORS]
+        negators = [t for t in toks if t in lx.NEGATORS or t in SUBJECT_NEGATORS]
         bound = next((_BOUNDS[t] for t in toks if t in _BOUNDS), "")
         # "do not retry more than 3 times" sets an upper bound; it does not forbid retrying.
         if bound == ">=" and negators:
@@ -306,7 +313,9 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             continue
         # "if a patient reports chest pain", "invites that arrive without an agenda": the verb only says the
         # case came about.
-        occurs = tok in lx.OCCURRENCE_VERBS and (role == "condition" or (i > 0 and toks[i - 1] in _RELATIVES))
+        occurs = (tok in lx.OCCURRENCE_VERBS and (role == "condition" or (i > 0 and toks[i - 1] in _RELATIVES))) \
+            or (tok in lx.THERE_VERBS and role in ("condition", "exception")
+                and any(t is not None and t.weight >= 1 for t, _ in out))
         weight = 0.3 if occurs else weight_of(word)
         out.append((Term(word=word, weight=weight, negative=neg, role=role, lead=lead, subordinate=subordinate,
                          means=means, scoped=scoped, surface=written(tok)), None))

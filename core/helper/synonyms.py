@@ -76,6 +76,7 @@ SYNONYMS: list[str] = [
     "talk speak",
     "tone style",
     "kilometer kilometre km",
+    "dollar usd", "euro eur", "yen jpy",
     "mile mi",
     "mute silence",
     "promise guarantee",
@@ -152,7 +153,7 @@ SYNONYMS: list[str] = [
     "copy cc",
     "important crucial essential vital",
     "rude impolite",
-    "shorten condense",
+    "shorten condense trim abridge",
     "competitor rival",
     "replace substitute swap",
     "buyer purchaser",
@@ -192,6 +193,9 @@ ALTERNATIVES: list[str] = [
     "snakecase camelcase pascalcase kebabcase", "desktop mobile tablet",
     # A medium: on paper or electronically ("electronical" is the stem "electronically" leaves).
     "paper electronic electronical digital",
+    # Units a measure is given in, formats an image is saved in, and ways to pay: one of each per setting.
+    "centimetre centimeter cm millimetre millimeter mm metre meter inch foot feet yard",
+    "kilogram kg gram lb ounce oz", "jpeg jpg png gif tiff geotiff webp svg heic", "cash card coin cheque",
 ]
 
 # Adjectives of one scale, also alternatives: a rule asks for one end of it ("use short titles" / "long
