@@ -59,7 +59,8 @@ def test_benchmark_prints_figures_last(bench, capsys):
             "tuning6_duplicate_f1", "tuning6_holdout_duplicate_f1", "tuning6_distinct_called_duplicate",
             "frozen5_duplicate_f1", "frozen5_contradiction_f1", "frozen5_distinct_called_duplicate",
             "tuning7_duplicate_f1", "tuning7_holdout_duplicate_f1", "tuning7_distinct_called_duplicate",
-            "tuning8_duplicate_f1", "tuning8_holdout_duplicate_f1", "tuning8_distinct_called_duplicate"} <= set(tail)
+            "tuning8_duplicate_f1", "tuning8_holdout_duplicate_f1", "tuning8_distinct_called_duplicate",
+            "frozen6_duplicate_f1", "frozen6_contradiction_f1", "frozen6_distinct_called_duplicate"} <= set(tail)
     assert all(0.0 <= float(value) <= 1.0 for key, value in tail.items() if not key.endswith("distinct_called_duplicate"))
 
 
@@ -69,7 +70,7 @@ def test_benchmark_prints_every_set_side_by_side(bench, capsys):
     assert header == ["tuning", "tuning", "held-out", "tuning", "2", "tuning", "3", "tuning", "4", "tuning", "5",
                       "tuning", "5", "held-out", "tuning", "6", "tuning", "6", "held-out", "tuning", "7", "tuning", "7",
                       "held-out", "tuning", "8", "tuning", "8", "held-out", "frozen", "1", "frozen", "2",
-                      "frozen", "3", "frozen", "4", "frozen", "5"]
+                      "frozen", "3", "frozen", "4", "frozen", "5", "frozen", "6"]
 
 
 def test_tuning_only_leaves_the_frozen_sets_out(bench, capsys):
@@ -139,7 +140,7 @@ def test_the_fourth_frozen_set_is_the_committed_one_and_apart_from_every_other_s
     assert sum(frozenset((p["a"], p["b"])) in seen for p in pairs) == 0
 
 
-@pytest.mark.parametrize("which", ["2", "3", "4", "5"])
+@pytest.mark.parametrize("which", ["2", "3", "4", "5", "6"])
 def test_the_report_refuses_a_changed_frozen_set(which, bench, tmp_path, monkeypatch, capsys):
     path, loader = getattr(bench, f"FROZEN{which}"), getattr(bench, f"load_frozen{which}")
     changed = tmp_path / path.name
@@ -200,6 +201,13 @@ _ONE_CALLED_DUPLICATE = pytest.mark.xfail(strict=True, reason="issue 16: one dis
 def test_the_fifth_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench):
     # The hard constraint, checked (not tuned) on the set written for this round before it changed anything.
     assert bench.evaluate(bench.load_frozen5())["distinct_called_duplicate"] == 0
+
+
+# Frozen 6, read once at the end of the round that tuned on tuning 7 and 8, has one too (a contradiction), as
+# it had with the evaluator before that round: the same failure, left visible the same way.
+@_ONE_CALLED_DUPLICATE
+def test_the_sixth_frozen_set_never_sees_a_distinct_pair_called_duplicate(bench):
+    assert bench.evaluate(bench.load_frozen6())["distinct_called_duplicate"] == 0
 
 
 def test_the_sixth_tuning_set_never_sees_a_distinct_pair_called_duplicate(bench):
