@@ -1,0 +1,61 @@
+"""Two agentuse processes on one agent's files at the same moment, and a process killed between two writes,
+driven for real: each command is its own `agentuse` process, and the interleaving is lined up by the
+kernel, not by sleeps (strace stops a process at a chosen system call; a lock held by a helper process
+holds a command at its lock). Nothing here asserts a duration."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from capture_support import make_agent, rule, seed
+
+from agentuse.core import store
+from agentuse.core.store_format import parse
+
+STRACE = shutil.which("strace")
+needs_strace = pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+CAPPED = "learning:\n  capture: true\n  apply: true\n  max: 2"
+COMMAND = [sys.executable, "-c", "from agentuse.cli.app import main; main()"]
+
+
+def agentuse(*args: object, before: list[str] = (), check: bool = True) -> subprocess.CompletedProcess:
+    """The agentuse command in a process of its own (after `before`: strace and its options)."""
+    done = subprocess.run([*before, *COMMAND, *map(str, args)], capture_output=True, text=True,
+                          env=os.environ.copy(), timeout=120)
+    if check:
+        assert done.returncode == 0, (done.stdout, done.stderr)
+    return done
+
+
+def killed_at_rename(n: int) -> list[str]:
+    """strace options that SIGKILL the command at its n-th rename: the n-th file it writes is never in place."""
+    return [STRACE, "-f", "-qq", "-o", os.devnull, "-e", "trace=rename",
+            "-e", f"inject=rename:signal=SIGKILL:when={n}"]
+
+
+def _entries(path: Path):
+    return parse(path.read_text(), include_retired=True).learnings if path.exists() else []
+
+
+@needs_strace
+def test_a_note_whose_trade_was_killed_after_archiving_files_the_traded_rule_once_when_run_again(tmp_path):
+    agent = make_agent(tmp_path / "p", CAPPED)
+    location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps", date_="2026-01-01"),
+                            rule("bbbb2222", "Mention the reading time at the top", date_="2026-01-01")])
+    note = "Always end with a question to the reader"
+    # The trade writes the archive (rename 1), then the store (rename 2): killed at the second one.
+    first = agentuse("learnings", "add", agent, note, before=killed_at_rename(2), check=False)
+    assert first.returncode == -9 or first.returncode == 137, (first.stdout, first.stderr)
+    assert [r.id for r in _entries(location.archive_path)] == ["aaaa1111"]
+    assert "aaaa1111" in [r.id for r in store.load(location).learnings]  # in both files: the kill point
+
+    again = agentuse("learnings", "add", agent, note)
+    assert "Retired \"Use bullet lists for steps\" to make room" in again.stdout
+    assert [r.id for r in _entries(location.archive_path)] == ["aaaa1111"], location.archive_path.read_text()
+    now = store.load(location).learnings
+    assert "aaaa1111" not in [r.id for r in now] and [r.title for r in now].count(note) == 1
