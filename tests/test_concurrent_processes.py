@@ -59,3 +59,28 @@ def test_a_note_whose_trade_was_killed_after_archiving_files_the_traded_rule_onc
     assert [r.id for r in _entries(location.archive_path)] == ["aaaa1111"], location.archive_path.read_text()
     now = store.load(location).learnings
     assert "aaaa1111" not in [r.id for r in now] and [r.title for r in now].count(note) == 1
+
+
+def test_a_command_held_at_a_lock_says_whose_lock_it_waits_for_and_goes_on_once_it_is_released(tmp_path):
+    import fcntl
+
+    agent = make_agent(tmp_path / "p", CAPPED)
+    location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps")])
+    held = os.open(f"{location.store_path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(held, fcntl.LOCK_EX)  # as a writer in another process holds it (a stopped one, a slow disk)
+    try:
+        waiting = subprocess.Popen([*COMMAND, "learnings", "add", str(agent), "Keep each tip under fifty words"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+        said = []
+        for line in waiting.stderr:  # blocks until the command says something (or ends)
+            said.append(line)
+            if line.startswith("waiting for "):
+                break
+        assert said and said[-1].startswith(f"waiting for {location.store_path}.lock: another agentuse process"), said
+        assert waiting.poll() is None  # still waiting: the lock is still held
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+    out, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, (out, err)
+    assert "Keep each tip under fifty words" in [r.title for r in store.load(location).learnings]
