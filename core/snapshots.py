@@ -367,20 +367,22 @@ def undo(location: store.AgentLocation) -> Snapshot:
     """Restore both files from the newest snapshot and remove it, as one step: the pending marker and the
     manifest's `undoing` are written before the first file, so a crash anywhere in between is finished by
     the next command (`recover`), and a reader that settles first never sees one file undone and not the
-    other."""
-    recover(location)
-    for stuck in (s for s in _all(location) if not s.manifest.settled):
-        raise UndoError(
-            f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing {location.agent_path}, "
-            f"and the learned block there was edited since, so it was neither finished nor rolled back. Put the "
-            f"block back as it is in {stuck.folder / 'agent.before'} (edits elsewhere in the file can stay), then "
-            "run any command: it rolls the rest back.")
-    snapshot = latest(location)
-    if snapshot is None:
-        raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
-                        f"rules, has been recorded (or the last one was already undone).")
-    require_parts(snapshot)
+    other. The snapshot is chosen under the locks: chosen before them, an undo that another undo (or a pass)
+    got ahead of would judge a snapshot that is gone, or no longer the newest, and refuse as if the files had
+    been edited."""
     with locks(location):
+        recover(location)
+        for stuck in (s for s in _all(location) if not s.manifest.settled):
+            raise UndoError(
+                f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing "
+                f"{location.agent_path}, and the learned block there was edited since, so it was neither finished "
+                f"nor rolled back. Put the block back as it is in {stuck.folder / 'agent.before'} (edits elsewhere "
+                "in the file can stay), then run any command: it rolls the rest back.")
+        snapshot = latest(location)
+        if snapshot is None:
+            raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
+                            f"rules, has been recorded (or the last one was already undone).")
+        require_parts(snapshot)
         changed = blockers(location, snapshot)
         if changed:
             raise UndoError(

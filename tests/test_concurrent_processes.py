@@ -84,3 +84,57 @@ def test_a_command_held_at_a_lock_says_whose_lock_it_waits_for_and_goes_on_once_
     out, err = waiting.communicate(timeout=120)
     assert waiting.returncode == 0, (out, err)
     assert "Keep each tip under fifty words" in [r.title for r in store.load(location).learnings]
+
+
+def _pass_quarantining(location: store.AgentLocation, rule_id: str) -> None:
+    """A pass that rewrites rules (capture's re-vet, as `snapshots.store_pass` runs it): one undo."""
+    from agentuse.core import snapshots
+    from agentuse.core.learning import State
+
+    with snapshots.store_pass(location, kind="capture re-vet") as work:
+        for learning in work.doc.learnings:
+            if learning.id == rule_id:
+                learning.state, learning.why = State.quarantined, 'contradicts the contract: "x"'
+        work.summary = "capture re-vet: 1 quarantined"
+
+
+def _start(*args: object) -> subprocess.Popen:
+    return subprocess.Popen([*COMMAND, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=os.environ.copy())
+
+
+def _until_waiting(process: subprocess.Popen) -> list[str]:
+    said = []
+    for line in process.stderr:
+        said.append(line)
+        if line.startswith("waiting for "):
+            break
+    return said
+
+
+def test_two_undos_at_once_undo_the_two_newest_passes_one_each(tmp_path):
+    import fcntl
+
+    from agentuse.core import snapshots
+
+    agent = make_agent(tmp_path / "p", CAPPED)
+    location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps"),
+                            rule("bbbb2222", "Mention the reading time at the top")])
+    original = location.store_path.read_bytes()
+    _pass_quarantining(location, "aaaa1111")
+    _pass_quarantining(location, "bbbb2222")
+    assert len(snapshots.listing(location)) == 2
+    # Both undos choose what to undo, then meet at the commit's lock, held here until both wait there.
+    held = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        undos = [_start("learnings", "undo", agent) for _ in range(2)]
+        for process in undos:
+            said = _until_waiting(process)
+            assert said and said[-1].startswith("waiting for "), said
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+    ended = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in undos]
+    assert [code for code, _, _ in ended] == [0, 0], ended
+    assert location.store_path.read_bytes() == original and snapshots.listing(location) == []
