@@ -25,7 +25,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core import snapshots, store
+from agentuse.core import snapshots, store, store_merge
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
 from agentuse.core.learning import NEW_RULE_GRACE_DAYS, Channel, Learning, State
 from agentuse.core.ranking import evictable, rank, tradeable, worth
@@ -266,7 +266,7 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
         replaced = []
         for placed in report.placed:
-            reason = {Placement.folded: f"folded into {placed.record.id}",
+            reason = {Placement.folded: store_merge.folded_into(placed.record.id),
                       Placement.traded: f"traded for {placed.record.id}",
                       Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
             replaced += [(rule, reason) for rule in placed.replaced]

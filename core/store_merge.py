@@ -19,6 +19,8 @@ recorded on the pass's rules since go back with them, each to the rules the pass
 
 from __future__ import annotations
 
+import re
+
 from agentuse.core.errors import AgentuseError
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import new_id
@@ -41,6 +43,26 @@ class MergeConflict(AgentuseError):
         parts = [f'"{t}" edited meanwhile' for t in self.edited]
         parts += [f'"{t}" repeated by a person meanwhile, and this drops it' for t in self.repeated]
         return ", ".join(parts[:5]) + (" and more" if len(parts) > 5 else "")
+
+
+# The archive reasons of a rule that left the store inside another (a tidy-up's merge or rewrite, a capture's or
+# a note's fold): the rule named carries its cases from then on. A trade names its victim's replacement, which
+# carries nothing of it, so it is worded apart ("traded for").
+def merged_into(rule_id: str) -> str:
+    return f"merged into {rule_id}"
+
+
+def folded_into(rule_id: str) -> str:
+    return f"folded into {rule_id}"
+
+
+_CARRIED_BY = re.compile(r"^(?:retired: )?(?:merged|folded) into ([0-9A-Za-z]{8})$")
+
+
+def carried_by(archived: Learning) -> str | None:
+    """The id of the rule an archived rule was merged or folded into, if that is why it left."""
+    found = _CARRIED_BY.match(archived.why or "")
+    return found[1] if found else None
 
 
 def content(rule: Learning) -> tuple:

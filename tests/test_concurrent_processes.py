@@ -138,3 +138,38 @@ def test_two_undos_at_once_undo_the_two_newest_passes_one_each(tmp_path):
     ended = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in undos]
     assert [code for code, _, _ in ended] == [0, 0], ended
     assert location.store_path.read_bytes() == original and snapshots.listing(location) == []
+
+
+RECORDING = Path(__file__).resolve().parents[1] / "examples" / "sessions" / "blog-writer-tool-error.jsonl"
+
+
+def test_an_approval_given_after_a_rule_in_force_was_folded_away_credits_the_rule_that_carries_it(tmp_path):
+    """A gate can wait for hours; meanwhile a tidy-up or a note folds the rules its run had in force into a
+    new one. The approval is still a vote for them (spec: What makes a learning permanent), so it lands on
+    the rule that carries them now, as counts recorded during a tidy-up do."""
+    import re
+
+    from capture_support import current_ih
+
+    from agentuse.core.learning import Channel, Source
+
+    agent = make_agent(tmp_path / "p", "approval: true\nlearning: true")
+    (agent.parent / "posts").mkdir()
+    location = seed(agent, [rule("a1b2c3d4", "Keep intros factual", src=Source.manual, ch=Channel.corrections,
+                                 ih=current_ih(agent))])
+    run = agentuse("run", agent, "Write a post", "--model", f"replay:{RECORDING}")
+    assert "awaiting review" in run.stdout
+    sid = re.search(r"session (01[0-9A-HJKMNP-TV-Z]{24})", run.stdout).group(1)
+    [injected] = store.load(location).learnings
+    assert (injected.id, injected.injected) == ("a1b2c3d4", 1)
+
+    folded = agentuse("learnings", "add", agent, "Keep intros factual rather than promotional")
+    assert 'Replaced an earlier rule: "Keep intros factual"' in folded.stdout
+    [carrier] = store.load(location).learnings
+    assert carrier.id != "a1b2c3d4" and carrier.ok == 0
+
+    agentuse("sessions", "resume", sid, "--approve")
+    [after] = store.load(location).learnings
+    assert (after.id, after.ok) == (carrier.id, 1)
+    agentuse("sessions", "resume", sid, "--approve", check=False)  # answered already: credits nothing again
+    assert store.load(location).learnings[0].ok == 1
