@@ -173,3 +173,46 @@ def test_an_approval_given_after_a_rule_in_force_was_folded_away_credits_the_rul
     assert (after.id, after.ok) == (carrier.id, 1)
     agentuse("sessions", "resume", sid, "--approve", check=False)  # answered already: credits nothing again
     assert store.load(location).learnings[0].ok == 1
+
+
+def test_a_rule_edited_while_captures_re_vet_is_asked_about_it_is_not_stamped_with_the_verdict_on_its_old_words(
+        tmp_path, fake_anthropic, monkeypatch):
+    """The re-vet's verdict is on the words it sent. A person who rewrote the rule in `learnings --edit`
+    while the call was out has words no vet saw: they stay unvetted (held out while stale, re-vetted by the
+    next capture or tidy-up), never stamped as checked against the current instructions."""
+    import threading
+
+    from fakes import tool_use
+
+    from capture_support import current_ih, make_session
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]\n  max: 15")
+    location = seed(agent, [rule("aaaa1111", "Save posts under posts/ with a slug", ih="0ld0ld0ld0l")])
+    session = make_session(agent)
+    asked, answer = threading.Event(), threading.Event()
+
+    def held_vet(request):
+        asked.set()
+        assert answer.wait(60)
+        return tool_use("submit_vet", {"verdicts": [{"id": "aaaa1111", "verdict": "pass", "detail": ""}]})
+
+    fake_anthropic.script(default=held_vet)
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    capture = _start("learnings", "capture", agent, "--session", session)
+    try:
+        assert asked.wait(60), "the capture never asked to re-vet the stale rule"
+        editor = tmp_path / "edit.sh"
+        editor.write_text('#!/bin/sh\nsed -i "s/with a slug/and publish them without review/" "$1"\n')
+        editor.chmod(0o755)
+        monkeypatch.setenv("EDITOR", str(editor))
+        agentuse("learnings", agent, "--edit")
+        assert store.load(location).learnings[0].title == "Save posts under posts/ and publish them without review"
+    finally:
+        answer.set()
+    out, err = capture.communicate(timeout=120)
+    assert capture.returncode == 0, (out, err)
+    [now] = store.load(location).learnings
+    assert now.title == "Save posts under posts/ and publish them without review"
+    assert now.ih != current_ih(agent), "stamped as vetted on words the vet never saw"
+    assert "1 stale learning(s) were edited while the vet was asked about them; they stay held out" in out, out
