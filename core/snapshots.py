@@ -74,6 +74,9 @@ class Manifest(BaseModel):
     agent_after: str  # sha256 of what the tidy-up wrote (or left) in the agent file
     store_after: str
     block_after: str = ""  # digest of the learned block it left: an unchanged block needs no rewrite
+    # False: the pass left the agent file as it was (capture's passes, a tidy-up that made nothing permanent),
+    # so undo leaves it alone, and an edit made to it since is no reason to refuse. True for older manifests.
+    agent_written: bool = True
     # The archive, when the tidy-up appended to it; None when it did not (or the snapshot predates this).
     archive_after: str | None = None  # sha256 of the archive as the tidy-up left it
     archive_existed: bool = False
@@ -186,7 +189,8 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
                         archive_kept=archive.kept, archive_end=end, archive_upto=digest(archive.after[:end]))
     manifest = Manifest(created=now.isoformat(timespec="seconds"), agent_path=str(location.agent_path),
                         store_path=str(location.store_path), store_existed=store_before is not None,
-                        agent_after=digest(agent_after), store_after=digest(store_after),
+                        agent_after=digest(agent_after), agent_written=agent_after != agent_before,
+                        store_after=digest(store_after),
                         block_after=block_digest(block_after), summary=summary, kind=kind, complete=complete,
                         seq=seq, carriers=carriers or {}, **archived)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
@@ -430,13 +434,20 @@ def blockers(location: store.AgentLocation, snapshot: Snapshot) -> list[str]:
     """The files changed since the tidy-up in a way undo would throw away: it refuses while any are."""
     manifest = snapshot.manifest
     changed = []
-    if digest(_read(location.agent_path)) != manifest.agent_after:
+    if wrote_agent(snapshot) and digest(_read(location.agent_path)) != manifest.agent_after:
         changed.append(str(location.agent_path))
     if not _store_target(location, snapshot, _read(location.store_path))[0]:
         changed.append(str(location.store_path))
     if not _archive_target(snapshot, _read(location.archive_path))[0]:
         changed.append(str(location.archive_path))
     return changed
+
+
+def wrote_agent(snapshot: Snapshot) -> bool:
+    """Whether the pass changed the agent file (told from its copy for manifests older than `agent_written`).
+    Undo puts back only a file the pass changed (`_finish_undo`)."""
+    return snapshot.manifest.agent_written and digest(_read(snapshot.folder / "agent.before")) != \
+        snapshot.manifest.agent_after
 
 
 def _store_target(location: store.AgentLocation, snapshot: Snapshot, now: bytes | None) -> tuple[bool, bytes | None]:

@@ -216,3 +216,20 @@ def test_a_rule_edited_while_captures_re_vet_is_asked_about_it_is_not_stamped_wi
     assert now.title == "Save posts under posts/ and publish them without review"
     assert now.ih != current_ih(agent), "stamped as vetted on words the vet never saw"
     assert "1 stale learning(s) were edited while the vet was asked about them; they stay held out" in out, out
+
+
+def test_a_pass_that_never_wrote_the_agent_file_can_be_undone_after_the_agent_file_is_edited(tmp_path):
+    """The spec's fix for a quarantined rule is to correct the agent file; undoing the pass that quarantined
+    it afterwards must not refuse over that edit: the pass never wrote the agent file, so undo does not
+    touch it, and the edit stays as it is."""
+    from agentuse.core import snapshots
+
+    agent = make_agent(tmp_path / "p", CAPPED)
+    location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps")])
+    original = location.store_path.read_bytes()
+    _pass_quarantining(location, "aaaa1111")
+    edited = agent.read_text().replace("Start with a relatable hook", "Start with a question")
+    agent.write_text(edited)
+    agentuse("learnings", "undo", agent)
+    assert location.store_path.read_bytes() == original and snapshots.listing(location) == []
+    assert agent.read_text() == edited
