@@ -29,7 +29,7 @@ from agentuse.core import snapshots, store, store_merge
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
 from agentuse.core.learning import NEW_RULE_GRACE_DAYS, Channel, Learning, State
 from agentuse.core.ranking import evictable, rank, tradeable, worth
-from agentuse.core.screen import quarantined_twin
+from agentuse.core.screen import quarantined_twin, twin_in_force
 from agentuse.core.store_format import new_id
 from agentuse.core.model_defaults import empty_list
 
@@ -123,6 +123,12 @@ def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: Reconc
         if placed is not None:
             return placed
         fold = None
+    else:
+        # Said in the same words as a rule in force now: the rule again, however the plan read the store
+        # (it may predate that rule: two notes given at once both planned "new"). A person's repeat counts.
+        twin = twin_in_force(record.text, learnings)
+        if twin is not None:
+            return _repeat(twin, record)
     has_room = count_in_force(learnings) < cap
     if room_first and has_room:
         learnings.append(record)

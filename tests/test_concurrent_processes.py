@@ -233,3 +233,31 @@ def test_a_pass_that_never_wrote_the_agent_file_can_be_undone_after_the_agent_fi
     agentuse("learnings", "undo", agent)
     assert location.store_path.read_bytes() == original and snapshots.listing(location) == []
     assert agent.read_text() == edited
+
+
+def test_one_note_given_twice_at_once_is_one_rule_repeated_not_two_copies(tmp_path):
+    """Both notes are planned against a store that holds neither, then written one after the other: the
+    second is the first one repeated (re:1, the spec's signal that the wording is not landing), as it is
+    when the two are given one after the other, never a second copy taking a slot of the cap."""
+    import fcntl
+
+    from agentuse.core import snapshots
+
+    agent = make_agent(tmp_path / "p", CAPPED)
+    location = seed(agent, [])
+    note = "Always end with a question to the reader"
+    held = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(held, fcntl.LOCK_EX)  # both notes wait to be written, each planned on its own read
+    try:
+        adds = [_start("learnings", "add", agent, note) for _ in range(2)]
+        for process in adds:
+            said = _until_waiting(process)
+            assert said and said[-1].startswith("waiting for "), said
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+    ended = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in adds]
+    assert [code for code, _, _ in ended] == [0, 0], ended
+    [kept] = store.load(location).learnings
+    assert (kept.title, kept.re) == (note, 1)
+    assert sorted(out.splitlines()[0].split(" ")[1] for _, out, _ in ended) == ["Repeated", "Saved"], ended
