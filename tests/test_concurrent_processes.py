@@ -261,3 +261,45 @@ def test_one_note_given_twice_at_once_is_one_rule_repeated_not_two_copies(tmp_pa
     [kept] = store.load(location).learnings
     assert (kept.title, kept.re) == (note, 1)
     assert sorted(out.splitlines()[0].split(" ")[1] for _, out, _ in ended) == ["Repeated", "Saved"], ended
+
+
+def test_a_tidy_up_whose_re_vet_a_capture_made_too_meanwhile_commits(tmp_path, fake_anthropic, monkeypatch):
+    """After an edit of the agent file, a scheduled tidy-up and a run's capture both re-vet the stale rules.
+    When the capture's re-vet lands first and says what the tidy-up's says, nothing conflicts: the tidy-up
+    commits (it used to throw its whole work away: '"..." edited meanwhile ... Run the tidy-up again')."""
+    import re
+    import threading
+
+    from fakes import tool_use
+
+    from capture_support import current_ih, make_session
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]\n  max: 15")
+    location = seed(agent, [rule("aaaa1111", "Save posts under posts/ with a slug", ih="0ld0ld0ld0l")])
+    session = make_session(agent)
+    tidy_asked, answer = threading.Event(), threading.Event()
+
+    def reply(request):
+        tool = request.forced_tool
+        if tool == "submit_vet":
+            if not tidy_asked.is_set():  # the tidy-up's re-vet, the first request: held
+                tidy_asked.set()
+                assert answer.wait(60)
+            ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+            return tool_use(tool, {"verdicts": [{"id": i, "verdict": "pass", "detail": ""} for i in ids]})
+        return tool_use(tool, {"moves": []} if "plan" in tool else {})
+
+    fake_anthropic.script(default=reply)
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    tidy = _start("learnings", "tidy", agent)
+    try:
+        assert tidy_asked.wait(60), "the tidy-up never re-vetted the stale rule"
+        agentuse("learnings", "capture", agent, "--session", session)  # re-vets it too, and lands first
+        assert store.load(location).learnings[0].ih == current_ih(agent)
+    finally:
+        answer.set()
+    out, err = tidy.communicate(timeout=120)
+    assert tidy.returncode == 0, (out, err)
+    [now] = store.load(location).learnings
+    assert (now.id, now.ih) == ("aaaa1111", current_ih(agent))
