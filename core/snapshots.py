@@ -367,13 +367,17 @@ def _prune(location: store.AgentLocation) -> None:
         shutil.rmtree(old.folder, ignore_errors=True)
 
 
-def undo(location: store.AgentLocation) -> Snapshot:
+def undo(location: store.AgentLocation, *, expected: str | None = None) -> Snapshot:
     """Restore both files from the newest snapshot and remove it, as one step: the pending marker and the
     manifest's `undoing` are written before the first file, so a crash anywhere in between is finished by
     the next command (`recover`), and a reader that settles first never sees one file undone and not the
     other. The snapshot is chosen under the locks: chosen before them, an undo that another undo (or a pass)
     got ahead of would judge a snapshot that is gone, or no longer the newest, and refuse as if the files had
-    been edited."""
+    been edited.
+
+    `expected`: the name of the snapshot folder the person is looking at (the Undo button of a page): undo
+    only that one. A pass that ran after the page was drawn (a run's capture, a tidy-up from the terminal),
+    or that same Undo pressed twice, must not undo a pass the person never saw."""
     with locks(location):
         recover(location)
         for stuck in (s for s in _all(location) if not s.manifest.settled):
@@ -383,9 +387,13 @@ def undo(location: store.AgentLocation) -> Snapshot:
                 f"nor rolled back. Put the block back as it is in {stuck.folder / 'agent.before'} (edits elsewhere "
                 "in the file can stay), then run any command: it rolls the rest back.")
         snapshot = latest(location)
+        if snapshot is None and expected is not None:
+            raise UndoError(_not_newest(location, expected, None))
         if snapshot is None:
             raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
                             f"rules, has been recorded (or the last one was already undone).")
+        if expected is not None and snapshot.folder.name != expected:
+            raise UndoError(_not_newest(location, expected, snapshot))
         require_parts(snapshot)
         changed = blockers(location, snapshot)
         if changed:
@@ -406,6 +414,17 @@ def undo(location: store.AgentLocation) -> Snapshot:
         store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
         _finish_undo(location, Snapshot(folder=snapshot.folder, manifest=manifest))
     return Snapshot(folder=snapshot.folder, manifest=manifest)  # `undo_from` set: it carried runs' counts
+
+
+def _not_newest(location: store.AgentLocation, expected: str, newest: Snapshot | None) -> str:
+    shown = next((s for s in _all(location) if s.folder.name == expected), None)
+    if shown is None:
+        return ("That pass was undone already (or is no longer recorded), so nothing was undone. "
+                f"Look at the agent's learnings again before undoing anything else.")
+    later = f"the {newest.manifest.kind} of {newest.manifest.created}" if newest is not None else "another pass"
+    return (f"The {shown.manifest.kind} of {shown.manifest.created} is no longer the newest pass: {later} ran "
+            "after it, and undo takes the newest first. Nothing was undone; look at what that pass did before "
+            f"undoing it (agentuse learnings undo {location.agent_path}).")
 
 
 def _finish_undo(location: store.AgentLocation, snapshot: Snapshot) -> None:
