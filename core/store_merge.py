@@ -12,8 +12,8 @@ None of that may be lost (spec issue: "no concurrent update is lost"). Three ver
 - a rule added meanwhile is kept, at the end;
 - a rule it changed or dropped that was edited or deleted meanwhile, and a rule it drops without a carrier
   that a person repeated meanwhile, are conflicts: `MergeConflict` names them and nothing is merged; a rule
-  changed meanwhile into just what the rewrite makes of it (a capture's re-vet agreeing with a tidy-up's)
-  is not.
+  changed meanwhile into just what the rewrite makes of it (a capture's re-vet agreeing with a tidy-up's),
+  or one it retires that was removed meanwhile too (a capture's drain), is not.
 
 Undo runs the other way (`carry_back`): it puts back the rules from before a pass, and the counts runs
 recorded on the pass's rules since go back with them, each to the rules the pass had carried into it.
@@ -96,6 +96,8 @@ def merge(start: list[Learning], result: list[Learning], now: list[Learning], *,
         theirs = current.get(rule_id)
         if theirs is not None and mine is not None and content(theirs) == content(mine):
             continue  # changed meanwhile exactly as the rewrite changes it (two re-vets agreeing): no conflict
+        if theirs is None and mine is None and carrier(rule_id, carriers, final) is None:
+            continue  # retired by the rewrite and removed meanwhile too (a capture's drain, a discard): agreed
         if theirs is None or content(theirs) != content(old):
             edited.append(old.title)
             continue

@@ -303,3 +303,52 @@ def test_a_tidy_up_whose_re_vet_a_capture_made_too_meanwhile_commits(tmp_path, f
     assert tidy.returncode == 0, (out, err)
     [now] = store.load(location).learnings
     assert (now.id, now.ih) == ("aaaa1111", current_ih(agent))
+
+
+def test_a_tidy_up_retiring_a_rule_a_capture_drained_meanwhile_commits_and_archives_it_once(
+        tmp_path, fake_anthropic, monkeypatch):
+    """An over-cap agent: a scheduled tidy-up plans to retire its weakest rule while a run's capture drains
+    the same rule over the cap. Both removed it; nothing conflicts, so the tidy-up commits (it threw its work
+    away: '"..." edited meanwhile'), and the rule is in the archive once, as the drain filed it."""
+    import threading
+
+    from fakes import tool_use
+
+    from capture_support import current_ih, make_session
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]\n  max: 2")
+    ih = current_ih(agent)
+    location = seed(agent, [rule(f"{n}{n}{n}{n}1111", title, date_=f"2026-01-0{5 - n}", ih=ih)
+                            for n, title in ((1, "Use bullet lists for steps"), (2, "Mention the reading time"),
+                                             (3, "Link every source you cite"), (4, "Use bullet lists"))])
+    session = make_session(agent)
+    planned, answer = threading.Event(), threading.Event()
+
+    def reply(request):
+        tool = request.forced_tool
+        if tool == "submit_plan_groups":
+            first = not planned.is_set()
+            planned.set()
+            if first:  # the tidy-up's first plan: held while the capture drains
+                assert answer.wait(60)
+                return tool_use(tool, {"moves": [{"kind": "retire", "ids": ["44441111"], "superseded_by": "11111111",
+                                                  "reason": "the bullet-list rule says it"}]})
+            return tool_use(tool, {"moves": []})
+        if tool == "submit_audit":
+            return tool_use(tool, {"missing": []})
+        return tool_use(tool, {"verdicts": []} if tool == "submit_vet" else {})
+
+    fake_anthropic.script(default=reply)
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    tidy = _start("learnings", "tidy", agent)
+    try:
+        assert planned.wait(60), "the tidy-up never planned"
+        agentuse("learnings", "capture", agent, "--session", session)  # drains 33331111 and 44441111
+        assert [r.id for r in store.load(location).learnings] == ["11111111", "22221111"]
+    finally:
+        answer.set()
+    out, err = tidy.communicate(timeout=120)
+    assert tidy.returncode == 0, (out, err)
+    assert [r.id for r in store.load(location).learnings] == ["11111111", "22221111"]
+    assert sorted(r.id for r in _entries(location.archive_path)) == ["33331111", "44441111"]
