@@ -116,7 +116,8 @@ def _fold(ctx: steps.CaptureInput, records: list) -> tuple[list[capping.Incoming
             folds.pop(decision.key, None)
             notes.append(f'[Learning] Not folded: "{by_id[decision.key].title}" stays a rule of its own, because '
                          f"{decision.why}.")
-    return [capping.Incoming(record=r, fold=folds.get(r.id)) for r in records], notes
+    seen = {r.id: r.text for r in ctx.rules}  # what the folds were planned on: a rule reworded since is not folded
+    return [capping.Incoming(record=r, fold=folds.get(r.id), seen=seen) for r in records], notes
 
 
 def _proposal(ctx: steps.CaptureInput, record, answer: ReconcileAnswer) -> gate.Proposal | None:

@@ -352,3 +352,60 @@ def test_a_tidy_up_retiring_a_rule_a_capture_drained_meanwhile_commits_and_archi
     assert tidy.returncode == 0, (out, err)
     assert [r.id for r in store.load(location).learnings] == ["11111111", "22221111"]
     assert sorted(r.id for r in _entries(location.archive_path)) == ["33331111", "44441111"]
+
+
+def test_a_note_planned_to_fold_into_a_rule_reworded_meanwhile_is_saved_beside_it_and_says_so(
+        tmp_path, fake_anthropic, monkeypatch):
+    """The note's fold was planned on the rule's old words; a person rewrote the rule in --edit while the
+    reconcile call was out. The merged wording does not carry the new words, so it must not replace them
+    (it did: the edited rule went to the archive, unread). The note is saved beside it and the line says why."""
+    import threading
+
+    from fakes import tool_use
+
+    from agentuse.core.learning import Channel, Source
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture: true\n  apply: true\n  max: 15")
+    from capture_support import current_ih
+
+    location = seed(agent, [rule("aaaa1111", "Keep intros factual", src=Source.manual, ch=Channel.corrections,
+                                 ih=current_ih(agent))])
+    note = "Keep intros factual rather than promotional"
+    asked, answer = threading.Event(), threading.Event()
+
+    def reply(request):
+        tool = request.forced_tool
+        if tool == "submit_ground":
+            return tool_use(tool, {"rule": {"category": "tip", "title": note, "body": note}})
+        if tool == "submit_reconcile":
+            asked.set()
+            assert answer.wait(60)
+            return tool_use(tool, {"action": "fold", "replaces": ["aaaa1111"],
+                                   "merged": {"category": "tip", "title": note, "body": note + "."}})
+        if tool == "submit_vet":
+            import re
+
+            ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+            return tool_use(tool, {"verdicts": [{"id": i, "verdict": "pass", "detail": ""} for i in ids]})
+        return tool_use(tool, {"missing": []} if tool == "submit_audit" else {})
+
+    fake_anthropic.script(default=reply)
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    add = _start("learnings", "add", agent, note)
+    try:
+        assert asked.wait(60), "the note was never reconciled"
+        editor = tmp_path / "edit.sh"
+        editor.write_text('#!/bin/sh\nsed -i "s/Keep intros factual$/Keep intros factual and under 50 words/" "$1"\n')
+        editor.chmod(0o755)
+        monkeypatch.setenv("EDITOR", str(editor))
+        agentuse("learnings", agent, "--edit")
+    finally:
+        answer.set()
+    out, err = add.communicate(timeout=120)
+    assert add.returncode == 0, (out, err)
+    titles = {r.id: r.title for r in store.load(location).learnings}
+    assert titles.get("aaaa1111") == "Keep intros factual and under 50 words", titles
+    assert note in titles.values(), titles
+    assert "[Learning] Not folded into id:aaaa1111: that rule changed or left the store" in out, out
+    assert not _entries(location.archive_path)
