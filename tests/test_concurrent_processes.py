@@ -38,6 +38,15 @@ def killed_at_rename(n: int) -> list[str]:
             "-e", f"inject=rename:signal=SIGKILL:when={n}"]
 
 
+def edit_with(tmp_path: Path, monkeypatch, agent: Path, sed: str) -> None:
+    """`agentuse learnings <agent> --edit`, the editor a sed expression run over the copy."""
+    editor = tmp_path / "edit.sh"
+    editor.write_text(f'#!/bin/sh\nsed -i "{sed}" "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    agentuse("learnings", agent, "--edit")
+
+
 def _entries(path: Path):
     return parse(path.read_text(), include_retired=True).learnings if path.exists() else []
 
@@ -202,11 +211,7 @@ def test_a_rule_edited_while_captures_re_vet_is_asked_about_it_is_not_stamped_wi
     capture = _start("learnings", "capture", agent, "--session", session)
     try:
         assert asked.wait(60), "the capture never asked to re-vet the stale rule"
-        editor = tmp_path / "edit.sh"
-        editor.write_text('#!/bin/sh\nsed -i "s/with a slug/and publish them without review/" "$1"\n')
-        editor.chmod(0o755)
-        monkeypatch.setenv("EDITOR", str(editor))
-        agentuse("learnings", agent, "--edit")
+        edit_with(tmp_path, monkeypatch, agent, "s/with a slug/and publish them without review/")
         assert store.load(location).learnings[0].title == "Save posts under posts/ and publish them without review"
     finally:
         answer.set()
@@ -395,11 +400,7 @@ def test_a_note_planned_to_fold_into_a_rule_reworded_meanwhile_is_saved_beside_i
     add = _start("learnings", "add", agent, note)
     try:
         assert asked.wait(60), "the note was never reconciled"
-        editor = tmp_path / "edit.sh"
-        editor.write_text('#!/bin/sh\nsed -i "s/Keep intros factual$/Keep intros factual and under 50 words/" "$1"\n')
-        editor.chmod(0o755)
-        monkeypatch.setenv("EDITOR", str(editor))
-        agentuse("learnings", agent, "--edit")
+        edit_with(tmp_path, monkeypatch, agent, "s/Keep intros factual$/Keep intros factual and under 50 words/")
     finally:
         answer.set()
     out, err = add.communicate(timeout=120)
