@@ -304,9 +304,12 @@ def _bytes(path: Path) -> bytes | None:
         return None
 
 
-def load(location: AgentLocation) -> StoreDoc:
-    """The agent's store; an empty doc when there is none yet. Raises StoreFormatError (file:line)."""
-    settle(location)
+def load(location: AgentLocation, *, settled: bool = False) -> StoreDoc:
+    """The agent's store; an empty doc when there is none yet. Raises StoreFormatError (file:line).
+    `settled`: the caller settled before taking the store's lock, which it holds: settling again here could
+    take the commit's locks after the store's, the reverse of every writer's order (see snapshots.locks)."""
+    if not settled:
+        settle(location)
     data, text = _read_both(location.store_path)
     return _doc(location, location.store_path, text, data)
 

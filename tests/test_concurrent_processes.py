@@ -410,3 +410,36 @@ def test_a_note_planned_to_fold_into_a_rule_reworded_meanwhile_is_saved_beside_i
     assert note in titles.values(), titles
     assert "[Learning] Not folded into id:aaaa1111: that rule changed or left the store" in out, out
     assert not _entries(location.archive_path)
+
+
+def test_a_restore_waiting_for_a_tidy_up_commit_does_not_hold_the_store_lock_the_commit_needs_next(tmp_path):
+    """Every writer takes the commit's locks in one order (the agent-file lock, the store's, the archive's):
+    a restore took the store's and the archive's first and then waited for the agent-file lock, which a
+    tidy-up commit holds while it waits for the store's: each waited for the other until one gave up
+    (60 s, then an error)."""
+    import fcntl
+
+    from agentuse.core import snapshots
+
+    agent = make_agent(tmp_path / "p", CAPPED)
+    location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps")])
+    agentuse("learnings", "discard", agent, "aaaa1111")
+    commit = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(commit, fcntl.LOCK_EX)  # a tidy-up commit has begun: its first lock is taken
+    try:
+        restore = _start("learnings", "restore", agent, "aaaa1111")
+        said = _until_waiting(restore)
+        assert said and said[-1].startswith(f"waiting for {snapshots.tidy_lock_path(location)}.lock"), said
+        # The commit's next lock is the store's: free, or the two would wait on each other.
+        store_lock = os.open(f"{location.store_path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(store_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises BlockingIOError when held
+            fcntl.flock(store_lock, fcntl.LOCK_UN)
+        finally:
+            os.close(store_lock)
+    finally:
+        fcntl.flock(commit, fcntl.LOCK_UN)
+        os.close(commit)
+    out, err = restore.communicate(timeout=120)
+    assert restore.returncode == 0, (out, err)
+    assert [r.id for r in store.load(location).learnings] == ["aaaa1111"] and not _entries(location.archive_path)
