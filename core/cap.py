@@ -143,10 +143,11 @@ def _place(learnings: list[Learning], record: Learning, *, cap: int, fold: Recon
         if placed is not None:
             return placed
         fold = None
-    else:
-        # Said in the same words as a rule in force now: the rule again, however the plan read the store
-        # (it may predate that rule: two notes given at once both planned "new"). A person's repeat counts.
-        twin = twin_in_force(record.text, learnings)
+    elif seen is not None:
+        # Said in the same words as a rule stored after the plan read the store (two notes given at once both
+        # planned "new"): the rule again, and a person's repeat counts. A rule the plan saw is the model's to
+        # judge, as it did.
+        twin = twin_in_force(record.text, [r for r in learnings if r.id not in seen])
         if twin is not None:
             return _repeat(twin, record)
     has_room = count_in_force(learnings) < cap

@@ -83,8 +83,8 @@ def quarantined_twin(text: str, learnings: list[Learning]) -> Learning | None:
 
 
 def twin_in_force(text: str, learnings: list[Learning]) -> Learning | None:
-    """An active rule worded as `text`: what a write placing `text` finds when another process stored the
-    same rule after this one read the store (two identical notes at once)."""
+    """An active rule of `learnings` worded as `text` (the cap's write asks about the rules stored after its
+    record was planned: two identical notes at once)."""
     key = text_key(text)
     return next((r for r in learnings if r.state is State.active and text_key(r.text) == key), None)
 
