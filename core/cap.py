@@ -82,8 +82,9 @@ def valid_fold(answer: ReconcileAnswer | None, learnings: list[Learning],
     """The active rules a fold/repeat answer may replace. Unknown, retired or quarantined ids are
     ignored; a fold without merged wording cannot be applied (nothing would carry the cases). `seen`: the
     words of each rule as the fold was planned on them; a rule worded otherwise now is not the one the merged
-    wording carries, and is not replaced (its new words would go to the archive, unread)."""
-    if seen is not None:
+    wording carries, and is not replaced (its new words would go to the archive, unread). A repeat writes no
+    wording: it counts on the rule as it is now."""
+    if seen is not None and answer is not None and answer.action is ReconcileAction.fold:
         learnings = [r for r in learnings if r.id in seen and text_key(r.text) == text_key(seen[r.id])]
     if answer is None or answer.action is ReconcileAction.new:
         return []
@@ -115,7 +116,7 @@ def _replace(learnings: list[Learning], sources: list[Learning], product: Learni
 def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: ReconcileAnswer | None = None,
           room_first: bool = True, today: date | None = None, seen: dict[str, str] | None = None) -> Placed:
     """`_place`, saying which rules the fold named that it could not fold into any more (`Placed.unfolded`)."""
-    named = [] if fold is None or fold.action is ReconcileAction.new or seen is None else \
+    named = [] if fold is None or fold.action is not ReconcileAction.fold or seen is None else \
         [i for i in dict.fromkeys(fold.replaces) if i in seen]
     now = {r.id for r in valid_fold(fold, learnings, seen)} if named else set()
     placed = _place(learnings, record, cap=cap, fold=fold, room_first=room_first, today=today, seen=seen)
