@@ -27,6 +27,10 @@ def serve(
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Agents tidied at once.")] = 4,
 ) -> None:
     """Serve both deployments until Ctrl-C: the tidy schedule, and capture on agentuse.run.completed."""
+    from agentuse.flows.prefect_api import PrefectUnavailable, settings_problem
+
+    if (problem := settings_problem()) is not None:  # before the import of the deployments imports prefect
+        raise PrefectUnavailable(f"{problem}: fix or unset it")
     from agentuse.deployments.serving import serve_project
 
     serve_project(project, cron=cron, timezone=timezone, concurrency=concurrency, echo=say)

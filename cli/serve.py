@@ -82,9 +82,9 @@ def serve(
 
     import uvicorn
 
-    from agentuse.serve.app import create_app
+    from agentuse.serve.app import create_app, loopback_hosts
 
-    app = create_app(project.resolve(), token=token, allowed_hosts=None if is_loopback(host) else ["*"])
+    app = create_app(project.resolve(), token=token, allowed_hosts=loopback_hosts(host) if is_loopback(host) else ["*"])
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     say(f"agentuse serve: {app.state.project.root}")

@@ -13,8 +13,7 @@ from pathlib import Path
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.terminal_text import printable
-from agentuse.deployments import definitions
-from agentuse.deployments.serving import serve_project
+from agentuse.flows.prefect_api import settings_problem
 
 
 def _echo(text: str = "", *, err: bool = False) -> None:
@@ -22,6 +21,12 @@ def _echo(text: str = "", *, err: bool = False) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (problem := settings_problem()) is not None:  # the deployments import prefect
+        _echo(f"error: {problem}: fix or unset it", err=True)
+        return 1
+    from agentuse.deployments import definitions
+    from agentuse.deployments.serving import serve_project
+
     parser = argparse.ArgumentParser(prog="python -m agentuse.deployments", description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the project whose agents are tidied")
     parser.add_argument("--cron", default=definitions.DEFAULT_CRON, help="when to tidy (five cron fields)")

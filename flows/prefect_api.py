@@ -9,12 +9,62 @@ imported here only when an API is configured, which is when the caller is about 
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr
 from typing import Any
 
+from agentuse.core.errors import AgentuseError
+
 API_URL = "PREFECT_API_URL"
+STARTUP_TIMEOUT = "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"
+# Prefect tells that its temporary server did not come up in time only by this RuntimeError's text
+# (prefect/server/api/server.py, SubprocessASGIServer.start).
+_NO_TEMPORARY_SERVER = "Timed out while attempting to connect to ephemeral Prefect API server"
+
+
+class PrefectUnavailable(AgentuseError):
+    """A flow run was asked for, and Prefect cannot give one here: its API does not answer, its temporary
+    server did not start, or its settings do not load."""
+
+
+def settings_problem() -> str | None:
+    """Import Prefect for a flow run; None when it loads, else why not in a few words. Prefect validates its
+    settings on import, and one that does not (a PREFECT_ variable holding a word where a number belongs)
+    raised pydantic's ValidationError through the command as a traceback, after printing the error itself
+    as "Failed to initialize plugins". Named here in a few words instead, without its value (it may be a
+    key). What the import prints otherwise is passed on."""
+    from pydantic import ValidationError
+
+    printed = io.StringIO()
+    try:
+        with redirect_stderr(printed):
+            import prefect.main  # noqa: F401 - where Prefect reads its settings
+    except ValidationError as error:
+        first = error.errors()[0]
+        given = str(first.get("input"))
+        named = [name for name, value in os.environ.items() if name.startswith("PREFECT_") and value == given]
+        where = named[0] if named else f"{error.title}.{'.'.join(map(str, first['loc']))}"
+        return f"Prefect's settings do not load: {where} is not valid ({first['msg']})"
+    sys.stderr.write(printed.getvalue())
+    return None
+
+
+@contextmanager
+def temporary_server() -> Iterator[None]:
+    """A flow run on the temporary server Prefect starts when no API is configured: one that does not come
+    up in time is one line naming the setting that waits for it, not Prefect's RuntimeError traceback."""
+    try:
+        yield
+    except RuntimeError as error:
+        if not str(error).startswith(_NO_TEMPORARY_SERVER):
+            raise
+        waited = os.environ.get(STARTUP_TIMEOUT, "").strip() or "Prefect's default"
+        raise PrefectUnavailable(
+            f"the temporary Prefect server did not start within {STARTUP_TIMEOUT} ({waited} s): raise it, or "
+            f"start a server (prefect server start) and set {API_URL}") from None
 
 
 def configured_url() -> str:
@@ -37,7 +87,10 @@ def client(url: str | None = None) -> Iterator[Any]:
 
 
 def unanswered(url: str | None = None) -> str | None:
-    """None when the API answers its health check; otherwise why not, in a few words, naming the URL."""
+    """None when the API answers its health check; otherwise why not, in a few words, naming the URL (or
+    the Prefect setting that keeps Prefect from loading at all)."""
+    if (problem := settings_problem()) is not None:
+        return problem
     url = url or configured_url()
     try:
         with client(url) as prefect_client:

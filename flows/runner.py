@@ -24,15 +24,15 @@ import sys
 import threading
 import typing
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
-from agentuse.core.errors import AgentuseError
 from agentuse.core.failure import Failure
 from agentuse.flows import prefect_api
+from agentuse.flows.prefect_api import PrefectUnavailable
 from agentuse.tasks import helpers
 from agentuse.tasks.retry import retry_inline
 from agentuse.tasks.step import Step
@@ -55,10 +55,6 @@ def orchestrated() -> bool:
 def prefect_requested(force: bool = False) -> bool:
     """Real flow runs when a Prefect API is configured (or `--prefect` forces a temporary server)."""
     return force or bool(prefect_api.configured_url())
-
-
-class PrefectUnavailable(AgentuseError):
-    """`--prefect` asked for a flow run, and the configured API does not answer."""
 
 
 RUN_TAGS = ("agentuse",)  # every flow run a surface starts; deployments tag theirs the same way
@@ -163,20 +159,25 @@ def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False
     `inline` keeps it off Prefect even with an API configured (a capture the API would not run)."""
     with helpers.given(helper, announce), _listening(on_progress):
         if not inline and prefect_requested(force_prefect):
-            if not prefect_api.configured_url():
+            temporary = not prefect_api.configured_url()
+            if temporary:
                 quiet_temporary_server()
                 stop_temporary_server_on_signals()
-            elif (problem := prefect_api.unanswered()) is not None:
+            if (problem := prefect_api.settings_problem()) is not None:
+                refused = remedy = "fix or unset it"
+            elif not temporary and (problem := prefect_api.unanswered()) is not None:
+                remedy = f"start it, or unset {prefect_api.API_URL}"
+                refused = f"start it (prefect server start) or unset {prefect_api.API_URL} to run against a " \
+                          "temporary server"
+            if problem is not None:
                 if force_prefect:
-                    raise PrefectUnavailable(f"{problem}: start it (prefect server start) or unset "
-                                             f"{prefect_api.API_URL} to run against a temporary server")
+                    raise PrefectUnavailable(f"{problem}: {refused}")
                 # The work is the user's, the flow run only a view of it: do it here, and say why.
-                (announce or helpers.announcer())(
-                    f"Ran here, not as a Prefect flow run: {problem} (start it, or unset {prefect_api.API_URL}).")
+                (announce or helpers.announcer())(f"Ran here, not as a Prefect flow run: {problem} ({remedy}).")
                 return declared.body(**params)
             from prefect import tags
 
-            with tags(*RUN_TAGS, declared.name):
+            with tags(*RUN_TAGS, declared.name), prefect_api.temporary_server() if temporary else nullcontext():
                 return declared.prefect_flow()(**params)
         return declared.body(**params)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agentuse.core import discard as discarding
 from agentuse.core import store
+from agentuse.core.errors import AgentuseError
 from agentuse.runtime.summary import stretch_learning_lines
 
 
@@ -34,8 +35,21 @@ def edit_learning(agent_path: Path, rule_id: str, text: str, *, agent_arg: str) 
     grounded, reconciled and vetted exactly like a correction typed into the add box. Archived first, so
     the new wording is not reconciled against (and folded back into) the words it replaces."""
     old = discarding.discard(store.locate(agent_path), rule_id)
-    lines = add_learning(agent_path, text, agent_arg=agent_arg)
+    try:
+        lines = add_learning(agent_path, text, agent_arg=agent_arg)
+    except AgentuseError as problem:  # a model that failed the vet, a store it could not write
+        raise EditNotSaved(f'{problem}. The edit was not saved, and the old wording "{old.title}" is in the '
+                           f"archive (id:{old.id}): Restore it from the tab's Archived group, or save the edit "
+                           "again.", http_status=getattr(problem, "http_status", 400)) from problem
     return [f'Replaced "{old.title}" (the old wording is archived, id:{old.id}: Restore brings it back).', *lines]
+
+
+class EditNotSaved(AgentuseError):
+    """The new wording failed after the old one was archived: the page must say where the old one went."""
+
+    def __init__(self, message: str, *, http_status: int) -> None:
+        super().__init__(message)
+        self.http_status = http_status
 
 
 def add_learning(agent_path: Path, text: str, *, agent_arg: str) -> list[str]:

@@ -19,8 +19,9 @@ from agentuse.core.status_text import GROUP_TITLES, figures_line, meta_line, str
 from agentuse.serve import actions, notices
 from agentuse.serve.charts import in_force_chart, outcome_bar
 from agentuse.serve.project import last_tidy
+from agentuse.serve.limits import read_form
 from agentuse.serve.security import csrf_protected
-from agentuse.serve.web import agent_url, project, redirect, render
+from agentuse.serve.web import agent_key, agent_url, project, redirect, render
 
 
 def index(request: Request) -> Response:
@@ -92,8 +93,7 @@ def badges(entry: EntryView) -> list[str]:
 
 
 def learnings(request: Request) -> Response:
-    key = request.path_params["key"]
-    path = project(request).resolve(key)
+    key, path = agent_key(request)
     agent, location, report = describe(path)
     archived, archive_problem = archived_entries(location, {e.record["id"] for e in report.entries})
     shown = groups(report, archived)
@@ -118,20 +118,28 @@ def learnings(request: Request) -> Response:
         file=display_path(report.file),
         last=last,
         job=request.app.state.jobs.current(key),
+        failed=_failed(request.app.state.jobs.latest(key), last),
     )
+
+
+def _failed(job, last):
+    """The agent's newest tidy-up here when it failed, and no tidy-up (from a terminal, say) has been
+    recorded since: whoever left its page (it says leaving does not stop it) learns it here."""
+    if job is None or job.status != "failed" or (last is not None and last.when >= job.started):
+        return None
+    return job
 
 
 def learnings_json(request: Request) -> Response:
     """What `agentuse learnings <agent-file> --json` prints."""
-    _, _, report = describe(project(request).resolve(request.path_params["key"]))
+    _, _, report = describe(agent_key(request)[1])
     return JSONResponse(report.model_dump(mode="json"))
 
 
 @csrf_protected
 async def add(request: Request) -> Response:
-    key = request.path_params["key"]
-    path = project(request).resolve(key)
-    text = str((await request.form()).get("text", "")).strip()
+    key, path = agent_key(request)
+    text = str((await read_form(request)).get("text", "")).strip()
     if not text:
         return redirect(request, agent_url(key), kind="error", lines=["Write the correction first: the box was empty."])
     lines = await run_in_threadpool(lambda: actions.add_learning(path, text, agent_arg=key))
@@ -140,25 +148,23 @@ async def add(request: Request) -> Response:
 
 @csrf_protected
 async def discard(request: Request) -> Response:
-    key, rule_id = request.path_params["key"], request.path_params["rule_id"]
-    location = project(request).location(key)
+    (key, path), rule_id = agent_key(request), request.path_params["rule_id"]
+    location = store.locate(path)
     line = await run_in_threadpool(actions.discard, location, rule_id)
     return redirect(request, agent_url(key), lines=[line])
 
 
 @csrf_protected
 async def restore(request: Request) -> Response:
-    key, rule_id = request.path_params["key"], request.path_params["rule_id"]
-    path = project(request).resolve(key)
+    (key, path), rule_id = agent_key(request), request.path_params["rule_id"]
     lines = await run_in_threadpool(lambda: actions.restore(path, rule_id, agent_arg=key))
     return redirect(request, agent_url(key) + f"#rule-{rule_id}", lines=lines)
 
 
 @csrf_protected
 async def edit(request: Request) -> Response:
-    key, rule_id = request.path_params["key"], request.path_params["rule_id"]
-    path = project(request).resolve(key)
-    text = str((await request.form()).get("text", "")).strip()
+    (key, path), rule_id = agent_key(request), request.path_params["rule_id"]
+    text = str((await read_form(request)).get("text", "")).strip()
     if not text:
         return redirect(request, agent_url(key), kind="error",
                         lines=["Write the new wording first: the edit box was empty, so the rule was left as it is."])

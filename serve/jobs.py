@@ -120,7 +120,9 @@ class TidyJobs:
             result = self.runner(job.agent_path, job.on_progress, job.note)
         except (AgentuseError, StoreFormatError) as problem:  # says what to do (file:line): show it as written
             job.finish(error=str(problem))
-        except Exception as problem:  # noqa: BLE001 - the page must say the job died, not spin forever
+        except BaseException as problem:  # noqa: BLE001 - the page must say the job died, not spin forever
+            # BaseException too: Prefect stops a flow run with signals that are not Exceptions (Abort when
+            # the run is cancelled, TerminationSignal), and the thread ends here either way.
             traceback.print_exc()  # the whole story goes to the server's terminal, the gist to the page
             job.finish(error=f"{type(problem).__name__}: {problem}")
         else:
@@ -140,6 +142,11 @@ class TidyJobs:
         with self._lock:
             job_id = self._running.get(key)
             return self._jobs.get(job_id) if job_id else None
+
+    def latest(self, key: str) -> TidyJob | None:
+        """This agent's newest tidy-up on this server, running or over (jobs are kept in start order)."""
+        with self._lock:
+            return next((j for j in reversed(self._jobs.values()) if j.key == key), None)
 
     def for_snapshot(self, folder: str) -> TidyJob | None:
         with self._lock:

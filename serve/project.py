@@ -72,8 +72,11 @@ class Project:
         listed = (
             bool(parts) and key.endswith(AGENT_SUFFIX) and not PurePosixPath(key).is_absolute()
             and all(p not in ("..", ".") and not skipped(p) for p in parts[:-1])
-            and path.is_file() and os.path.realpath(path).startswith(str(self.root) + os.sep)
         )
+        try:
+            listed = listed and path.is_file() and os.path.realpath(path).startswith(str(self.root) + os.sep)
+        except OSError:  # a name the file system refuses (too long, say) names no file it holds
+            listed = False
         if not listed:
             raise UnknownAgent(f"no agent file {key!r} in {self.root}: see the Agents page for the ones it has")
         return path

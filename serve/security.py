@@ -8,6 +8,10 @@
   lives only in this process. A page on another site can neither read the cookie nor compute the field,
   and a planted cookie is useless without the secret. Every POST route is wrapped in `csrf_protected`.
 - Redirects: every Location this server sends is a path on this server (`same_origin_path`).
+- Headers on every answer (`HardenedHeaders`): never framed, since a page on another port of 127.0.0.1 is
+  the same site and gets our SameSite cookies sent along, so a frame of ours under its decoy would be live
+  (clickjacking); scripts and styles only from this server (the pages have no inline ones); no MIME
+  sniffing; no Referer to the sites an agent's output links to.
 """
 
 from __future__ import annotations
@@ -15,15 +19,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import html
 import re
 import secrets
 from collections.abc import Awaitable, Callable
-from http.cookies import SimpleCookie
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from starlette.requests import Request
+from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agentuse.serve.limits import read_form
 
 TOKEN_COOKIE = "agentuse_token"
 CSRF_COOKIE = "agentuse_csrf"
@@ -31,6 +37,9 @@ CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
 AUTH_SCHEMES = ("token", "bearer")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+CONTINUE = ('<!doctype html><meta http-equiv="refresh" content="0;url={url}"><title>agentuse serve</title>'
+            '<p><a href="{url}">Continue to agentuse serve</a></p>\n')
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -42,6 +51,19 @@ REFUSED = (
 )
 
 
+# The pages load /static/*.js and style.css and nothing else; forms post back here; inline SVG needs nothing.
+CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                           "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+HARDENED_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-frame-options", b"DENY"),  # frame-ancestors for browsers that predate it
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),  # a page that opened ours keeps no handle on its window
+]
+
+
 def cookie_name(scope: Scope, base: str) -> str:
     """Cookies ignore ports, so two servers on one host would overwrite each other's: name them per port."""
     server = scope.get("server")
@@ -49,14 +71,15 @@ def cookie_name(scope: Scope, base: str) -> str:
 
 
 def _cookies(scope: Scope) -> dict[str, str]:
-    jar = SimpleCookie()
+    """The request's cookies, read as browsers write them: the parser `request.cookies` uses. Cookies are
+    per host, not per port, so every app the browser opened on 127.0.0.1 sends its own here too, and
+    SimpleCookie drops the whole header at the first value it dislikes (JSON, a space, a bare name), which
+    locked the browser out right after it opened the printed address."""
+    found: dict[str, str] = {}
     for name, value in scope.get("headers", []):
         if name == b"cookie":
-            try:
-                jar.load(value.decode("latin-1"))
-            except Exception:  # noqa: BLE001 - a malformed cookie header is treated as no cookie
-                continue
-    return {key: morsel.value for key, morsel in jar.items()}
+            found.update(cookie_parser(value.decode("latin-1")))
+    return found
 
 
 def _same(a: str | None, b: str | None) -> bool:
@@ -99,6 +122,23 @@ class SameOriginRedirects:
         await self.app(scope, receive, send_same_origin if scope["type"] == "http" else send)
 
 
+class HardenedHeaders:
+    """Adds HARDENED_HEADERS to every HTTP answer, refusals included (it is the outermost layer)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_hardened(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {key.lower() for key, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []),
+                                      *((key, value) for key, value in HARDENED_HEADERS if key not in names)]
+            await send(message)
+
+        await self.app(scope, receive, send_hardened if scope["type"] == "http" else send)
+
+
 class TokenGate:
     """Answers 403, with how to get in, to every request without the server's token (none: `--no-token`)."""
 
@@ -116,7 +156,13 @@ class TokenGate:
             # Trade the token in the URL for a cookie, and drop it from the address bar and history.
             rest = urlencode([(k, v) for k, v in query if k != "token"])
             path = scope.get("raw_path", b"").decode("latin-1") or scope["path"]
-            response: Response = RedirectResponse(path + (f"?{rest}" if rest else ""), status_code=303)
+            target = same_origin_path(path + (f"?{rest}" if rest else ""))
+            response: Response = RedirectResponse(target, status_code=303)
+            if _cross_site_navigation(scope):
+                # Followed from another site's page (the address pasted into a web chat): SameSite=Strict
+                # keeps the new cookie off a redirect of that navigation, so the next page would ask for
+                # the token again. A navigation this page starts is our own, and carries it.
+                response = HTMLResponse(CONTINUE.format(url=html.escape(target)))
             response.set_cookie(name, self.token, httponly=True, samesite="strict")
             await response(scope, receive, send)
             return
@@ -128,7 +174,22 @@ class TokenGate:
         if scope["type"] == "websocket":  # none are served; refuse before any route sees it
             await send({"type": "websocket.close", "code": 1008})
             return
+        if _cross_site_navigation(scope):
+            # A link on another site's page (a bookmark, a shared session link): SameSite=Strict kept the
+            # cookie off this navigation, not out of the browser. Asking again from this page, a navigation
+            # of our own, carries it if the browser has it; one that has none is refused then. Pages are
+            # only read, never changed, by a GET, and nothing here can be framed: no more than Lax allows.
+            path = same_origin_path(scope.get("raw_path", b"").decode("latin-1") or scope["path"])
+            query = scope.get("query_string", b"").decode("latin-1")
+            target = path + (f"?{query}" if query else "")
+            await HTMLResponse(CONTINUE.format(url=html.escape(target)))(scope, receive, send)
+            return
         await HTMLResponse(REFUSED, status_code=403)(scope, receive, send)
+
+
+def _cross_site_navigation(scope: Scope) -> bool:
+    return (scope.get("method") == "GET" and _header(scope, b"sec-fetch-site") == "cross-site"
+            and _header(scope, b"sec-fetch-mode") == "navigate")
 
 
 class CsrfCookie:
@@ -162,12 +223,13 @@ def csrf_token(request: Request) -> str:
 
 
 async def csrf_valid(request: Request) -> bool:
-    sent = request.headers.get(CSRF_HEADER)
-    if sent is None and "form" in request.headers.get("content-type", ""):
-        sent = (await request.form()).get(CSRF_FIELD)  # type: ignore[assignment]
-    # The cookie must have come with the request: one minted by CsrfCookie just now proves nothing.
+    # The cookie must have come with the request: one minted by CsrfCookie just now proves nothing. Checked
+    # first, so a request without it is refused on its headers, its body unread.
     if cookie_name(request.scope, CSRF_COOKIE) not in request.cookies:
         return False
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and "form" in request.headers.get("content-type", ""):
+        sent = (await read_form(request)).get(CSRF_FIELD)  # type: ignore[assignment]
     return _same(sent if isinstance(sent, str) else None, csrf_token(request))
 
 

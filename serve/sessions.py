@@ -20,6 +20,7 @@ from agentuse.runtime.session_text import event_line, masked
 from agentuse.runtime.summary import summaries, summarize
 from agentuse.serve import actions, review
 from agentuse.serve.markdown import render_markdown
+from agentuse.serve.limits import read_form
 from agentuse.serve.security import csrf_protected
 from agentuse.serve.web import project, redirect, render
 
@@ -76,7 +77,7 @@ def _rules_from(request: Request, agent_key: str | None, session_id: str) -> lis
 @csrf_protected
 async def resume(request: Request) -> Response:
     session = _session(request)
-    form = await request.form()
+    form = await read_form(request)
     decision = str(form.get("decision", ""))
     comment = str(form.get("comment", "")).strip() or None
     learn = form.get("learn") is not None

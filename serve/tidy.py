@@ -11,14 +11,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from agentuse.core import overcap, snapshots
+from agentuse.core import overcap, snapshots, store
 from agentuse.core.errors import AgentuseError
 from agentuse.core.tidy_report import render as render_result
 from agentuse.core.tidy_commit import snapshot_diffs
 from agentuse.serve.diffview import file_diffs
 from agentuse.serve.project import last_tidy
 from agentuse.serve.security import csrf_protected
-from agentuse.serve.web import agent_url, project, redirect, render
+from agentuse.serve.web import agent_key, agent_url, project, redirect, render
 
 
 class UnknownJob(AgentuseError):
@@ -27,8 +27,7 @@ class UnknownJob(AgentuseError):
 
 @csrf_protected
 async def start(request: Request) -> Response:
-    key = request.path_params["key"]
-    path = project(request).resolve(key)
+    key, path = agent_key(request)
     job, joined = request.app.state.jobs.start_or_join(key, path)
     headers = {"Location": job.url}
     if "application/json" in request.headers.get("accept", ""):
@@ -75,8 +74,8 @@ def progress(request: Request) -> Response:
 
 def last(request: Request) -> Response:
     """The last tidy-up of an agent, whether it ran here or in a terminal: what changed, and Undo."""
-    key = request.path_params["key"]
-    location = project(request).location(key)
+    key, path = agent_key(request)
+    location = store.locate(path)
     found = last_tidy(location)
     if found is None:
         return redirect(request, agent_url(key), kind="error", lines=["No tidy-up of this agent has been recorded."])
@@ -87,8 +86,8 @@ def last(request: Request) -> Response:
 
 @csrf_protected
 async def undo(request: Request) -> Response:
-    key = request.path_params["key"]
-    location = project(request).location(key)
+    key, path = agent_key(request)
+    location = store.locate(path)
     # The pass the page showed (its snapshot folder's name), when the form says: never one that ran since.
     shown = str((await request.form()).get("snapshot", "")).strip() or None
     snapshot = await run_in_threadpool(snapshots.undo, location, expected=shown)

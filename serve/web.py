@@ -48,6 +48,13 @@ def project(request: Request) -> Project:
     return request.app.state.project
 
 
+def agent_key(request: Request) -> tuple[str, Path]:
+    """The agent file the URL names and its one key: `agents//x.agentuse` is `agents/x.agentuse`, so a
+    running tidy-up, a link or a flash never depends on how the address was typed."""
+    path = project(request).resolve(request.path_params["key"])
+    return project(request).key_of(path), path
+
+
 def render(request: Request, template: str, status_code: int = 200, headers: dict | None = None,
            **context) -> Response:
     templates: Jinja2Templates = request.app.state.templates

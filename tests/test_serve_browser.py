@@ -9,6 +9,7 @@ browser is a failure, because .ci/run installs it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -60,16 +61,12 @@ def agent(tmp_path) -> Path:
     return make_project(tmp_path / "blog")
 
 
-@pytest.fixture
-def server(agent) -> Iterator[str]:
-    """uvicorn in a thread, on 127.0.0.1 and a free port; stopped (and joined) after the test."""
+@contextlib.contextmanager
+def serving(app, port: int) -> Iterator[str]:
+    """uvicorn in a thread, on 127.0.0.1:`port`; stopped (and joined) on leaving."""
     import uvicorn
 
-    from agentuse.serve.app import create_app
-
-    port = free_port()
-    config = uvicorn.Config(create_app(agent.parent.parent, token=SERVE_TOKEN), host="127.0.0.1", port=port,
-                            log_level="warning", lifespan="off")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, name="uvicorn", daemon=True)
     thread.start()
@@ -83,6 +80,15 @@ def server(agent) -> Iterator[str]:
     finally:
         uv.should_exit = True
         thread.join(15)
+
+
+@pytest.fixture
+def server(agent) -> Iterator[str]:
+    """The project's server on a free port for the length of the test."""
+    from agentuse.serve.app import create_app
+
+    with serving(create_app(agent.parent.parent, token=SERVE_TOKEN), free_port()) as url:
+        yield url
 
 
 def signed_in(browser: Browser, server: str, **options) -> BrowserContext:
@@ -381,3 +387,183 @@ def test_dark_mode_follows_the_system(browser, server, agent):
         assert console.unexpected() == []
     finally:
         context.close()
+
+
+def test_nothing_a_model_or_a_person_wrote_runs_on_any_page(page, server, agent, tmp_path):
+    """Markup in every text the pages show: an agent file's name (a folder may hold any byte but '/'), a
+    rule's title, body, why and evidence, a quarantine reason, a session's prompt, a reviewer's comment, a
+    tool call's input. Each is shown as the text it is, on every page, and none of it runs."""
+    from agentuse.core.learning import State
+    from serve_project import add_rules, rule
+
+    hostile = agent.parent / 'x"><img src=1 onerror=window.pwned=1>.agentuse'
+    hostile.write_bytes(agent.read_bytes())
+    add_rules(hostile, [rule("b1b2b3b4", "</textarea><script>window.pwned=2</script> Use plain words",
+                             body="<svg onload=window.pwned=3> Use plain words.", state=State.quarantined,
+                             why='conflicts with "><img src=2 onerror=window.pwned=4>')])
+    sid = awaiting_review(hostile, prompt="<script>window.pwned=5</script> Write the post")
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    visit(page, server + "/")
+    expect(page.locator("table.agents")).to_contain_text('x"><img src=1 onerror=window.pwned=1>.agentuse')
+    page.get_by_role("link", name='x"><img').first.click()  # the href was built from the name, too
+    expect(page.locator("h1")).to_contain_text('onerror=window.pwned=1>.agentuse')
+    expect(page.locator("#rule-b1b2b3b4")).to_contain_text("</textarea><script>window.pwned=2</script>")
+    expect(page.locator("#rule-b1b2b3b4 .why")).to_contain_text('"><img src=2 onerror=window.pwned=4>')
+    visit(page, server + "/sessions")
+    page.click(f'a[href="/sessions/{sid}"]')
+    expect(page.locator("dd.prompt")).to_have_text("<script>window.pwned=5</script> Write the post")
+    page.fill("#comment", '<img src=3 onerror="window.pwned=6"> tighten the intro')
+    page.click('[data-testid="reject"]')
+    expect(page.locator('[data-testid="history-comment"]')).to_contain_text('<img src=3 onerror="window.pwned=6">')
+    assert page.locator("main img, main script, main svg[onload]").count() == 0
+    assert page.evaluate("window.pwned") is None and dialogs == []
+
+
+# ------------------------------------------------------------------------------------------------ other pages
+
+
+@pytest.fixture
+def decoy() -> Iterator[tuple[str, dict]]:
+    """Another web server on 127.0.0.1, as any local dev server or another account's is: a different port
+    is the same site, so the browser sends our SameSite=Strict cookies with what its pages ask of us.
+    Its page puts `pages["/"]` in an iframe."""
+    import http.server
+
+    pages: dict[str, str] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            body = pages.get(self.path, "").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=other.serve_forever, name="decoy", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{other.server_address[1]}", pages
+    finally:
+        other.shutdown()
+        other.server_close()
+        thread.join(5)
+
+
+def test_a_page_on_another_port_cannot_frame_the_learnings_tab_under_a_decoy(browser, server, agent, decoy):
+    """Clickjacking: the decoy frames the Learnings tab (transparent, under its own 'Claim your prize'), so
+    a click meant for the decoy would press Discard on a rule. The frame must never show our page."""
+    origin, pages = decoy
+    pages["/"] = (f'<!doctype html><p>Claim your prize</p><iframe id="f" src="{server}{LEARNINGS}" '
+                  'width="1200" height="800"></iframe>')
+    context = signed_in(browser, server)
+    try:
+        page = context.new_page()
+        page.goto(origin + "/", wait_until="load")  # a page's load waits for its frames, refused or not
+        live = [f for f in page.frames if f.locator('[data-testid="discard"]').count()]
+        assert live == [], "the Learnings tab rendered inside another site's page"
+        assert page.locator("iframe").count() == 1  # the frame was there to be refused
+    finally:
+        context.close()
+
+
+def test_a_running_tidy_page_says_when_the_server_stops_and_what_a_restart_left(browser, agent):
+    """The page of a running tidy-up, open while `agentuse serve` stops and starts again: it says the server
+    is not answering, then (the job lived in the old process) shows this server's page for the address,
+    which says the tidy-up is unknown here and where to look; it must not claim to be running for ever."""
+    from agentuse.serve.app import create_app
+    from agentuse.serve.jobs import TidyJobs
+
+    release = threading.Event()
+
+    def held(agent_path, progress, note):  # a tidy-up that runs until the test lets it go
+        release.wait(30)
+
+    port = free_port()
+    first = create_app(agent.parent.parent, token=SERVE_TOKEN)
+    first.state.jobs = TidyJobs(runner=held)
+    context = None
+    try:
+        with serving(first, port) as url:
+            context = signed_in(browser, url)
+            page = context.new_page()
+            page.goto(url + LEARNINGS)
+            page.click('[data-testid="tidy-up"]')
+            page.wait_for_url("**/tidy/*")
+            expect(page.locator('[data-testid="tidy-progress"]')).to_be_visible()
+        expect(page.locator('[data-testid="tidy-lost"]')).to_contain_text("not answering", timeout=WAIT_MS)
+        with serving(create_app(agent.parent.parent, token=SERVE_TOKEN), port):
+            expect(page.locator('[data-testid="problem"]')).to_contain_text("no such tidy-up on this server",
+                                                                            timeout=WAIT_MS)
+            assert page.locator('[data-testid="tidy-progress"]').count() == 0
+    finally:
+        release.set()
+        if context is not None:
+            context.close()
+
+
+def test_a_cookie_another_local_app_wrote_does_not_lock_the_browser_out(browser, server, decoy):
+    """A dev server on another port keeps its settings in a cookie (JSON, as many do). Cookies are per host,
+    so the browser sends it to agentuse serve too; opening the printed address must still sign in, and a
+    form must still pass the CSRF check."""
+    origin, pages = decoy
+    pages["/"] = '<!doctype html><script>document.cookie = \'prefs={"theme":"dark"}; path=/\';</script>'
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(origin + "/")
+        assert any(c["name"] == "prefs" for c in context.cookies(server))  # it is sent to our port too
+        page.goto(f"{server}/?token={SERVE_TOKEN}")
+        expect(page.locator("h1")).to_have_text("Agents")
+        page.goto(server + LEARNINGS)
+        page.locator('[data-testid="discard"]').first.click()
+        expect(page.locator(".flash")).to_contain_text("Discarded")
+    finally:
+        context.close()
+
+
+def test_the_printed_address_signs_in_when_followed_from_another_site_s_page(browser, server, decoy):
+    """The address `agentuse serve` printed, pasted into a web chat or a notes page and clicked there: the
+    navigation starts on another site, and SameSite=Strict keeps the new cookie off the redirect that
+    follows. The page it lands on must be the Agents page, not 'needs its token'."""
+    origin, pages = decoy
+    pages["/"] = f'<!doctype html><a id="go" href="{server}/?token={SERVE_TOKEN}">open agentuse serve</a>'
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(origin.replace("127.0.0.1", "localhost") + "/")  # another site: another host name
+        page.click("#go")
+        page.wait_for_load_state("load")
+        expect(page.locator("h1")).to_have_text("Agents")
+        assert page.url == f"{server}/"  # and the token is out of the address bar
+    finally:
+        context.close()
+
+
+def test_a_link_from_another_site_opens_the_page_for_a_browser_already_signed_in(browser, server, decoy):
+    """A bookmark or a link to a session on another site's page: the browser holds the token cookie, but
+    SameSite=Strict keeps it off a navigation another site starts, which answered 'needs its token'. The
+    page must open; a browser that never signed in still gets the refusal (no loop, no way in)."""
+    origin, pages = decoy
+    pages["/"] = f'<!doctype html><a id="go" href="{server}/sessions?agent=x">the sessions</a>'
+    other_site = origin.replace("127.0.0.1", "localhost") + "/"
+    context = signed_in(browser, server)
+    stranger = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(other_site)
+        page.click("#go")
+        expect(page.locator("h1")).to_contain_text("Sessions")
+        assert page.url == f"{server}/sessions?agent=x"
+        outside = stranger.new_page()
+        outside.goto(other_site)
+        outside.click("#go")
+        expect(outside.locator("body")).to_contain_text("needs its token")
+    finally:
+        context.close()
+        stranger.close()

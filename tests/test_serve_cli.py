@@ -94,3 +94,23 @@ def test_no_token_serves_openly_after_a_warning(tmp_path):
         assert http_get(f"http://127.0.0.1:{port}/sessions")[0] == 200
     finally:
         stop_serve(child)
+
+
+def test_any_loopback_address_it_accepts_answers_at_the_address_it_prints(tmp_path):
+    """127.0.0.0/8 is loopback, so `--host 127.0.0.2` is allowed without --allow-remote; the address printed
+    must then answer, not refuse every request as a rebinding ('Invalid host header')."""
+    agent = make_project(tmp_path / "blog")
+    port = free_port()
+    child = start_serve(["--host", "127.0.0.2", "--port", str(port), "-C", str(agent.parent)],
+                        {**os.environ, "AGENTUSE_SERVE_TOKEN": "a-long-random-token"})
+    try:
+        url = printed_url(child)
+        assert url == f"http://127.0.0.2:{port}/?token=a-long-random-token"
+        wait_up(url, child)
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        status, page = http_get(url, browser)
+        assert status == 200 and "agents/blog-writer.agentuse" in page
+        request = urllib.request.Request(f"http://127.0.0.2:{port}/", headers={"Host": f"evil.example:{port}"})
+        assert http_get(request, browser)[0] == 400  # still refused under another name
+    finally:
+        stop_serve(child)

@@ -123,6 +123,25 @@ def test_an_edit_is_vetted_like_an_add_and_the_old_wording_is_archived(client, a
     assert new.id in {r.id for r in store.load(location).learnings}
 
 
+def test_an_edit_whose_new_wording_cannot_be_saved_says_where_the_old_one_went(client, agent, monkeypatch):
+    """The old wording is archived before the new one is vetted; when the vet's model call fails, the page
+    must say so and name the archived rule (it showed only the model's fault, and the rule had vanished
+    from the tab)."""
+    from agentuse.core.helper.protocol import TransientHelperError
+    from agentuse.flows import remember
+
+    def outage(*args, **kwargs):
+        raise TransientHelperError("anthropic:claude: overloaded after 3 attempts", operation="vet")
+
+    monkeypatch.setattr(remember, "run_remember", outage)
+    answer = post(client, f"{LEARNINGS}/a1b2c3d4/edit", {"text": "Cite the primary study itself, with a link."})
+    assert answer.status_code == 502
+    page = " ".join(re.sub(r"<[^>]+>", " ", answer.text).split())
+    assert "overloaded after 3 attempts" in page
+    assert "The edit was not saved" in page and "id:a1b2c3d4" in page and "Restore" in page
+    assert "a1b2c3d4" in {r.id for r in store.load_archive(store.locate(agent)).learnings}
+
+
 def test_each_rule_shows_the_cli_s_effectiveness_line_and_a_small_chart(client, agent):
     location = store.locate(agent)
     live = [r for r in store.load(location).learnings if r.state is State.active]

@@ -119,6 +119,31 @@ def test_an_unknown_agent_is_a_404_page_not_a_path_outside_the_project(client):
         assert "no agent file" in page.text
 
 
+def test_an_agent_key_longer_than_a_file_name_can_be_is_a_404_page(client):
+    """The file system refuses the name (ENAMETOOLONG): that is no agent file, not a server error."""
+    for key in ("a" * 5000 + ".agentuse", "a/" * 3000 + "x.agentuse"):
+        for path in (f"/agents/{key}/learnings", f"/agents/{key}/tidy/last"):
+            page = client.get(path)
+            assert page.status_code == 404 and "no agent file" in page.text, path
+
+
+def test_an_unexpected_error_is_a_styled_500_page_that_names_no_path_and_no_traceback(app, monkeypatch):
+    from starlette.testclient import TestClient
+
+    from agentuse.serve import agents
+
+    def broken(path):
+        raise RuntimeError("/home/someone/secret-project/store.md: boom")
+
+    monkeypatch.setattr(agents, "describe", broken)
+    client = TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
+    client.get("/", params={"token": SERVE_TOKEN})
+    page = client.get(LEARNINGS)
+    assert page.status_code == 500 and 'data-testid="problem"' in page.text
+    assert "terminal running agentuse serve" in page.text
+    assert "secret-project" not in page.text and "Traceback" not in page.text and "boom" not in page.text
+    assert page.headers.get("x-frame-options") == "DENY"  # the hardened headers, even here
+
 
 def test_a_model_fault_is_a_502_page_with_its_message(client, monkeypatch):
     """HelperError is an AgentuseError: the page says what failed, as the CLI's one line does."""
@@ -226,6 +251,29 @@ def test_every_request_needs_the_token(app):
 
 
 # ------------------------------------------------------------------------------------------------ sessions
+
+
+# Cookies are per host, not per port: every app a browser opened on 127.0.0.1 sends its cookies here too,
+# and plenty write values Python's SimpleCookie refuses whole (JSON, a space, a bare name, non-ASCII).
+NEIGHBOURS = ['prefs={"theme":"dark","tabs":[1,2]}', "greeting=hello world", "seen", "name=José",
+              'messages="unterminated', r"path=C:\\temp"]
+
+
+@pytest.mark.parametrize("neighbour", NEIGHBOURS)
+def test_another_local_app_s_cookie_neither_locks_the_browser_out_nor_breaks_its_forms(app, agent, neighbour):
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    exchange = client.get("/", params={"token": SERVE_TOKEN}, follow_redirects=False)
+    token_cookie = exchange.headers["set-cookie"].split(";")[0]
+    page = client.get(LEARNINGS, headers={"Cookie": f"{neighbour}; {token_cookie}".encode()})  # UTF-8, as sent
+    assert page.status_code == 200, page.text[:200]  # not 'needs its token' right after opening the address
+    csrf_cookie = page.headers["set-cookie"].split(";")[0]
+    jar = f"{neighbour}; {token_cookie}; {csrf_cookie}".encode()
+    again = client.get(LEARNINGS, headers={"Cookie": jar})
+    assert "set-cookie" not in again.headers  # the browser's CSRF cookie is read, not minted anew each time
+    discard = client.post(f"/agents/{AGENT_KEY}/learnings/d4e5f6a7/discard", data={"csrf": csrf_of(again.text)},
+                          headers={"Cookie": jar}, follow_redirects=False)
+    assert discard.status_code == 303, discard.text[:200]
+    assert "d4e5f6a7" not in {r.id for r in store.load(store.locate(agent)).learnings}
 
 
 def test_sessions_list_and_detail_show_events_tool_errors_and_the_review_form(client, agent):
@@ -367,6 +415,28 @@ def test_a_second_press_joins_the_running_tidy_up(app, client, agent):
     assert job.progress()["rewritten"] == 4 and job.status == "done"
 
 
+def test_another_spelling_of_the_agent_s_address_joins_its_running_tidy_up(app, client, agent):
+    """`agents//blog-writer.agentuse` names the same file as `agents/blog-writer.agentuse` (a doubled slash
+    typed or pasted): it must join the tidy-up running on that file, not start a second one beside it."""
+    release = threading.Event()
+    calls = []
+
+    def slow(path, progress, note):
+        calls.append(path)
+        release.wait(10)
+
+    app.state.jobs = TidyJobs(runner=slow)
+    try:
+        first = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
+        other = AGENT_KEY.replace("/", "//")
+        assert client.get(f"/agents/{other}/learnings").status_code == 200  # the same agent's tab
+        assert "A tidy-up is running" in client.get(f"/agents/{other}/learnings").text
+        second = post(client, LEARNINGS, f"/agents/{other}/tidy", headers={"Accept": "application/json"})
+        assert second.json() == {"job": first.json()["job"], "joined": True} and len(calls) == 1
+    finally:
+        release.set()
+
+
 def _wait(job) -> None:
     for _ in range(3000):
         if job.status != "running":
@@ -466,6 +536,51 @@ def test_a_tidy_up_that_fails_says_why_on_its_page(app, client):
     page = client.get(job_url).text
     assert "The tidy-up stopped" in page and "run it again" in page
     assert client.get("/tidy/nope").status_code == 404
+
+
+def test_after_leaving_a_tidy_up_that_then_failed_the_learnings_tab_says_so_and_links_its_page(app, client, agent):
+    """The tidy page says leaving it does not stop it. A person who left comes back to the Learnings tab:
+    a tidy-up that failed meanwhile must be named there, with its page, not vanish without a word."""
+    from agentuse.core.errors import AgentuseError
+
+    def broken(path, progress, note):
+        raise AgentuseError("the learnings file changed while tidying; run it again")
+
+    app.state.jobs = TidyJobs(runner=broken)
+    job_url = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy").headers["location"]
+    _wait(app.state.jobs.get(job_url.rsplit("/", 1)[1]))
+    tab = client.get(LEARNINGS).text
+    assert 'data-testid="tidy-failed"' in tab and "run it again" in tab and f'href="{job_url}"' in tab
+    assert "A tidy-up is running" not in tab
+    from agentuse.flows.tidy import run_tidy
+
+    overcap_store(agent)
+    assert run_tidy(agent).written  # a tidy-up from the terminal since: the failure is old news
+    tab = client.get(LEARNINGS).text
+    assert "see what changed or undo it" in tab and 'data-testid="tidy-failed"' not in tab
+
+
+def test_a_tidy_up_stopped_by_a_signal_is_not_shown_running_for_ever(app, client):
+    """Prefect stops a flow run with BaseExceptions (Abort when its run is cancelled, TerminationSignal):
+    they pass `except Exception`, and the job was left 'running' with its thread gone."""
+
+    class Signal(BaseException):  # what prefect.exceptions.PrefectSignal and ExternalSignal are
+        pass
+
+    def cancelled(path, progress, note):
+        progress(type("Event", (), {"kind": "pass", "count": 0, "pass_no": 1, "line": "Pass 1: planning"})())
+        raise Signal("flow run cancelled")
+
+    app.state.jobs = TidyJobs(runner=cancelled)
+    job_url = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy").headers["location"]
+    job = app.state.jobs.get(job_url.rsplit("/", 1)[1])
+    for _ in range(3000):  # until the job's thread has let the agent go
+        if app.state.jobs.current(AGENT_KEY) is None:
+            break
+        threading.Event().wait(0.02)
+    assert job.status == "failed" and client.get(job_url + ".json").json()["status"] == "failed"
+    page = client.get(job_url).text
+    assert "The tidy-up stopped" in page and "Signal" in page and "Pass 1: planning" in page
 
 
 def test_the_tidy_page_counts_the_rules_as_the_flow_writes_them(app, client, agent):
