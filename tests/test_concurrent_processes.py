@@ -443,3 +443,46 @@ def test_a_restore_waiting_for_a_tidy_up_commit_does_not_hold_the_store_lock_the
     out, err = restore.communicate(timeout=120)
     assert restore.returncode == 0, (out, err)
     assert [r.id for r in store.load(location).learnings] == ["aaaa1111"] and not _entries(location.archive_path)
+
+
+def test_one_session_captured_twice_at_once_stores_its_rule_once(tmp_path, fake_anthropic, monkeypatch):
+    """The post-run capture and a `learnings capture --session` of the same run (or a retry) at once: each
+    vets the same candidate against a store holding neither, so both passed; the second is the first again
+    (a model's rule said again stores nothing new), never a second copy in the cap."""
+    import fcntl
+    import re
+
+    from fakes import tool_use
+
+    from capture_support import make_session
+
+    from agentuse.core import snapshots
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    custom: Only rules about saving posts.\n  max: 15")
+    location = seed(agent, [])
+    session = make_session(agent)
+
+    def reply(request):
+        tool = request.forced_tool
+        if tool == "submit_extract":
+            return tool_use(tool, {"candidates": [{"category": "tip", "title": "Save posts under posts/",
+                                                   "body": "Save each post under posts/ with a slug."}]})
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        return tool_use(tool, {"verdicts": [{"id": i, "verdict": "pass", "detail": ""} for i in ids]})
+
+    fake_anthropic.script(default=reply)
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    held = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(held, fcntl.LOCK_EX)  # both captures wait to write, each vetted on its own read
+    try:
+        captures = [_start("learnings", "capture", agent, "--session", session) for _ in range(2)]
+        for process in captures:
+            said = _until_waiting(process)
+            assert said and said[-1].startswith("waiting for "), said
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+    ended = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in captures]
+    assert [code for code, _, _ in ended] == [0, 0], ended
+    assert [r.title for r in store.load(location).learnings] == ["Save posts under posts/"]
