@@ -1,7 +1,8 @@
 """Two agentuse processes on one agent's files at the same moment, and a process killed between two writes,
-driven for real: each command is its own `agentuse` process, and the interleaving is lined up by the
-kernel, not by sleeps (strace stops a process at a chosen system call; a lock held by a helper process
-holds a command at its lock). Nothing here asserts a duration."""
+driven for real: each command is its own `agentuse` process, and the interleaving is lined up without
+sleeps: a lock the test itself holds stops commands at that lock (each says `waiting for ...` once it
+waits, which is when the test lets go), the fake Messages API holds one answer back while another command
+runs, and strace kills a command at its n-th rename. Nothing here asserts a duration."""
 
 from __future__ import annotations
 
@@ -18,7 +19,15 @@ from agentuse.core import store
 from agentuse.core.store_format import parse
 
 STRACE = shutil.which("strace")
-needs_strace = pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+
+
+def _strace_works() -> bool:
+    """strace is installed and may trace here (a container can forbid ptrace)."""
+    return STRACE is not None and subprocess.run([STRACE, "-f", "-qq", "-o", os.devnull, "true"],
+                                                 capture_output=True, timeout=30).returncode == 0
+
+
+needs_strace = pytest.mark.skipif(not _strace_works(), reason="strace cannot trace processes here")
 CAPPED = "learning:\n  capture: true\n  apply: true\n  max: 2"
 COMMAND = [sys.executable, "-c", "from agentuse.cli.app import main; main()"]
 
