@@ -196,8 +196,8 @@ def test_an_approval_given_after_a_rule_in_force_was_folded_away_credits_the_rul
 def test_a_rule_edited_while_captures_re_vet_is_asked_about_it_is_not_stamped_with_the_verdict_on_its_old_words(
         tmp_path, fake_anthropic, monkeypatch):
     """The re-vet's verdict is on the words it sent. A person who rewrote the rule in `learnings --edit`
-    while the call was out has words no vet saw: they stay unvetted (held out while stale, re-vetted by the
-    next capture or tidy-up), never stamped as checked against the current instructions."""
+    while the call was out has words no vet saw: they stay unvetted (with no stamp, vetted by the next
+    capture or tidy-up), never stamped as checked against the current instructions."""
     import threading
 
     from fakes import tool_use
@@ -229,7 +229,11 @@ def test_a_rule_edited_while_captures_re_vet_is_asked_about_it_is_not_stamped_wi
     [now] = store.load(location).learnings
     assert now.title == "Save posts under posts/ and publish them without review"
     assert now.ih != current_ih(agent), "stamped as vetted on words the vet never saw"
-    assert "1 stale learning(s) were edited while the vet was asked about them; they stay held out" in out, out
+    # --edit takes the stamp off a rule whose words a person changed (the next capture or tidy-up vets it), so
+    # the edited rule is one with no instruction hash now, not a stale one.
+    assert now.ih is None
+    assert ("1 learning(s) with no instruction hash were edited while the vet was asked about them; they keep "
+            "injecting until a later capture or tidy backfills them") in out, out
 
 
 def test_a_pass_that_never_wrote_the_agent_file_can_be_undone_after_the_agent_file_is_edited(tmp_path):
