@@ -10,7 +10,9 @@ Transient (worth another attempt): no answer at all (timeout, refused, reset), 4
 (529 is Anthropic's "overloaded"). Anything else is permanent: a bad request, a wrong key, a missing model.
 
 The whole body must arrive by `deadline` (a monotonic time): a server that trickles a byte a second past
-every read timeout is cut off too (core/helper/deadline.py says why).
+every read timeout is cut off too (core/helper/deadline.py says why). It must also be at most
+MAX_BODY_BYTES, counted as it arrives, and a redirect is never followed (the key and the prompt would go
+to whatever host it names): both end the call with one permanent fault.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ TRANSIENT_STATUSES = frozenset({408, 409, 429})  # and every status >= 500
 # A fault's text is the server's to write: proxies echo the key they were sent ("Received API Key = sk-..."),
 # and a hostile endpoint can send megabytes. It is printed, and kept in session logs, as one short line.
 ERROR_TEXT_CHARS = 500
+
+# The largest honest answer is far below this: rewrite_block's 8,192 output tokens are ~40 KB of JSON, an
+# agent turn of 128k output tokens about 1 MB. A body past it is a broken proxy or a hostile endpoint.
+MAX_BODY_BYTES = 16 * 1024 * 1024
 
 # Short names of transient faults, for the one line a retry prints ("model overloaded, retrying in ...").
 _REASONS = {529: "overloaded", 503: "overloaded", 429: "rate-limited", 408: "timed out", 409: "busy (409)"}
@@ -59,13 +65,14 @@ class CallError(Exception):
     """The call failed. `status` is None when no HTTP answer came (timeout, connection refused)."""
 
     def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
-                 timed_out: bool = False) -> None:
+                 timed_out: bool = False, transient: bool | None = None) -> None:
         super().__init__(_one_short_line(message))
         self.status, self.retry_after, self.timed_out = status, retry_after, timed_out
+        self._transient = transient  # None: judged by the status
 
     @property
     def transient(self) -> bool:
-        return is_transient(self.status)
+        return is_transient(self.status) if self._transient is None else self._transient
 
     @property
     def reason(self) -> str:
@@ -79,6 +86,31 @@ class CallError(Exception):
             return TransientHelperError(text, operation=operation, status=self.status, reason=self.reason,
                                         retry_after=self.retry_after)
         return PermanentHelperError(text, operation=operation, status=self.status)
+
+
+def too_large() -> CallError:
+    """A body past MAX_BODY_BYTES: not retried, the same server would send it again."""
+    return CallError(f"the API sent a response larger than {MAX_BODY_BYTES // 2**20} MB, which no model answer "
+                     "is (a proxy or the endpoint is at fault)", transient=False)
+
+
+def redirected(status: int, location: str | None) -> CallError:
+    """A 3xx: never followed, so the key and the prompt reach only the configured endpoint."""
+    return CallError(f"the API answered {status}, a redirect to {location or '(no location)'}: agentuse does not "
+                     "follow redirects, which would send the key and the prompt there; set the provider's base URL "
+                     "to the address that answers", status=status, transient=False)
+
+
+def check_headers(status: int, headers: Any) -> None:
+    """What the status line and headers already rule out, before any of the body is read."""
+    if 300 <= status < 400:
+        raise redirected(status, headers.get("location"))
+    try:
+        declared = int(headers.get("content-length") or 0)
+    except ValueError:
+        declared = 0
+    if declared > MAX_BODY_BYTES:
+        raise too_large()
 
 
 def _one_short_line(message: str) -> str:
@@ -96,6 +128,8 @@ def from_anthropic(sdk: Any, exc: Exception) -> CallError | None:
     other exception (a programming error, to surface as it is)."""
     if isinstance(exc, sdk.APITimeoutError):
         return CallError("the call timed out", timed_out=True)
+    if isinstance(exc.__cause__, CallError):  # raised inside the SDK's send (anthropic_client's response hook)
+        return exc.__cause__
     if isinstance(exc, sdk.APIConnectionError):
         return CallError(f"could not reach the API: {exc}")
     if isinstance(exc, sdk.APIStatusError):
@@ -117,17 +151,22 @@ def _api_message(problem: Exception) -> str:
 def send(client: Any, method: str, url: str, *, content: bytes | None = None, json: Any = None,
          headers: dict[str, str] | None = None, timeout: float | None = None,
          deadline: float | None = None) -> tuple[int, Any, bytes]:
-    """(status, headers, body) of one request on an `httpx.Client`; no answer, or a body that did not
-    arrive by `deadline`, raises `CallError`. Any status comes back: the caller reads its own error body."""
+    """(status, headers, body) of one request on an `httpx.Client`; no answer, a body that did not
+    arrive by `deadline`, one larger than MAX_BODY_BYTES or a redirect raises `CallError`. Any other status
+    comes back: the caller reads its own error body."""
     import httpx  # lazily: only commands that call a model pay for it
 
     try:
         with client.stream(method, url, content=content, json=json, headers=headers,
                            timeout=timeout or httpx.USE_CLIENT_DEFAULT) as response:
-            chunks = []
+            check_headers(response.status_code, response.headers)
+            chunks, size = [], 0
             for chunk in response.iter_bytes():
                 if deadline is not None and time.monotonic() > deadline:
                     raise CallError("the response body did not arrive in time", timed_out=True)
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise too_large()
                 chunks.append(chunk)
             return response.status_code, response.headers, b"".join(chunks)
     except httpx.TimeoutException as problem:

@@ -32,6 +32,9 @@ from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResu
 from agentuse.runtime.session import SessionError, read_events
 
 RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.bedrock, Family.replay)
+# One loop turn's request, its whole body included: a server that trickles a byte a second past every read
+# timeout is cut off too. An agent turn can write a long file, so far longer than a helper call's 120 s.
+RUN_REQUEST_SECONDS = 600.0
 
 
 class ModelError(AgentuseError):
@@ -78,13 +81,15 @@ class AnthropicProvider:
     """One Messages API request per loop turn (`with_retries`: the SDK's own retries are off)."""
 
     def __init__(self, name: str, *, api_key: str, base_url: str | None = None, max_retries: int = 2,
-                 key_variable: str | None = None) -> None:
+                 key_variable: str | None = None, timeout: float = RUN_REQUEST_SECONDS) -> None:
         import anthropic  # lazily: only runs that talk to Anthropic pay for the import
 
+        from agentuse.core.anthropic_client import BoundedAnthropic
+
         self.model = f"anthropic:{name}"
-        self.name, self.key_variable, self.max_retries = name, key_variable, max_retries
+        self.name, self.key_variable, self.max_retries, self.timeout = name, key_variable, max_retries, timeout
         self._anthropic = anthropic
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=0)
+        self._client = BoundedAnthropic(anthropic, api_key=api_key, base_url=base_url, timeout=timeout)
 
     def complete(self, call: ModelCall) -> ModelReply:
         message = with_retries(lambda: self._create(call), model=self.model, key_variable=self.key_variable,
@@ -102,13 +107,14 @@ class AnthropicProvider:
 
     def _create(self, call: ModelCall):
         try:
-            return self._client.messages.create(
-                model=self.name,
-                max_tokens=call.max_tokens,
-                system=call.system,
-                messages=[m.model_dump(mode="json") for m in call.messages],
-                tools=[t.model_dump(mode="json") for t in call.tools],
-            )
+            with self._client.until(time.monotonic() + self.timeout):
+                return self._client.messages.create(
+                    model=self.name,
+                    max_tokens=call.max_tokens,
+                    system=call.system,
+                    messages=[m.model_dump(mode="json") for m in call.messages],
+                    tools=[t.model_dump(mode="json") for t in call.tools],
+                )
         except Exception as exc:  # noqa: BLE001 - the SDK's faults as CallError; anything else re-raises
             fault = from_anthropic(self._anthropic, exc)
             if fault is None:
@@ -119,9 +125,9 @@ class AnthropicProvider:
 class OpenAIChatProvider:
     """One Chat Completions request per loop turn (`with_retries`)."""
 
-    def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = 600.0) -> None:
+    def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = RUN_REQUEST_SECONDS) -> None:
         self.model = f"{where.spec.name}:{where.ref.model}"
-        self.name, self.spec, self.max_retries = where.ref.model, where.spec, max_retries
+        self.name, self.spec, self.max_retries, self.timeout = where.ref.model, where.spec, max_retries, timeout
         self.key_variable = where.ref.key_variable(where.spec)
         self._client = ChatClient(where, timeout=timeout)
 
@@ -130,8 +136,8 @@ class OpenAIChatProvider:
         if call.tools:
             body["tools"] = [{"type": "function", "function": {
                 "name": t.name, "description": t.description, "parameters": t.input_schema}} for t in call.tools]
-        reply = with_retries(lambda: self._client.create(body), model=self.model, key_variable=self.key_variable,
-                             max_retries=self.max_retries)
+        reply = with_retries(lambda: self._client.create(body, deadline=time.monotonic() + self.timeout),
+                             model=self.model, key_variable=self.key_variable, max_retries=self.max_retries)
         return self._reply(reply)
 
     def _reply(self, reply: dict) -> ModelReply:

@@ -1,0 +1,164 @@
+"""Every provider against a misbehaving server over real HTTP (the fakes in tests/fakes/): bodies far
+larger than any answer, redirects to another host, a drip that never finishes on an agent run, keys echoed
+in error bodies. Helper calls and agent runs alike end in one short fault, and nothing but the configured
+endpoint ever receives the key or the prompt."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from fakes import FakeMessagesServer, FakeOpenAIServer, error, huge, text, tool_use, trickle
+
+from agentuse.core.helper import deadline
+from agentuse.core.helper import protocol as p
+from agentuse.core.helper.anthropic import AnthropicHelper
+from agentuse.core.helper.factory import resolve_helper
+MAX_BODY_BYTES = 16 * 1024 * 1024  # placeholder until the constant exists
+from agentuse.runtime.messages import Message, ModelCall
+from agentuse.runtime.providers import ModelError, provider_for
+
+HUGE = 100 * 1024 * 1024  # the brief's 100 MB: must never be read whole
+VET = p.VetRequest(contract="Write short posts.", trace="t", candidates=[p.VetCandidate(id="c1", text="x")])
+CALL = ModelCall(model="m", system="Be brief.", messages=[Message.user_text("hi")])
+
+
+def _anthropic_helper(server: FakeMessagesServer, key: str = "sk-ant-fake") -> AnthropicHelper:
+    return AnthropicHelper("anthropic:claude-test", api_key=key, base_url=server.url, timeout=30.0)
+
+
+def _openai_helper(server: FakeOpenAIServer, key: str = "sk-fake-openai"):
+    return resolve_helper("openai:gpt-test", env={**server.env("OPENAI", api_key=key),
+                                                  deadline.TIMEOUT_VARIABLE: "30"})
+
+
+@pytest.fixture
+def other_host():
+    """A second server: where a redirect points. It must never be asked anything."""
+    server = FakeMessagesServer().start()
+    server.script(default=lambda req: text("you should not be here"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# --- a body far larger than any answer --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("length_header", [True, False], ids=["declared", "until-close"])
+@pytest.mark.parametrize("status", [200, 401])
+def test_a_huge_body_is_not_read_whole_and_not_retried_by_the_anthropic_helper(fake_anthropic, status,
+                                                                               length_header):
+    fake_anthropic.script(default=lambda req: huge(HUGE, status=status, length_header=length_header))
+    helper = _anthropic_helper(fake_anthropic)
+    with pytest.raises(p.PermanentHelperError, match="larger than"):
+        helper.vet(VET)
+    [req] = fake_anthropic.requests  # one request: another try would fetch the same flood
+    assert req.sent < 3 * MAX_BODY_BYTES
+
+
+@pytest.mark.parametrize("length_header", [True, False], ids=["declared", "until-close"])
+@pytest.mark.parametrize("status", [200, 401])
+def test_a_huge_body_is_not_read_whole_and_not_retried_by_the_openai_helper(fake_openai, status, length_header):
+    fake_openai.script(default=lambda req: huge(HUGE, status=status, length_header=length_header))
+    helper = _openai_helper(fake_openai)
+    with pytest.raises(p.PermanentHelperError, match="larger than"):
+        helper.vet(VET)
+    [req] = fake_openai.requests
+    assert req.sent < 3 * MAX_BODY_BYTES
+
+
+def test_a_huge_body_ends_a_bedrock_call_once(fake_bedrock, monkeypatch):
+    for key, value in fake_bedrock.env().items():
+        monkeypatch.setenv(key, value)
+    fake_bedrock.script(default=lambda req: huge(HUGE, length_header=False))
+    helper = resolve_helper("bedrock:anthropic.claude-test-v1:0", env={**os.environ, deadline.TIMEOUT_VARIABLE: "30"})
+    with pytest.raises(p.PermanentHelperError, match="larger than"):
+        helper.vet(VET)
+    [req] = fake_bedrock.requests
+    assert req.sent < 3 * MAX_BODY_BYTES
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_huge_body_fails_an_agent_turn_once(fake_anthropic, fake_openai, provider):
+    server = fake_anthropic if provider == "anthropic" else fake_openai
+    server.script(default=lambda req: huge(HUGE, length_header=False))
+    env = fake_anthropic.env() if provider == "anthropic" else fake_openai.env("OPENAI")
+    model = provider_for(f"{provider}:m", env=env)
+    with pytest.raises(ModelError, match="larger than"):
+        model.complete(CALL)
+    [req] = server.requests
+    assert req.sent < 3 * MAX_BODY_BYTES
+
+
+# --- a redirect to another host ---------------------------------------------------------------------
+
+
+def _redirect_to(other: FakeMessagesServer, path: str, status: int = 307):
+    # localhost, not 127.0.0.1: another origin, as a redirect to a stranger's host would be
+    location = other.url.replace("127.0.0.1", "localhost") + path
+    return lambda req: error(status, "", headers={"location": location})
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_the_anthropic_helper_never_follows_a_redirect(fake_anthropic, other_host, status):
+    """The SDK's client followed redirects: a 307 re-sent the whole prompt (contract, trace, rules) to the
+    host it named, and with an SDK that sends the key as x-api-key (0.40) the key with it."""
+    fake_anthropic.script(default=_redirect_to(other_host, "/v1/messages", status))
+    helper = _anthropic_helper(fake_anthropic, key="sk-ant-api03-redirected-key-0123456789")
+    with pytest.raises(p.PermanentHelperError, match="does not follow redirects") as caught:
+        helper.vet(VET)
+    assert other_host.requests == [] and len(fake_anthropic.requests) == 1
+    assert "localhost" in str(caught.value)  # it names where it was sent, so the base URL can be fixed
+
+
+def test_an_anthropic_agent_turn_never_follows_a_redirect(fake_anthropic, other_host):
+    fake_anthropic.script(default=_redirect_to(other_host, "/v1/messages"))
+    model = provider_for("anthropic:m", env=fake_anthropic.env())
+    with pytest.raises(ModelError, match="does not follow redirects"):
+        model.complete(CALL)
+    assert other_host.requests == [] and len(fake_anthropic.requests) == 1
+
+
+@pytest.mark.parametrize("status", [302, 307])
+def test_openai_compatible_calls_never_follow_a_redirect(fake_openai, other_host, status):
+    fake_openai.script(default=_redirect_to(other_host, "/v1/chat/completions", status))
+    with pytest.raises(p.PermanentHelperError, match="does not follow redirects"):
+        _openai_helper(fake_openai).vet(VET)
+    with pytest.raises(ModelError, match="does not follow redirects"):
+        provider_for("openai:m", env=fake_openai.env("OPENAI")).complete(CALL)
+    assert other_host.requests == [] and len(fake_openai.requests) == 2  # one each, neither retried
+
+
+def test_bedrock_calls_never_follow_a_redirect(fake_bedrock, other_host, monkeypatch):
+    for key, value in fake_bedrock.env().items():
+        monkeypatch.setenv(key, value)
+    fake_bedrock.script(default=_redirect_to(other_host, "/model/x/converse"))
+    helper = resolve_helper("bedrock:anthropic.claude-test-v1:0", env={**os.environ, deadline.TIMEOUT_VARIABLE: "30"})
+    with pytest.raises(p.PermanentHelperError, match="does not follow redirects"):
+        helper.vet(VET)
+    assert other_host.requests == [] and len(fake_bedrock.requests) == 1
+
+
+# --- a drip that never finishes, on an agent turn ---------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_an_agent_turn_that_drips_is_cut_off_at_its_deadline(fake_anthropic, fake_openai, provider):
+    """Helper calls bound the whole body; a run's own turns bounded only each read (600 s), so a server
+    sending a byte a second held the run until the server itself gave up (here: until it dropped the
+    connection mid-body after 20 s, which read as 'could not reach')."""
+    from agentuse.core.models import ModelRef, endpoint
+    from agentuse.runtime.providers import AnthropicProvider, OpenAIChatProvider
+
+    server = fake_anthropic if provider == "anthropic" else fake_openai
+    server.script(trickle(text("a long answer " * 20), every=0.2))
+    if provider == "anthropic":
+        model = AnthropicProvider("m", api_key="sk-ant-fake", base_url=fake_anthropic.url, timeout=1.5, max_retries=0)
+    else:
+        where = endpoint(ModelRef.parse("openai:m"), fake_openai.env("OPENAI"))
+        model = OpenAIChatProvider(where, timeout=1.5, max_retries=0)
+    with pytest.raises(ModelError, match="timed out|did not arrive in time"):
+        model.complete(CALL)
+    assert len(server.requests) == 1
