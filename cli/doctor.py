@@ -58,7 +58,7 @@ def _key_note(model: str | None, *, judges: bool = True) -> str:
     """The provider behind `model`, the URL it will call when that is not the provider's public default
     (a local or custom endpoint, a base-URL variable, Bedrock's region), and whether its key is set."""
     from agentuse.core.models import PROVIDERS, Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec
-    from agentuse.core.models import request_url, unknown_provider
+    from agentuse.core.models import request_url, unknown_provider, url_problem
 
     env = os.environ
     try:
@@ -73,6 +73,9 @@ def _key_note(model: str | None, *, judges: bool = True) -> str:
     where = endpoint(ref, env)
     custom = ref.provider not in PROVIDERS
     parts = [f"provider {ref.provider}"] + (["custom"] if custom else [])
+    problem = url_problem(where, env)
+    if problem:  # never the URL itself: it may hold a password
+        return f" ({', '.join(parts)}, {problem})"
     fallback = "; helper calls fall back to the embedded offline evaluator" if judges else ""
     if spec.family is Family.bedrock:
         from agentuse.core import bedrock

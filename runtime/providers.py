@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from agentuse.core.chat_completions import ChatClient, usage
 from agentuse.core.errors import AgentuseError
 from agentuse.core.model_http import CallError, auth_hint, from_anthropic
-from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key
+from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key, url_problem
 from agentuse.runtime.events import ModelReplyEvent
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentuse.runtime.session import SessionError, read_events
@@ -235,6 +235,9 @@ def provider_for(
     if where.spec.family not in RUN_FAMILIES:
         raise AgentuseError(f'model {model!r}: agent runs on the "{ref.provider}" provider are not implemented '
                             "here; use anthropic:, openai:, openrouter:, bedrock:, ollama:, lmstudio: or a custom endpoint")
+    problem = url_problem(where, env)
+    if problem:
+        raise AgentuseError(f"model {model!r} cannot be called: {problem}")
     variable = missing_key(ref, where.spec, env)
     if variable:
         raise MissingKeyError(

@@ -162,3 +162,75 @@ def test_an_agent_turn_that_drips_is_cut_off_at_its_deadline(fake_anthropic, fak
     with pytest.raises(ModelError, match="timed out|did not arrive in time"):
         model.complete(CALL)
     assert len(server.requests) == 1
+
+
+# --- base URLs with odd values ----------------------------------------------------------------------
+
+
+BAD_URLS = [
+    ("OPENAI", "openai:gpt-test", "localhost:8000/v1", "is not an http(s) URL"),
+    ("OPENAI", "openai:gpt-test", "file:///etc/passwd", "is not an http(s) URL"),
+    ("OPENAI", "openai:gpt-test", "ftp://models.example/v1", "is not an http(s) URL"),
+    ("OPENAI", "openai:gpt-test", "http://127.0.0.1:notaport/v1", "is not an http(s) URL"),
+    ("OPENAI", "openai:gpt-test", "http://admin:hunter2secret@127.0.0.1:9/v1", "set the key in OPENAI_API_KEY"),
+    ("OPENAI", "openai:gpt-test", "http://127.0.0.1:9/v1/chat/completions", "set it to http://127.0.0.1:9/v1"),
+    ("OPENAI", "openai:gpt-test", "http://127.0.0.1:9/v1?key=abc", "has a query or fragment"),
+    ("ANTHROPIC", "anthropic:claude-test", "localhost:9", "is not an http(s) URL"),
+    ("ANTHROPIC", "anthropic:claude-test", "https://admin:hunter2secret@api.example", "set the key in ANTHROPIC_API_KEY"),
+    ("ANTHROPIC", "anthropic:claude-test", "http://127.0.0.1:9/v1/messages/", "set it to http://127.0.0.1:9"),
+    ("MY_VLLM", "my-vllm:qwen", "gpu-box:8000/v1", "is not an http(s) URL"),
+    ("MY_VLLM", "my-vllm:qwen", "http://gpu-box:8000/v1/chat/completions", "set it to http://gpu-box:8000/v1"),
+]
+
+
+@pytest.mark.parametrize("prefix, model, url, fragment", BAD_URLS, ids=[u for _, _, u, _ in BAD_URLS])
+def test_a_run_with_an_odd_base_url_is_one_line_and_sends_nothing(tmp_path, monkeypatch, invoke, prefix, model,
+                                                                  url, fragment):
+    """Before: no scheme, file:// or a bad port was 'could not reach ...: Request URL is missing an http://
+    protocol' (or the SDK's bare 'Connection error.'), retried as transient, after a session was begun; a
+    base ending in /chat/completions posted to .../chat/completions/chat/completions; a password in the URL
+    went out as the request's credentials, and doctor and provider list printed it."""
+    monkeypatch.setenv(f"{prefix}_BASE_URL", url)
+    monkeypatch.setenv(f"{prefix}_API_KEY", "sk-test-key")
+    agent = tmp_path / "a.agentuse"
+    agent.write_text(f"---\nmodel: {model}\n---\n\nSay hello.\n")
+    result = invoke("run", agent, "go", code=1)
+    output = result.stdout + result.stderr
+    assert fragment in output and f"{prefix}_BASE_URL" in output
+    assert len(output.strip().splitlines()) == 1 and "Traceback" not in output
+    assert "hunter2secret" not in output
+    assert "session" not in output  # refused before a run began
+
+
+@pytest.mark.parametrize("prefix, model, url, fragment", BAD_URLS[:7], ids=[u for _, _, u, _ in BAD_URLS[:7]])
+def test_helper_calls_with_an_odd_base_url_run_offline_saying_why(prefix, model, url, fragment):
+    from agentuse.core.helper.factory import offline_reason
+
+    env = {f"{prefix}_BASE_URL": url, f"{prefix}_API_KEY": "sk-test-key"}
+    reason = offline_reason(model, env)
+    assert reason and fragment in reason and "hunter2secret" not in reason
+
+
+def test_doctor_and_provider_list_name_the_problem_never_the_password(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from agentuse.cli.app import app
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://admin:hunter2secret@127.0.0.1:9/v1")
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: openai:gpt-test\n---\n\nSay hello.\n")
+    for args in (["doctor", str(agent)], ["provider", "list"]):
+        result = CliRunner().invoke(app, args)  # doctor's exit code is its verdict: the text is what counts here
+        output = result.stdout + result.stderr
+        assert "OPENAI_BASE_URL holds a user name or password" in output and "hunter2secret" not in output
+
+
+@pytest.mark.parametrize("url, fragment", [
+    ("http://admin:hunter2secret@gpu-box:8000/v1", "--key-env"),
+    ("gpu-box:8000/v1", "is not an http(s) URL"),
+    ("http://gpu-box:8000/v1/chat/completions", "set it to http://gpu-box:8000/v1"),
+])
+def test_provider_add_refuses_an_odd_url(invoke, url, fragment):
+    result = invoke("provider", "add", "my-vllm", "--url", url, code=1)
+    output = result.stdout + result.stderr
+    assert fragment in output and "hunter2secret" not in output and len(output.strip().splitlines()) == 1
