@@ -21,11 +21,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agentuse.core.model_http import MAX_BODY_BYTES, check_headers, too_large
+from agentuse.core.model_http import MAX_BODY_BYTES, CallError, check_headers, from_anthropic, too_large
 
 
 class BoundedAnthropic:
     def __init__(self, sdk: Any, *, api_key: str, base_url: str | None, timeout: float, max_retries: int = 0) -> None:
+        self._sdk, self._key = sdk, api_key
         self._ends = threading.local()  # the wall-clock end of the request in flight on this thread
         http = sdk.DefaultHttpxClient(follow_redirects=False, event_hooks={"response": [self._bound_body]})
         # max_retries defaults to 0: retrying is the caller's decision (Prefect task retries, the loop's), made once.
@@ -45,6 +46,11 @@ class BoundedAnthropic:
 
     def close(self) -> None:
         self.client.close()
+
+    def fault(self, exc: Exception) -> CallError | None:
+        """model_http.from_anthropic, with the key this client sends masked where the server echoed it."""
+        fault = from_anthropic(self._sdk, exc)
+        return None if fault is None else fault.masking(self._key)
 
     def _bound_body(self, response: Any) -> None:
         """httpx response hook, before any of the body is read.

@@ -41,6 +41,10 @@ _CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_B
                          "AWS_CONTAINER_CREDENTIALS_FULL_URI")
 
 
+# What a request carries, or is signed with, that a server's error text could echo.
+_SENT_SECRETS = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+
+
 class BedrockSetupError(AgentuseError):
     """botocore is missing, or the AWS chain gives no credentials or no region: one line saying what to do."""
 
@@ -149,13 +153,16 @@ class ConverseClient:
         self._call.timeout, self._call.deadline = seconds, deadline or time.monotonic() + seconds
         try:
             return self._client.converse(modelId=self.model_id, **body)
+        except CallError as problem:  # a server that echoes a credential: the line never shows it
+            raise problem.masking(*(os.environ.get(v) for v in _SENT_SECRETS)) from None
         except ClientError as problem:
             response = problem.response or {}
             meta = response.get("ResponseMetadata") or {}
             error = response.get("Error") or {}
             status = int(meta.get("HTTPStatusCode") or 500)
             message = f"the API answered {status} {error.get('Code', '')}: {error.get('Message', '')}".strip()
-            raise CallError(message, status=status, retry_after=retry_after_seconds(meta.get("HTTPHeaders") or {})) from None
+            fault = CallError(message, status=status, retry_after=retry_after_seconds(meta.get("HTTPHeaders") or {}))
+            raise fault.masking(*(os.environ.get(v) for v in _SENT_SECRETS)) from None
         except NoCredentialsError:
             raise BedrockSetupError(missing_credentials(self.name)) from None
         except BotoCoreError as problem:  # signing failed: an expired SSO login, a bearer key over plain HTTP

@@ -24,6 +24,7 @@ class ChatClient:
         import httpx  # lazily: only commands that call a model pay for it
 
         self.url = request_url(where) or ""
+        self._key = where.api_key
         headers = {"content-type": "application/json"}
         if where.api_key:
             headers["authorization"] = f"Bearer {where.api_key}"
@@ -31,6 +32,12 @@ class ChatClient:
 
     def create(self, body: dict[str, Any], *, timeout: float | None = None,
                deadline: float | None = None) -> dict[str, Any]:
+        try:
+            return self._create(body, timeout=timeout, deadline=deadline)
+        except CallError as problem:  # a server that echoes the key it was sent: the line never shows it
+            raise problem.masking(self._key) from None
+
+    def _create(self, body: dict[str, Any], *, timeout: float | None, deadline: float | None) -> dict[str, Any]:
         status, headers, raw = send(self._client, "POST", self.url, json=body, timeout=timeout, deadline=deadline)
         if status != 200:
             raise CallError(f"the API answered {status}: {_message(raw)}", status=status,

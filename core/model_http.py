@@ -29,6 +29,9 @@ ERROR_TEXT_CHARS = 500
 # agent turn of 128k output tokens about 1 MB. A body past it is a broken proxy or a hostile endpoint.
 MAX_BODY_BYTES = 16 * 1024 * 1024
 
+# A key shorter than this is masked by its format only: replacing every "abc" would garble the line.
+_SECRET_MIN = 4
+
 # Short names of transient faults, for the one line a retry prints ("model overloaded, retrying in ...").
 _REASONS = {529: "overloaded", 503: "overloaded", 429: "rate-limited", 408: "timed out", 409: "busy (409)"}
 
@@ -69,6 +72,18 @@ class CallError(Exception):
         super().__init__(_one_short_line(message))
         self.status, self.retry_after, self.timed_out = status, retry_after, timed_out
         self._transient = transient  # None: judged by the status
+        self._message = message
+
+    def masking(self, *secrets: str | None) -> "CallError":
+        """This fault with the credentials the client sent masked wherever the server's text echoes them:
+        redaction knows credential formats, and a local server's key ('local-dev-key-42') has none."""
+        message = self._message
+        for secret in sorted({s for s in secrets if s and len(s) >= _SECRET_MIN}, key=len, reverse=True):
+            message = message.replace(secret, "***")
+        if message != self._message:
+            self._message = message
+            self.args = (_one_short_line(message),)
+        return self
 
     @property
     def transient(self) -> bool:

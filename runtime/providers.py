@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from agentuse.core.chat_completions import ChatClient, usage
 from agentuse.core.errors import AgentuseError
-from agentuse.core.model_http import CallError, auth_hint, from_anthropic
+from agentuse.core.model_http import CallError, auth_hint
 from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key, url_problem
 from agentuse.runtime.events import ModelReplyEvent
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
@@ -88,7 +88,6 @@ class AnthropicProvider:
 
         self.model = f"anthropic:{name}"
         self.name, self.key_variable, self.max_retries, self.timeout = name, key_variable, max_retries, timeout
-        self._anthropic = anthropic
         self._client = BoundedAnthropic(anthropic, api_key=api_key, base_url=base_url, timeout=timeout)
 
     def complete(self, call: ModelCall) -> ModelReply:
@@ -116,7 +115,7 @@ class AnthropicProvider:
                     tools=[t.model_dump(mode="json") for t in call.tools],
                 )
         except Exception as exc:  # noqa: BLE001 - the SDK's faults as CallError; anything else re-raises
-            fault = from_anthropic(self._anthropic, exc)
+            fault = self._client.fault(exc)
             if fault is None:
                 raise
             raise fault from None

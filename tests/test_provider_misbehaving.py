@@ -6,6 +6,7 @@ endpoint ever receives the key or the prompt."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from fakes import FakeMessagesServer, FakeOpenAIServer, error, huge, text, tool_use, trickle
@@ -234,3 +235,49 @@ def test_provider_add_refuses_an_odd_url(invoke, url, fragment):
     result = invoke("provider", "add", "my-vllm", "--url", url, code=1)
     output = result.stdout + result.stderr
     assert fragment in output and "hunter2secret" not in output and len(output.strip().splitlines()) == 1
+
+
+# --- a 401/403 whose body echoes the key ------------------------------------------------------------
+
+
+ODD_KEY = "local-dev-key-42"  # no credential format redaction knows: only the key sent can mask it
+
+
+def _echo_key(req):
+    sent = req.headers.get("authorization", "").removeprefix("Bearer ") or req.headers.get("x-api-key", "")
+    return error(401, "authentication_error", f"Incorrect API key provided: {sent}. Received API Key = {ODD_KEY}")
+
+
+@pytest.mark.parametrize("provider", ["openai", "my-vllm", "anthropic"])
+def test_a_key_echoed_in_an_error_body_is_never_shown_nor_logged(tmp_path, monkeypatch, invoke, fake_anthropic,
+                                                                 fake_openai, provider):
+    """Before: the run's one line, and the session log's run_end, read 'Received API Key = local-dev-key-42'
+    (redaction masks credential formats: sk-..., ghp_...; a local server's key has none)."""
+    server = fake_anthropic if provider == "anthropic" else fake_openai
+    server.script(default=_echo_key)
+    prefix = {"openai": "OPENAI", "my-vllm": "MY_VLLM", "anthropic": "ANTHROPIC"}[provider]
+    monkeypatch.setenv(f"{prefix}_BASE_URL", server.url + ("" if provider == "anthropic" else "/v1"))
+    monkeypatch.setenv(f"{prefix}_API_KEY", ODD_KEY)
+    agent = tmp_path / "a.agentuse"
+    agent.write_text(f"---\nmodel: {provider}:m\n---\n\nSay hello.\n")
+    result = invoke("run", agent, "go", code=1)
+    output = result.stdout + result.stderr
+    assert "401" in output and f"check {prefix}_API_KEY" in output and ODD_KEY not in output
+    logs = [f for f in Path(os.environ["AGENTUSE_DATA_DIR"]).rglob("*.jsonl") if f.is_file()]
+    assert logs and not any(ODD_KEY in log.read_text() for log in logs)  # the session log's run_end too
+    with pytest.raises(p.PermanentHelperError) as caught:
+        resolve_helper(f"{provider}:m").vet(VET)
+    assert "401" in str(caught.value) and ODD_KEY not in str(caught.value)
+
+
+def test_an_aws_session_token_echoed_in_an_error_body_is_never_shown(fake_bedrock, monkeypatch):
+    for key, value in fake_bedrock.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("AWS_SESSION_TOKEN", ODD_KEY)  # sent as x-amz-security-token; a bearer key needs HTTPS
+    fake_bedrock.script(default=lambda req: error(403, "AccessDeniedException", f"bad token {ODD_KEY}"))
+    with pytest.raises(p.PermanentHelperError) as caught:
+        resolve_helper("bedrock:anthropic.claude-test-v1:0").vet(VET)
+    assert "403" in str(caught.value) and ODD_KEY not in str(caught.value)
+    with pytest.raises(ModelError) as failed:
+        provider_for("bedrock:anthropic.claude-test-v1:0").complete(CALL)
+    assert "403" in str(failed.value) and ODD_KEY not in str(failed.value)

@@ -27,7 +27,7 @@ from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.operations import OPERATIONS, ModelHelper, Operation, no_answer, validate
 from agentuse.core.helper.render import prompt, render
-from agentuse.core.model_http import auth_hint, from_anthropic
+from agentuse.core.model_http import auth_hint
 
 PROVIDER = "anthropic"
 
@@ -94,7 +94,7 @@ class AnthropicHelper(ModelHelper):
 
     def _translate(self, operation: str, exc: Exception) -> Exception:
         sdk = self._sdk
-        fault = from_anthropic(sdk, exc)
+        fault = self._client.fault(exc)
         if fault is not None:
             text = f"{operation}: {self.name}: {fault}{auth_hint(fault.status, self.key_variable)}"
             return fault.helper_error(operation, text)
