@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -35,6 +36,9 @@ RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.bedrock, Family.rep
 # One loop turn's request, its whole body included: a server that trickles a byte a second past every read
 # timeout is cut off too. An agent turn can write a long file, so far longer than a helper call's 120 s.
 RUN_REQUEST_SECONDS = 600.0
+# The longest a loop turn sleeps before retrying: a server asking for longer (a 529 with retry-after of an
+# hour) fails the turn at once, saying so, rather than after minutes of waits that end in the same fault.
+RUN_RETRY_WAIT_SECONDS = 60.0
 
 
 class ModelError(AgentuseError):
@@ -175,10 +179,16 @@ def with_retries(request: Callable[[], R], *, model: str, key_variable: str | No
         try:
             return request()
         except CallError as problem:
-            if problem.transient and attempt < max_retries:
-                time.sleep(min(problem.retry_after if problem.retry_after is not None else 2.0 ** attempt, 60))
+            wait = problem.retry_after if problem.retry_after is not None else 2.0 ** attempt
+            if problem.transient and attempt < max_retries and wait <= RUN_RETRY_WAIT_SECONDS:
+                time.sleep(wait)
                 continue
-            raise ModelError(f"{model}: {problem}{auth_hint(problem.status, key_variable)}") from None
+            asked = ""
+            if problem.transient and attempt < max_retries:  # the server's wait is past what a run waits
+                shown = f"{wait:g} s" if math.isfinite(wait) else "for ever"
+                asked = (f", and asked to wait {shown} before another try (a run waits at most "
+                         f"{RUN_RETRY_WAIT_SECONDS:g} s), so it was not retried")
+            raise ModelError(f"{model}: {problem}{asked}{auth_hint(problem.status, key_variable)}") from None
     raise AssertionError("unreachable")
 
 

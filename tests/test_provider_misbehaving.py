@@ -281,3 +281,51 @@ def test_an_aws_session_token_echoed_in_an_error_body_is_never_shown(fake_bedroc
     with pytest.raises(ModelError) as failed:
         provider_for("bedrock:anthropic.claude-test-v1:0").complete(CALL)
     assert "403" in str(failed.value) and ODD_KEY not in str(failed.value)
+
+
+# --- 429/529 storms with absurd retry-after values --------------------------------------------------
+
+
+def _storm(retry_after: str):
+    return lambda req: error(529, "overloaded_error", "Overloaded", headers={"retry-after": retry_after})
+
+
+@pytest.mark.parametrize("retry_after, shown", [("36000", "36000 s"), ("1e400", "for ever")])
+def test_a_note_saved_through_a_529_asking_for_hours_says_so(tmp_path, monkeypatch, invoke, fake_openai,
+                                                             retry_after, shown):
+    """Fails open (the note is stored), one request per call, and the line says the server asked for hours:
+    it read 'the model did not answer in time (AGENTUSE_HELPER_DEADLINE=...)', which has a person raise a
+    deadline no hour-long wait fits."""
+    for key, value in fake_openai.env("OPENAI").items():
+        monkeypatch.setenv(key, value)
+    fake_openai.script(default=_storm(retry_after))
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: openai:gpt-test\nlearning:\n  model: openai:gpt-test\n---\n\nWrite posts.\n")
+    result = invoke("learnings", "add", agent, "Always cite two sources per post")
+    assert "Saved" in result.stdout and f"asked to wait {shown} before another try" in result.stdout
+    assert "did not answer in time" not in result.stdout
+    assert len(fake_openai.requests) == 3  # ground, reconcile, vet: once each
+
+
+@pytest.mark.parametrize("retry_after", ["-5", "soon", "nan"])
+def test_a_retry_after_that_is_not_a_wait_is_ignored(fake_openai, monkeypatch, retry_after):
+    """Negative, non-numeric and NaN values are not waits: the back-off applies and the retry happens."""
+    import agentuse.runtime.providers as providers
+
+    waits: list[float] = []
+    monkeypatch.setattr(providers.time, "sleep", waits.append)
+    fake_openai.script(_storm(retry_after), text("fine"))
+    model = provider_for("openai:m", env=fake_openai.env("OPENAI"))
+    reply = model.complete(CALL)
+    assert reply.content[0].text == "fine" and len(fake_openai.requests) == 2 and waits == [1.0]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_an_agent_turn_fails_at_once_when_the_server_asks_for_hours(fake_anthropic, fake_openai, provider):
+    """Before: the turn slept 60 s twice (the cap), then failed with the same 529: three requests."""
+    server = fake_anthropic if provider == "anthropic" else fake_openai
+    server.script(default=_storm("36000"))
+    env = fake_anthropic.env() if provider == "anthropic" else fake_openai.env("OPENAI")
+    with pytest.raises(ModelError, match="asked to wait 36000 s before another try"):
+        provider_for(f"{provider}:m", env=env).complete(CALL)
+    assert len(server.requests) == 1
