@@ -14,6 +14,7 @@ comes back from the SDK as the cause of its connection error; model_http.from_an
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -47,9 +48,25 @@ class BoundedAnthropic:
     def close(self) -> None:
         self.client.close()
 
+    def create(self, **request: Any) -> Any:
+        """`messages.create(**request)`: a Message, or a `CallError` for a body that is not one. The SDK hands
+        back whatever a 200 held (an HTML page as a str, JSON null as None, a message with no content) and
+        raises the decoder's own errors for bytes that are not UTF-8: every caller read `.content` of it and
+        crashed. Like a body that is not JSON, it is a broken hop (a proxy, a captive portal): transient."""
+        try:
+            message = self.messages.create(**request)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise CallError("the API sent a body that is not JSON", status=502) from None
+        if not isinstance(message, self._sdk.types.Message):
+            kind = {str: "text", type(None): "JSON null", list: "a JSON list"}.get(type(message), type(message).__name__)
+            raise CallError(f"the API sent a body that is not a message ({kind})", status=502)
+        if not isinstance(getattr(message, "content", None), list):
+            raise CallError("the API sent a message without content", status=502)
+        return message
+
     def fault(self, exc: Exception) -> CallError | None:
         """model_http.from_anthropic, with the key this client sends masked where the server echoed it."""
-        fault = from_anthropic(self._sdk, exc)
+        fault = exc if isinstance(exc, CallError) else from_anthropic(self._sdk, exc)
         return None if fault is None else fault.masking(self._key)
 
     def _bound_body(self, response: Any) -> None:

@@ -111,7 +111,7 @@ class AnthropicProvider:
     def _create(self, call: ModelCall):
         try:
             with self._client.until(time.monotonic() + self.timeout):
-                return self._client.messages.create(
+                return self._client.create(
                     model=self.name,
                     max_tokens=call.max_tokens,
                     system=call.system,

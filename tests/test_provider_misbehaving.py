@@ -329,3 +329,37 @@ def test_an_agent_turn_fails_at_once_when_the_server_asks_for_hours(fake_anthrop
     with pytest.raises(ModelError, match="asked to wait 36000 s before another try"):
         provider_for(f"{provider}:m", env=env).complete(CALL)
     assert len(server.requests) == 1
+
+
+# --- a 200 that is not a message --------------------------------------------------------------------
+
+
+NOT_A_MESSAGE = [
+    (b"<html><body>Sign in to the Wi-Fi</body></html>", "text/html", "not a message (text)"),
+    (b'{"content": [{"type": "text", "text": "\xff\xfe"}]}', "application/json", "not JSON"),
+    (b"null", "application/json", "not a message (JSON null)"),
+    (b"[1, 2]", "application/json", "not a message (a JSON list)"),
+    (b'{"id": "m", "type": "message", "role": "assistant"}', "application/json", "without content"),
+]
+
+
+@pytest.mark.parametrize("raw, content_type, fragment", NOT_A_MESSAGE, ids=["html", "bad-utf8", "null", "list",
+                                                                          "no-content"])
+def test_an_anthropic_200_that_is_not_a_message_fails_open_for_a_note_and_is_one_line_for_a_run(
+        tmp_path, monkeypatch, invoke, fake_anthropic, raw, content_type, fragment):
+    """Before: the SDK handed back the HTML page as a str (JSON null as None), or raised the decoder's
+    UnicodeDecodeError, and both the run and `learnings add` ended in an AttributeError traceback; the
+    reviewer's note was never saved (spec: human corrections are never dropped)."""
+    from fakes import Reply
+
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("AGENTUSE_RETRY_BASE_SECONDS", "0")
+    fake_anthropic.script(default=lambda req: Reply(raw=raw, content_type=content_type))
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-test\nlearning:\n  model: anthropic:claude-test\n---\n\nWrite posts.\n")
+    saved = invoke("learnings", "add", agent, "Always cite two sources per post")
+    assert 'Saved "Always cite two sources per post"' in saved.stdout and fragment in saved.stdout
+    failed = invoke("run", agent, "go", code=1)
+    output = failed.stdout + failed.stderr
+    assert fragment in output and "Traceback" not in output and len(output.strip().splitlines()) == 1

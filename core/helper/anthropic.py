@@ -16,7 +16,6 @@ for `import anthropic` (~1.3 s here).
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -64,7 +63,7 @@ class AnthropicHelper(ModelHelper):
         seconds, expired = self.request_limit(op)
         try:
             with self._client.until(time.monotonic() + seconds):
-                message = self._client.messages.create(
+                message = self._client.create(
                     model=self.model,
                     max_tokens=op.max_tokens,
                     system=prompt(operation),
@@ -98,10 +97,6 @@ class AnthropicHelper(ModelHelper):
         if fault is not None:
             text = f"{operation}: {self.name}: {fault}{auth_hint(fault.status, self.key_variable)}"
             return fault.helper_error(operation, text)
-        if isinstance(exc, json.JSONDecodeError):
-            # A 200 whose body is not JSON is a broken hop (proxy, truncated body), not a model verdict.
-            return p.TransientHelperError(f"{operation}: the model API sent a body that is not JSON",
-                                          operation=operation, reason="answered garbage")
         if isinstance(exc, sdk.APIResponseValidationError):
             return p.InvalidAnswerError(f"{operation}: the model API response is malformed: {exc}",
                                         operation=operation)
