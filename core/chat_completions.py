@@ -8,15 +8,71 @@ format is one JSON request and one JSON reply, and owning it keeps transient-vs-
 the wall-clock deadline exactly the same as on the Anthropic path.
 
 Faults, retry-after and the body deadline are core/model_http.py's, shared with the other providers.
+The reply is read into `ChatReply` at this edge: a server that sends `choices` as a string, a message as
+text or token counts as words is a fault of one line (transient, like a body that is not JSON), not an
+AttributeError in whoever reads it; what compatible servers really vary in (content as a list of parts,
+tool arguments as an object instead of a JSON string, a numeric call id) is accepted.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError
+
+from agentuse.core.model_defaults import empty_list
 from agentuse.core.model_http import CallError, retry_after_seconds, send
 from agentuse.core.models import Endpoint, request_url
+
+
+def _text_of(value: Any) -> Any:
+    """Content as one string: OpenAI's list of parts (`[{type: text, text}]`) joined."""
+    if isinstance(value, list):
+        return "\n".join(str(part.get("text") or "") for part in value
+                         if isinstance(part, dict) and part.get("type") in ("text", None)) or None
+    return value
+
+
+def _count(value: Any) -> int:
+    """A token count; what is not one counts 0 (the answer matters more than its accounting)."""
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+class ChatFunction(BaseModel):
+    name: str = ""
+    arguments: str | dict | list | None = None  # JSON text as OpenAI sends it; some servers send the object
+
+
+class ChatToolCall(BaseModel):
+    id: Annotated[str | None, BeforeValidator(lambda v: v if v is None or isinstance(v, str) else str(v))] = None
+    function: ChatFunction = Field(default_factory=ChatFunction)
+
+
+class ChatMessage(BaseModel):
+    content: Annotated[str | None, BeforeValidator(_text_of)] = None
+    tool_calls: list[ChatToolCall] | None = None
+
+
+class ChatChoice(BaseModel):
+    message: ChatMessage = Field(default_factory=ChatMessage)
+    finish_reason: str | None = None
+
+
+class ChatReply(BaseModel):
+    choices: list[ChatChoice] = Field(min_length=1)
+    usage: Any = None  # read by `usage`, leniently
+
+    @property
+    def first(self) -> ChatChoice:
+        return self.choices[0]
+
+    @property
+    def calls(self) -> list[ChatToolCall]:
+        return self.first.message.tool_calls or empty_list()
 
 
 class ChatClient:
@@ -31,13 +87,13 @@ class ChatClient:
         self._client = httpx.Client(headers=headers, timeout=timeout)
 
     def create(self, body: dict[str, Any], *, timeout: float | None = None,
-               deadline: float | None = None) -> dict[str, Any]:
+               deadline: float | None = None) -> ChatReply:
         try:
             return self._create(body, timeout=timeout, deadline=deadline)
         except CallError as problem:  # a server that echoes the key it was sent: the line never shows it
             raise problem.masking(self._key) from None
 
-    def _create(self, body: dict[str, Any], *, timeout: float | None, deadline: float | None) -> dict[str, Any]:
+    def _create(self, body: dict[str, Any], *, timeout: float | None, deadline: float | None) -> ChatReply:
         status, headers, raw = send(self._client, "POST", self.url, json=body, timeout=timeout, deadline=deadline)
         if status != 200:
             raise CallError(f"the API answered {status}: {_message(raw)}", status=status,
@@ -49,7 +105,13 @@ class ChatClient:
             raise CallError("the API sent a body that is not JSON", status=502) from None
         if not isinstance(reply, dict) or not reply.get("choices"):
             raise CallError(f"the API sent no choices: {raw[:200]!r}", status=502)
-        return reply
+        try:
+            return ChatReply.model_validate(reply)
+        except ValidationError as problem:
+            first = problem.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise CallError(f"the API sent a reply that is not a chat completion ({where}: {first['msg']})",
+                            status=502) from None
 
     def close(self) -> None:
         self._client.close()
@@ -66,6 +128,6 @@ def _message(raw: bytes) -> str:
     return str(detail)[:200]
 
 
-def usage(reply: dict[str, Any]) -> tuple[int, int]:
-    counts = reply.get("usage") or {}
-    return int(counts.get("prompt_tokens") or 0), int(counts.get("completion_tokens") or 0)
+def usage(reply: ChatReply) -> tuple[int, int]:
+    counts = reply.usage if isinstance(reply.usage, dict) else {}
+    return _count(counts.get("prompt_tokens")), _count(counts.get("completion_tokens"))

@@ -24,7 +24,7 @@ from typing import Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from agentuse.core.chat_completions import ChatClient, usage
+from agentuse.core.chat_completions import ChatClient, ChatReply, usage
 from agentuse.core.errors import AgentuseError
 from agentuse.core.model_http import CallError, auth_hint
 from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key, url_problem
@@ -143,23 +143,25 @@ class OpenAIChatProvider:
                              model=self.model, key_variable=self.key_variable, max_retries=self.max_retries)
         return self._reply(reply)
 
-    def _reply(self, reply: dict) -> ModelReply:
-        choice = reply["choices"][0] or {}
-        message = choice.get("message") or {}
+    def _reply(self, reply: ChatReply) -> ModelReply:
+        choice = reply.first
         blocks: list = []
-        if (message.get("content") or "").strip():
-            blocks.append({"type": "text", "text": message["content"]})
-        for n, tool_call in enumerate(message.get("tool_calls") or []):
-            function = tool_call.get("function") or {}
+        if (choice.message.content or "").strip():
+            blocks.append({"type": "text", "text": choice.message.content})
+        for n, tool_call in enumerate(reply.calls):
+            arguments = tool_call.function.arguments
             try:
-                arguments = json.loads(function.get("arguments") or "{}")
+                arguments = json.loads(arguments or "{}") if isinstance(arguments, str) or arguments is None else arguments
             except ValueError:
                 raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
-                                 f"{function.get('arguments')!r:.200}") from None
-            blocks.append({"type": "tool_use", "id": tool_call.get("id") or f"call_{n}",
-                           "name": function.get("name") or "", "input": arguments})
+                                 f"{arguments!r:.200}") from None
+            if not isinstance(arguments, dict):
+                raise ModelError(f"{self.model}: the model sent tool arguments that are not a JSON object: "
+                                 f"{json.dumps(arguments)!r:.200}")
+            blocks.append({"type": "tool_use", "id": tool_call.id or f"call_{n}",
+                           "name": tool_call.function.name, "input": arguments})
         stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(
-            choice.get("finish_reason") or "", choice.get("finish_reason"))
+            choice.finish_reason or "", choice.finish_reason)
         input_tokens, output_tokens = usage(reply)
         try:
             return ModelReply(content=blocks, stop_reason=stop,

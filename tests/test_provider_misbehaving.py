@@ -363,3 +363,64 @@ def test_an_anthropic_200_that_is_not_a_message_fails_open_for_a_note_and_is_one
     failed = invoke("run", agent, "go", code=1)
     output = failed.stdout + failed.stderr
     assert fragment in output and "Traceback" not in output and len(output.strip().splitlines()) == 1
+
+
+def _chat(choices, **extra) -> bytes:
+    import json
+
+    return json.dumps({"choices": choices, **extra}).encode()
+
+
+NOT_A_COMPLETION = [
+    (_chat("abc"), "choices: Input should be a valid list"),
+    (_chat([1]), "choices.0"),
+    (_chat([{"message": "hello"}]), "choices.0.message"),
+    (_chat([{"message": {"tool_calls": ["x"]}}]), "tool_calls.0"),
+    (_chat([{"message": {"content": "hi"}, "finish_reason": 3}]), "finish_reason"),
+]
+
+
+@pytest.mark.parametrize("raw, fragment", NOT_A_COMPLETION, ids=["choices-str", "choice-int", "message-str",
+                                                                "tool-call-str", "finish-int"])
+def test_a_chat_reply_of_the_wrong_shape_fails_open_for_a_note_and_is_one_line_for_a_run(
+        tmp_path, monkeypatch, invoke, fake_openai, raw, fragment):
+    """Before: 'str' object has no attribute 'get' as a traceback, from the run and from `learnings add`,
+    whose note was not saved."""
+    from fakes import Reply
+
+    for key, value in fake_openai.env("OPENAI").items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("AGENTUSE_RETRY_BASE_SECONDS", "0")
+    fake_openai.script(default=lambda req: Reply(raw=raw))
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: openai:gpt-test\nlearning:\n  model: openai:gpt-test\n---\n\nWrite posts.\n")
+    saved = invoke("learnings", "add", agent, "Always cite two sources per post")
+    assert 'Saved "Always cite two sources per post"' in saved.stdout and "not a chat completion" in saved.stdout
+    failed = invoke("run", agent, "go", code=1)
+    output = failed.stdout + failed.stderr
+    assert fragment in output and "Traceback" not in output and len(output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("raw, expected", [
+    # arguments as an object (some compatible servers), content as parts, a numeric id, counts as words
+    (_chat([{"message": {"tool_calls": [{"id": 7, "function": {"name": "list_dir", "arguments": {"path": "."}}}]},
+             "finish_reason": "tool_calls"}], usage={"prompt_tokens": "many"}),
+     [{"type": "tool_use", "id": "7", "name": "list_dir", "input": {"path": "."}}]),
+    (_chat([{"message": {"content": [{"type": "text", "text": "hi"}]}}], usage=[1]), [{"type": "text", "text": "hi"}]),
+], ids=["object-arguments", "content-parts"])
+def test_what_compatible_servers_vary_in_is_read(fake_openai, raw, expected):
+    from fakes import Reply
+
+    fake_openai.script(Reply(raw=raw))
+    reply = provider_for("openai:m", env=fake_openai.env("OPENAI")).complete(CALL)
+    assert [b.model_dump(exclude_none=True) for b in reply.content] == expected
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (0, 0)
+
+
+def test_tool_arguments_that_are_not_an_object_are_one_model_error(fake_openai):
+    from fakes import Reply
+
+    fake_openai.script(Reply(raw=_chat([{"message": {"tool_calls": [{"id": "1", "function": {
+        "name": "list_dir", "arguments": "[1]"}}]}}])))
+    with pytest.raises(ModelError, match="tool arguments that are not a JSON object"):
+        provider_for("openai:m", env=fake_openai.env("OPENAI")).complete(CALL)
