@@ -22,7 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from agentuse.core.model_defaults import empty_list
-from agentuse.core.model_http import CallError, retry_after_seconds, send
+from agentuse.core.model_http import CallError, retry_after_seconds, send, token_count
 from agentuse.core.models import Endpoint, request_url
 
 
@@ -32,14 +32,6 @@ def _text_of(value: Any) -> Any:
         return "\n".join(str(part.get("text") or "") for part in value
                          if isinstance(part, dict) and part.get("type") in ("text", None)) or None
     return value
-
-
-def _count(value: Any) -> int:
-    """A token count; what is not one counts 0 (the answer matters more than its accounting)."""
-    try:
-        return max(int(value or 0), 0)
-    except (TypeError, ValueError, OverflowError):
-        return 0
 
 
 class ChatFunction(BaseModel):
@@ -130,4 +122,4 @@ def _message(raw: bytes) -> str:
 
 def usage(reply: ChatReply) -> tuple[int, int]:
     counts = reply.usage if isinstance(reply.usage, dict) else {}
-    return _count(counts.get("prompt_tokens")), _count(counts.get("completion_tokens"))
+    return token_count(counts.get("prompt_tokens")), token_count(counts.get("completion_tokens"))

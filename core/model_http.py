@@ -52,6 +52,14 @@ def auth_hint(status: int | None, variable: str | None) -> str:
     return f" (check {variable})" if status in (401, 403) and variable else ""
 
 
+def token_count(value: Any) -> int:
+    """A reply's token count; what is not one counts 0 (the answer matters more than its accounting)."""
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
 def retry_after_seconds(headers: Any) -> float | None:
     """Seconds the server asked us to wait (`retry-after-ms`, or `retry-after` in seconds), if any."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):

@@ -424,3 +424,34 @@ def test_tool_arguments_that_are_not_an_object_are_one_model_error(fake_openai):
         "name": "list_dir", "arguments": "[1]"}}]}}])))
     with pytest.raises(ModelError, match="tool arguments that are not a JSON object"):
         provider_for("openai:m", env=fake_openai.env("OPENAI")).complete(CALL)
+
+
+NOT_A_CONVERSE_ANSWER = [
+    (b"<html>Sign in</html>", "text/html", "not a Converse answer (output"),
+    (b"null", "application/json", "botocore cannot read"),
+    (b'{"output": "\xff"}', "application/json", "botocore cannot read"),
+    (b'{"output": {"message": {"role": "assistant", "content": "hi"}}}', "application/json", "botocore cannot read"),
+]
+
+
+@pytest.mark.parametrize("raw, content_type, fragment", NOT_A_CONVERSE_ANSWER, ids=["html", "null", "bad-utf8",
+                                                                                  "content-str"])
+def test_a_bedrock_reply_of_the_wrong_shape_fails_open_for_a_note_and_is_one_line_for_a_run(
+        tmp_path, monkeypatch, invoke, fake_bedrock, raw, content_type, fragment):
+    """Before: an HTML 200 (which botocore parses into nothing) 'completed' the run with no output at all;
+    JSON null, bytes that are not UTF-8 and content as a string were TypeError, UnicodeDecodeError and
+    AttributeError tracebacks, from the run and from `learnings add`, whose note was not saved."""
+    from fakes import Reply
+
+    for key, value in fake_bedrock.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("AGENTUSE_RETRY_BASE_SECONDS", "0")
+    fake_bedrock.script(default=lambda req: Reply(raw=raw, content_type=content_type))
+    model = "bedrock:anthropic.claude-test-v1:0"
+    agent = tmp_path / "a.agentuse"
+    agent.write_text(f"---\nmodel: {model}\nlearning:\n  model: {model}\n---\n\nWrite posts.\n")
+    saved = invoke("learnings", "add", agent, "Always cite two sources per post")
+    assert 'Saved "Always cite two sources per post"' in saved.stdout and fragment in saved.stdout
+    failed = invoke("run", agent, "go", code=1)
+    output = failed.stdout + failed.stderr
+    assert fragment in output and "Traceback" not in output and len(output.strip().splitlines()) == 1
