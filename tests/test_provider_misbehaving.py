@@ -455,3 +455,41 @@ def test_a_bedrock_reply_of_the_wrong_shape_fails_open_for_a_note_and_is_one_lin
     failed = invoke("run", agent, "go", code=1)
     output = failed.stdout + failed.stderr
     assert fragment in output and "Traceback" not in output and len(output.strip().splitlines()) == 1
+
+
+# --- what goes out: a key of the environment, echoed bare --------------------------------------------
+
+
+ENV_KEY = "staging-deploy-42x"  # no credential format: only the environment says it is one
+
+
+def test_a_secret_of_the_environment_echoed_bare_reaches_no_prompt_and_no_rule(tmp_path, monkeypatch, cli,
+                                                                              fake_anthropic):
+    """A run's tool printed $DEPLOY_TOKEN's value with nothing around it ('echo $DEPLOY_TOKEN'): format and
+    key-name redaction had nothing to go on, so the value went into the capture helper's trace, and a
+    model that repeated it put it into the stored rule, which the next run's system prompt carries."""
+    import re
+
+    from capture_support import make_agent
+    from agentuse.core import store
+
+    monkeypatch.setenv("DEPLOY_TOKEN", ENV_KEY)
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    custom: Only capture rules about deploying.")
+
+    def helper(req):
+        if req.forced_tool == "submit_extract":
+            return tool_use("submit_extract", {"candidates": [{"category": "tool-usage",
+                            "title": f"Deploy with the token {ENV_KEY}", "body": f"Pass {ENV_KEY} to deploy."}]})
+        if req.forced_tool == "submit_vet":
+            ids = re.findall(r'<candidate id="([^"]+)"', req.text)
+            return tool_use("submit_vet", {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]})
+        return tool_use(req.forced_tool, {"action": "new"})
+
+    fake_anthropic.script(tool_use("run_shell", {"command": "echo $DEPLOY_TOKEN"}), text("Deployed."),
+                          default=helper)
+    cli("run", agent, "Deploy the release.")
+    helper_requests = [r for r in fake_anthropic.requests if r.forced_tool]
+    assert helper_requests and "echo $DEPLOY_TOKEN" in helper_requests[0].text  # the trace was sent
+    assert not [r.forced_tool for r in helper_requests if ENV_KEY in r.text]
+    stored_text = store.locate(agent).store_path.read_text(encoding="utf-8")
+    assert "Deploy with the token" in stored_text and ENV_KEY not in stored_text
