@@ -98,7 +98,10 @@ class AnthropicProvider:
         message = with_retries(lambda: self._create(call), model=self.model, key_variable=self.key_variable,
                                max_retries=self.max_retries)
         # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
-        blocks = [b.model_dump(mode="json") for b in message.content if b.type in ("text", "tool_use")]
+        # warnings=False: the SDK builds blocks unvalidated, so a tool input the server sent as text made
+        # pydantic print a serializer warning to stderr; ModelReply below judges the shape instead.
+        blocks = [b.model_dump(mode="json", warnings=False) for b in message.content
+                  if getattr(b, "type", None) in ("text", "tool_use")]
         try:
             return ModelReply(
                 content=[{k: v for k, v in b.items() if k in ("type", "text", "id", "name", "input")} for b in blocks],

@@ -493,3 +493,18 @@ def test_a_secret_of_the_environment_echoed_bare_reaches_no_prompt_and_no_rule(t
     assert not [r.forced_tool for r in helper_requests if ENV_KEY in r.text]
     stored_text = store.locate(agent).store_path.read_text(encoding="utf-8")
     assert "Deploy with the token" in stored_text and ENV_KEY not in stored_text
+
+
+def test_a_tool_input_sent_as_text_prints_no_serializer_warning(fake_anthropic):
+    """The SDK builds blocks without validating them: a tool_use whose input is a string made pydantic
+    print 'PydanticSerializationUnexpectedValue(Expected dict[str, any] ...)' on stderr, three lines in the
+    middle of a run. The turn goes on; the tool box answers that it expects an object."""
+    import warnings
+
+    fake_anthropic.script(tool_use("list_dir", "not an object"))
+    model = provider_for("anthropic:m", env=fake_anthropic.env())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        reply = model.complete(CALL)
+    [use] = reply.tool_uses
+    assert (use.name, use.input) == ("list_dir", "not an object")
