@@ -8,7 +8,8 @@ The SDK's own HTTP client follows redirects and bounds each read, not the body. 
 requests to what core/model_http.py holds every provider's: no redirect is followed (the SDK's default
 would send the prompt, and the key where it travels in a header of its own, to whatever host a 3xx names),
 and a response hook bounds the whole body by the wall-clock end `until` set and by MAX_BODY_BYTES, so a
-server that trickles a byte a second, or sends 100 MB, is cut off as it sends. A fault found by the hook
+server that trickles a byte a second, or sends 100 MB, is cut off as it sends. Responses come
+uncompressed, so the bytes the hook counts are the answer's own. A fault found by the hook
 comes back from the SDK as the cause of its connection error; model_http.from_anthropic unwraps it.
 """
 
@@ -29,7 +30,10 @@ class BoundedAnthropic:
     def __init__(self, sdk: Any, *, api_key: str, base_url: str | None, timeout: float, max_retries: int = 0) -> None:
         self._sdk, self._key = sdk, api_key
         self._ends = threading.local()  # the wall-clock end of the request in flight on this thread
-        http = sdk.DefaultHttpxClient(follow_redirects=False, event_hooks={"response": [self._bound_body]})
+        # identity: the hook counts bytes as they arrive, and a compressed body would be counted before it is
+        # decoded (16 MB of gzip is 16 GB of answer); one sent compressed anyway is refused there.
+        http = sdk.DefaultHttpxClient(follow_redirects=False, headers={"accept-encoding": "identity"},
+                                      event_hooks={"response": [self._bound_body]})
         # max_retries defaults to 0: retrying is the caller's decision (Prefect task retries, the loop's), made once.
         self.client = sdk.Anthropic(api_key=api_key, base_url=base_url or None, timeout=timeout,
                                     max_retries=max_retries, http_client=http)
@@ -75,6 +79,9 @@ class BoundedAnthropic:
         Written in the HTTP library of the response itself: the SDK moved from httpx to httpx2 within the
         releases pyproject allows, and each reads only its own streams and maps only its own timeouts."""
         check_headers(response.status_code, response.headers)
+        if response.headers.get("content-encoding", "identity").strip().lower() not in ("identity", ""):
+            raise CallError("the API sent a compressed response though asked for none (accept-encoding: "
+                            "identity), which agentuse does not decode unbounded", transient=False)
         stream, ends, request = response.stream, getattr(self._ends, "at", None), response.request
         http = sys.modules[type(response).__module__.partition(".")[0]]  # httpx2 or httpx, already imported
 

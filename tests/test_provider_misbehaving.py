@@ -508,3 +508,19 @@ def test_a_tool_input_sent_as_text_prints_no_serializer_warning(fake_anthropic):
         reply = model.complete(CALL)
     [use] = reply.tool_uses
     assert (use.name, use.input) == ("list_dir", "not an object")
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_compressed_flood_is_bounded_as_it_is_decoded(fake_anthropic, fake_openai, provider):
+    """64 MB of answer in 64 KB of gzip: the Anthropic client counted the bytes on the wire, so the whole
+    flood would have been decoded into memory (a 16 MB gzip body is 16 GB decoded)."""
+    from fakes import gzip_bomb
+
+    server = fake_anthropic if provider == "anthropic" else fake_openai
+    server.script(default=lambda req: gzip_bomb(4 * MAX_BODY_BYTES))
+    env = fake_anthropic.env() if provider == "anthropic" else fake_openai.env("OPENAI")
+    with pytest.raises(ModelError, match="larger than|compressed"):
+        provider_for(f"{provider}:m", env=env).complete(CALL)
+    assert len(server.requests) == 1
+    if provider == "anthropic":  # asked for an uncompressed answer, so the bytes counted are the answer's
+        assert server.requests[0].headers["accept-encoding"] == "identity"

@@ -7,6 +7,7 @@ from .messages_server import (  # noqa: F401  (re-exported for `from fakes impor
     Reply,
     bad_request,
     error,
+    gzip_bomb,
     huge,
     overloaded,
     rate_limited,

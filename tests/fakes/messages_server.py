@@ -90,6 +90,14 @@ def huge(size: int, *, status: int = 200, prefix: bytes = b'{"content": [{"type"
     return Reply(status=status, raw=prefix, filler=max(size - len(prefix), 0), length_header=length_header, **kw)
 
 
+def gzip_bomb(size: int) -> Reply:
+    """`size` bytes of JSON-ish filler, sent gzip-compressed (about 1,000 times smaller on the wire)."""
+    import gzip
+
+    body = gzip.compress(b'{"content": [{"type": "text", "text": "' + b"a" * size, compresslevel=9)
+    return Reply(raw=body, headers={"content-encoding": "gzip"})
+
+
 def error(status: int, error_type: str, message: str = "", *, retry_after_ms: int | None = None,
           retry_after: float | None = None, **kw: Any) -> Reply:
     headers = dict(kw.pop("headers", {}))
