@@ -136,6 +136,13 @@ def check_headers(status: int, headers: Any) -> None:
         raise too_large()
 
 
+def unreachable(url: Any, problem: BaseException) -> CallError:
+    """No whole answer: the connection failed, or closed with the answer half sent (a stream cut off)."""
+    if type(problem).__name__ == "RemoteProtocolError":  # httpx's and httpx2's own name for it
+        return CallError(f"the connection to {url} closed before the answer was complete: {problem}")
+    return CallError(f"could not reach {url}: {problem}")
+
+
 def _one_short_line(message: str) -> str:
     from agentuse.core.redact import redact_text
 
@@ -153,8 +160,9 @@ def from_anthropic(sdk: Any, exc: Exception) -> CallError | None:
         return CallError("the call timed out", timed_out=True)
     if isinstance(exc.__cause__, CallError):  # raised inside the SDK's send (anthropic_client's response hook)
         return exc.__cause__
-    if isinstance(exc, sdk.APIConnectionError):
-        return CallError(f"could not reach the API: {exc}")
+    if isinstance(exc, sdk.APIConnectionError):  # its own text is 'Connection error.': the cause says what
+        url = getattr(getattr(exc, "request", None), "url", None) or "the API"
+        return unreachable(url, exc.__cause__ or exc)
     if isinstance(exc, sdk.APIStatusError):
         headers = getattr(getattr(exc, "response", None), "headers", None) or {}
         return CallError(f"the API answered {exc.status_code}: {_api_message(exc)}", status=exc.status_code,
@@ -194,5 +202,5 @@ def send(client: Any, method: str, url: str, *, content: bytes | None = None, js
             return response.status_code, response.headers, b"".join(chunks)
     except httpx.TimeoutException as problem:
         raise CallError(f"the call timed out ({type(problem).__name__})", timed_out=True) from None
-    except httpx.HTTPError as problem:  # refused, reset, DNS: no answer at all
-        raise CallError(f"could not reach {url}: {problem}") from None
+    except httpx.HTTPError as problem:  # refused, reset, DNS, or the answer cut off
+        raise unreachable(url, problem) from None

@@ -524,3 +524,24 @@ def test_a_compressed_flood_is_bounded_as_it_is_decoded(fake_anthropic, fake_ope
     assert len(server.requests) == 1
     if provider == "anthropic":  # asked for an uncompressed answer, so the bytes counted are the answer's
         assert server.requests[0].headers["accept-encoding"] == "identity"
+
+
+# --- a stream cut mid-answer --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_an_answer_cut_off_mid_body_says_so_and_names_the_endpoint(fake_anthropic, fake_openai, provider):
+    """Anthropic said 'could not reach the API: Connection error.' for an endpoint it had reached, naming
+    neither the endpoint nor what happened. Both now say the answer was cut off, and where; the fault stays
+    transient (another try may get the whole answer)."""
+    server = fake_anthropic if provider == "anthropic" else fake_openai
+    server.script(default=lambda req: trickle(text("a fairly long answer"), every=0.01, limit=0.1))
+    env = fake_anthropic.env() if provider == "anthropic" else fake_openai.env("OPENAI")
+    model = provider_for(f"{provider}:m", env=env)
+    model.max_retries = 0
+    with pytest.raises(ModelError, match=r"closed before the answer was complete") as caught:
+        model.complete(CALL)
+    assert server.url in str(caught.value)
+    helper = _anthropic_helper(fake_anthropic) if provider == "anthropic" else _openai_helper(fake_openai)
+    with pytest.raises(p.TransientHelperError, match=r"closed before the answer was complete"):
+        helper.vet(VET)
