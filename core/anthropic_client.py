@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agentuse.core.model_http import MAX_BODY_BYTES, CallError, check_headers, from_anthropic, too_large
+from agentuse.core.model_http import MAX_BODY_BYTES, CallError, check_headers, from_anthropic, garbled, too_large
 
 
 class BoundedAnthropic:
@@ -60,12 +60,13 @@ class BoundedAnthropic:
         try:
             message = self.messages.create(**request)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise CallError("the API sent a body that is not JSON", status=502) from None
+            raise garbled("the API sent a body that is not JSON") from None
         if not isinstance(message, self._sdk.types.Message):
-            kind = {str: "text", type(None): "JSON null", list: "a JSON list"}.get(type(message), type(message).__name__)
-            raise CallError(f"the API sent a body that is not a message ({kind})", status=502)
+            kinds = {str: "text", type(None): "JSON null", list: "a JSON list"}
+            kind = kinds.get(type(message), type(message).__name__)
+            raise garbled(f"the API sent a body that is not a message ({kind})")
         if not isinstance(getattr(message, "content", None), list):
-            raise CallError("the API sent a message without content", status=502)
+            raise garbled("the API sent a message without content")
         return message
 
     def fault(self, exc: Exception) -> CallError | None:

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from agentuse.core.errors import AgentuseError
-from agentuse.core.model_http import CallError, retry_after_seconds, send, token_count
+from agentuse.core.model_http import CallError, garbled, retry_after_seconds, send, token_count
 from agentuse.core.models import Endpoint
 
 EXTRA = "pip install 'agentuse[bedrock]'"
@@ -172,7 +172,7 @@ class ConverseClient:
         except (TypeError, AttributeError, ValueError) as problem:
             # botocore's parser on a body of the wrong shape (JSON null, content as a string, bytes that are
             # not UTF-8): a broken hop, like a body that is not JSON elsewhere, not a traceback.
-            raise CallError(f"the API sent a reply botocore cannot read ({type(problem).__name__})", status=502) from None
+            raise garbled(f"the API sent a reply botocore cannot read ({type(problem).__name__})") from None
         return _checked(reply)
 
     def _send(self, request: Any, **_: Any) -> Any:
@@ -230,8 +230,7 @@ def _checked(reply: dict[str, Any]) -> dict[str, Any]:
     except ValidationError as problem:
         first = problem.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise CallError(f"the API sent a reply that is not a Converse answer ({where}: {first['msg']})",
-                        status=502) from None
+        raise garbled(f"the API sent a reply that is not a Converse answer ({where}: {first['msg']})") from None
     return reply
 
 

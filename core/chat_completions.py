@@ -22,7 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from agentuse.core.model_defaults import empty_list
-from agentuse.core.model_http import CallError, retry_after_seconds, send, token_count
+from agentuse.core.model_http import CallError, garbled, retry_after_seconds, send, token_count
 from agentuse.core.models import Endpoint, request_url
 
 
@@ -94,16 +94,15 @@ class ChatClient:
             reply = json.loads(raw)
         except ValueError:
             # A 200 whose body is not JSON is a broken hop (proxy, truncated body): another try may do better.
-            raise CallError("the API sent a body that is not JSON", status=502) from None
+            raise garbled("the API sent a body that is not JSON") from None
         if not isinstance(reply, dict) or not reply.get("choices"):
-            raise CallError(f"the API sent no choices: {raw[:200]!r}", status=502)
+            raise garbled(f"the API sent no choices: {raw[:200]!r}")
         try:
             return ChatReply.model_validate(reply)
         except ValidationError as problem:
             first = problem.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
-            raise CallError(f"the API sent a reply that is not a chat completion ({where}: {first['msg']})",
-                            status=502) from None
+            raise garbled(f"the API sent a reply that is not a chat completion ({where}: {first['msg']})") from None
 
     def close(self) -> None:
         self._client.close()

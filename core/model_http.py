@@ -76,10 +76,10 @@ class CallError(Exception):
     """The call failed. `status` is None when no HTTP answer came (timeout, connection refused)."""
 
     def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
-                 timed_out: bool = False, transient: bool | None = None) -> None:
+                 timed_out: bool = False, transient: bool | None = None, why: str | None = None) -> None:
         super().__init__(_one_short_line(message))
         self.status, self.retry_after, self.timed_out = status, retry_after, timed_out
-        self._transient = transient  # None: judged by the status
+        self._transient, self._why = transient, why  # None: judged by the status
         self._message = message
 
     def masking(self, *secrets: str | None) -> "CallError":
@@ -99,7 +99,7 @@ class CallError(Exception):
 
     @property
     def reason(self) -> str:
-        return reason(self.status, timed_out=self.timed_out)
+        return self._why or reason(self.status, timed_out=self.timed_out)
 
     def helper_error(self, operation: str, text: str):
         """The helper protocol's fault for this failure: transient (with the server's retry-after) or not."""
@@ -109,6 +109,12 @@ class CallError(Exception):
             return TransientHelperError(text, operation=operation, status=self.status, reason=self.reason,
                                         retry_after=self.retry_after)
         return PermanentHelperError(text, operation=operation, status=self.status)
+
+
+def garbled(message: str) -> CallError:
+    """A 200 whose body is no answer (not JSON, not the API's shape): a broken hop (a proxy, a captive
+    portal, a truncated body), worth another try. The retry line says 'model answered garbage'."""
+    return CallError(message, transient=True, why="answered garbage")
 
 
 def too_large() -> CallError:

@@ -154,7 +154,8 @@ class OpenAIChatProvider:
         for n, tool_call in enumerate(reply.calls):
             arguments = tool_call.function.arguments
             try:
-                arguments = json.loads(arguments or "{}") if isinstance(arguments, str) or arguments is None else arguments
+                if isinstance(arguments, str) or arguments is None:  # JSON text, as OpenAI sends it
+                    arguments = json.loads(arguments or "{}")
             except ValueError:
                 raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
                                  f"{arguments!r:.200}") from None
