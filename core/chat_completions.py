@@ -22,7 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from agentuse.core.model_defaults import empty_list
-from agentuse.core.model_http import CallError, garbled, retry_after_seconds, send, token_count
+from agentuse.core.model_http import CallError, at_url, garbled, retry_after_seconds, send, token_count
 from agentuse.core.models import Endpoint, request_url
 
 
@@ -88,7 +88,7 @@ class ChatClient:
     def _create(self, body: dict[str, Any], *, timeout: float | None, deadline: float | None) -> ChatReply:
         status, headers, raw = send(self._client, "POST", self.url, json=body, timeout=timeout, deadline=deadline)
         if status != 200:
-            raise CallError(f"the API answered {status}: {_message(raw)}", status=status,
+            raise CallError(f"the API answered {status}{at_url(status, self.url)}: {_message(raw)}", status=status,
                             retry_after=retry_after_seconds(headers))
         try:
             reply = json.loads(raw)

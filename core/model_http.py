@@ -111,6 +111,12 @@ class CallError(Exception):
         return PermanentHelperError(text, operation=operation, status=self.status)
 
 
+def at_url(status: int, url: Any) -> str:
+    """' at <url>' for a 404 or 405, whose body rarely says more than 'Not Found': the URL shows a base URL
+    with a path too many or too few (`/v1/v1/messages`, `/chat/completions` without `/v1`)."""
+    return f" at {url}" if status in (404, 405) and url else ""
+
+
 def garbled(message: str) -> CallError:
     """A 200 whose body is no answer (not JSON, not the API's shape): a broken hop (a proxy, a captive
     portal, a truncated body), worth another try. The retry line says 'model answered garbage'."""
@@ -170,8 +176,11 @@ def from_anthropic(sdk: Any, exc: Exception) -> CallError | None:
         url = getattr(getattr(exc, "request", None), "url", None) or "the API"
         return unreachable(url, exc.__cause__ or exc)
     if isinstance(exc, sdk.APIStatusError):
-        headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-        return CallError(f"the API answered {exc.status_code}: {_api_message(exc)}", status=exc.status_code,
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        url = getattr(getattr(response, "request", None), "url", None)
+        return CallError(f"the API answered {exc.status_code}{at_url(exc.status_code, url)}: {_api_message(exc)}",
+                         status=exc.status_code,
                          retry_after=retry_after_seconds(headers))
     return None
 

@@ -545,3 +545,15 @@ def test_an_answer_cut_off_mid_body_says_so_and_names_the_endpoint(fake_anthropi
     helper = _anthropic_helper(fake_anthropic) if provider == "anthropic" else _openai_helper(fake_openai)
     with pytest.raises(p.TransientHelperError, match=r"closed before the answer was complete"):
         helper.vet(VET)
+
+
+@pytest.mark.parametrize("provider, base, path", [("anthropic", "/v1", "/v1/v1/messages"),
+                                                  ("openai", "", "/chat/completions")])
+def test_a_404_names_the_url_it_was_sent_to(fake_anthropic, fake_openai, provider, base, path):
+    """A real endpoint's 404 says 'Not Found' and no more: with a base URL a path too many (ANTHROPIC_BASE_URL
+    ending /v1) or too few (OPENAI_BASE_URL without /v1) the line gave nothing to go on."""
+    server = fake_anthropic if provider == "anthropic" else fake_openai  # the fakes 404 any other path
+    prefix = provider.upper()
+    env = {f"{prefix}_BASE_URL": server.url + base, f"{prefix}_API_KEY": "sk-test-key"}
+    with pytest.raises(ModelError, match=f"answered 404 at {server.url}{path}: "):
+        provider_for(f"{provider}:m", env=env).complete(CALL)
