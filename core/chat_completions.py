@@ -95,6 +95,14 @@ class ChatClient:
         except ValueError:
             # A 200 whose body is not JSON is a broken hop (proxy, truncated body): another try may do better.
             raise garbled("the API sent a body that is not JSON") from None
+        if isinstance(reply, dict) and isinstance(reply.get("error"), dict) and not reply.get("choices"):
+            # OpenRouter (and proxies like it) send an upstream provider's failure as a 200 with an error
+            # body: its own code says whether another try may do better (429, 502), not "no choices".
+            code = reply["error"].get("code")
+            status = code if isinstance(code, int) and 400 <= code <= 599 else None
+            raise CallError(f"the API answered 200 with an error{f' {code}' if code else ''}: {_message(raw)}",
+                            status=status, transient=None if status else False,
+                            retry_after=retry_after_seconds(headers))
         if not isinstance(reply, dict) or not reply.get("choices"):
             raise garbled(f"the API sent no choices: {raw[:200]!r}")
         try:

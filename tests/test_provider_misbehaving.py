@@ -557,3 +557,20 @@ def test_a_404_names_the_url_it_was_sent_to(fake_anthropic, fake_openai, provide
     env = {f"{prefix}_BASE_URL": server.url + base, f"{prefix}_API_KEY": "sk-test-key"}
     with pytest.raises(ModelError, match=f"answered 404 at {server.url}{path}: "):
         provider_for(f"{provider}:m", env=env).complete(CALL)
+
+
+@pytest.mark.parametrize("code, transient", [(429, True), (502, True), (400, False), ("bad_key", False)])
+def test_an_error_sent_as_a_200_is_read_as_the_error_it_is(fake_openai, code, transient):
+    """OpenRouter sends an upstream provider's failure as HTTP 200 with an error body. It read as 'the API
+    sent no choices: b'{"error": ...' and was always retried; its own message and code now decide."""
+    import json
+
+    from fakes import Reply
+
+    body = json.dumps({"error": {"message": "Provider returned error", "code": code}}).encode()
+    fake_openai.script(default=lambda req: Reply(raw=body))
+    helper = resolve_helper("openrouter:z-ai/glm-5", env={"OPENROUTER_BASE_URL": fake_openai.url + "/v1",
+                                                         "OPENROUTER_API_KEY": "sk-or-test"})
+    kind = p.TransientHelperError if transient else p.PermanentHelperError
+    with pytest.raises(kind, match="answered 200 with an error.*Provider returned error"):
+        helper.vet(VET)
