@@ -61,15 +61,30 @@ def token_count(value: Any) -> int:
 
 
 def retry_after_seconds(headers: Any) -> float | None:
-    """Seconds the server asked us to wait (`retry-after-ms`, or `retry-after` in seconds), if any."""
+    """Seconds the server asked us to wait (`retry-after-ms`, or `retry-after` in seconds or as a date), if any."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         try:
             value = float(headers.get(name, ""))
         except (TypeError, ValueError):
-            continue
-        if value >= 0:
+            value = _http_date_from_now(headers.get(name)) if name == "retry-after" else None
+            if value is None:
+                continue
+        if value >= 0:  # NaN and negative values are no wait at all
             return value * scale
     return None
+
+
+def _http_date_from_now(text: Any) -> float | None:
+    """`Retry-After: Wed, 21 Oct 2026 07:28:00 GMT` (RFC 9110 allows a date) as seconds from now."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(str(text or ""))
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
 
 
 class CallError(Exception):

@@ -574,3 +574,18 @@ def test_an_error_sent_as_a_200_is_read_as_the_error_it_is(fake_openai, code, tr
     kind = p.TransientHelperError if transient else p.PermanentHelperError
     with pytest.raises(kind, match="answered 200 with an error.*Provider returned error"):
         helper.vet(VET)
+
+
+def test_a_retry_after_given_as_a_date_is_waited_for(fake_openai, monkeypatch):
+    """RFC 9110 allows Retry-After as an HTTP date; it was ignored (the 1 s back-off instead)."""
+    import email.utils
+    import time
+
+    import agentuse.runtime.providers as providers
+
+    waits: list[float] = []
+    monkeypatch.setattr(providers.time, "sleep", waits.append)
+    fake_openai.script(lambda req: error(429, "rate_limit_error", "slow down", headers={
+        "retry-after": email.utils.formatdate(time.time() + 30, usegmt=True)}), text("fine"))
+    reply = provider_for("openai:m", env=fake_openai.env("OPENAI")).complete(CALL)
+    assert reply.content[0].text == "fine" and len(waits) == 1 and 20 < waits[0] <= 30
