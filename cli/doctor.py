@@ -59,7 +59,7 @@ def _key_note(model: str | None, *, judges: bool = True, runs: bool = True) -> s
     (a local or custom endpoint, a base-URL variable, Bedrock's region), and whether its key is set.
     `runs`: the agent's own model, which runs need; a helper model only ever makes helper calls."""
     from agentuse.core.models import PROVIDERS, Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec
-    from agentuse.core.models import request_url, unknown_provider
+    from agentuse.core.models import request_url, unknown_provider, url_problem
 
     env = os.environ
     try:
@@ -74,6 +74,9 @@ def _key_note(model: str | None, *, judges: bool = True, runs: bool = True) -> s
     where = endpoint(ref, env)
     custom = ref.provider not in PROVIDERS
     parts = [f"provider {ref.provider}"] + (["custom"] if custom else [])
+    problem = url_problem(where, env)
+    if problem:  # never the URL itself: it may hold a password
+        return f" ({', '.join(parts)}, {problem})"
     fallback = "; helper calls fall back to the embedded offline evaluator" if judges else ""
     if spec.family is Family.bedrock:
         from agentuse.core import bedrock

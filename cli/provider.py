@@ -44,19 +44,20 @@ def add(
 def list_() -> None:
     """Every provider: its endpoint, the variable of its key, and whether that is set here."""
     from agentuse.core import provider_config
-    from agentuse.core.models import PROVIDERS, Family, ModelRef, bedrock_endpoint, endpoint
+    from agentuse.core.models import PROVIDERS, Family, ModelRef, bedrock_endpoint, endpoint, url_problem
 
     rows = [name for name, spec in PROVIDERS.items() if spec.family not in (Family.offline, Family.replay)]
     rows += [p.name for p in provider_config.load().providers if p.name not in PROVIDERS]
     for name in rows:
         where = endpoint(ModelRef(provider=name, model="-"), os.environ)
         spec = where.spec
-        url = where.base_url or "the SDK default"
+        url = url_problem(where, os.environ) or where.base_url or "the SDK default"  # never a URL with a password
         if spec.family is Family.bedrock:
             from agentuse.core import bedrock
 
             region, source = bedrock.region(os.environ), bedrock.credential_source(os.environ)
-            url = where.base_url or bedrock_endpoint(region) or "the region's endpoint (AWS_REGION not set)"
+            url = (url_problem(where, os.environ) or where.base_url or bedrock_endpoint(region)
+                   or "the region's endpoint (AWS_REGION not set)")
             key = f", AWS credentials from {source}" if source else ", no AWS credentials found"
         elif spec.key_variable is None:
             key = ""

@@ -27,8 +27,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from agentuse.core.errors import AgentuseError
-from agentuse.core.model_http import CallError, retry_after_seconds, send
+from agentuse.core.model_http import CallError, garbled, retry_after_seconds, send, token_count
 from agentuse.core.models import Endpoint
 
 EXTRA = "pip install 'agentuse[bedrock]'"
@@ -39,6 +41,10 @@ CREDENTIALS = "the AWS credentials and the model's access in the Bedrock console
 _CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK",
                          "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
                          "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+
+
+# What a request carries, or is signed with, that a server's error text could echo.
+_SENT_SECRETS = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
 
 
 class BedrockSetupError(AgentuseError):
@@ -148,18 +154,26 @@ class ConverseClient:
         seconds = timeout or self._timeout
         self._call.timeout, self._call.deadline = seconds, deadline or time.monotonic() + seconds
         try:
-            return self._client.converse(modelId=self.model_id, **body)
+            reply = self._client.converse(modelId=self.model_id, **body)
+        except CallError as problem:  # a server that echoes a credential: the line never shows it
+            raise problem.masking(*(os.environ.get(v) for v in _SENT_SECRETS)) from None
         except ClientError as problem:
             response = problem.response or {}
             meta = response.get("ResponseMetadata") or {}
             error = response.get("Error") or {}
             status = int(meta.get("HTTPStatusCode") or 500)
             message = f"the API answered {status} {error.get('Code', '')}: {error.get('Message', '')}".strip()
-            raise CallError(message, status=status, retry_after=retry_after_seconds(meta.get("HTTPHeaders") or {})) from None
+            fault = CallError(message, status=status, retry_after=retry_after_seconds(meta.get("HTTPHeaders") or {}))
+            raise fault.masking(*(os.environ.get(v) for v in _SENT_SECRETS)) from None
         except NoCredentialsError:
             raise BedrockSetupError(missing_credentials(self.name)) from None
         except BotoCoreError as problem:  # signing failed: an expired SSO login, a bearer key over plain HTTP
             raise BedrockSetupError(f"{self.name}: {_setup_message(problem)}") from None
+        except (TypeError, AttributeError, ValueError) as problem:
+            # botocore's parser on a body of the wrong shape (JSON null, content as a string, bytes that are
+            # not UTF-8): a broken hop, like a body that is not JSON elsewhere, not a traceback.
+            raise garbled(f"the API sent a reply botocore cannot read ({type(problem).__name__})") from None
+        return _checked(reply)
 
     def _send(self, request: Any, **_: Any) -> Any:
         """botocore's `before-send` hook: the signed request goes out through model_http.send."""
@@ -182,9 +196,48 @@ def _setup_message(problem: Exception) -> str:
     return str(problem)
 
 
+class _ToolUse(BaseModel):
+    toolUseId: str | None = None
+    name: str = ""
+    input: Any = None
+
+
+class _Block(BaseModel):
+    text: str | None = None
+    toolUse: _ToolUse | None = None
+
+
+class _Message(BaseModel):
+    content: list[_Block]
+
+
+class _Output(BaseModel):
+    message: _Message
+
+
+class _Reply(BaseModel):
+    """The part of a Converse reply agentuse reads, checked once so readers can index it as a dict."""
+
+    output: _Output
+    stopReason: str | None = None
+
+
+def _checked(reply: dict[str, Any]) -> dict[str, Any]:
+    """The reply, or a CallError: an HTML page that botocore parsed into nothing read as a turn with no
+    content (the run 'completed' with empty output), a tool use given as text as an AttributeError."""
+    try:
+        _Reply.model_validate(reply)
+    except ValidationError as problem:
+        first = problem.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise garbled(f"the API sent a reply that is not a Converse answer ({where}: {first['msg']})") from None
+    return reply
+
+
 def usage(reply: dict[str, Any]) -> tuple[int, int]:
-    counts = reply.get("usage") or {}
-    return int(counts.get("inputTokens") or 0), int(counts.get("outputTokens") or 0)
+    counts = reply.get("usage")
+    counts = counts if isinstance(counts, dict) else {}
+    return token_count(counts.get("inputTokens")), token_count(counts.get("outputTokens"))
 
 
 def content(reply: dict[str, Any]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 from enum import Enum
 
 from agentuse.core.errors import AgentuseError
@@ -180,6 +180,51 @@ def endpoint(ref: ModelRef, env: Mapping[str, str]) -> Endpoint:
     key = (env.get(variable) or "").strip() if variable else ""
     url = (env.get(spec.base_url_variable) or "").strip() if spec.base_url_variable else ""
     return Endpoint(spec=spec, ref=ref, api_key=key or None, base_url=url or spec.default_url)
+
+
+# The path each family appends to its base URL: a base that already ends in it would be asked twice over.
+_APPENDED = {Family.openai_chat: "/chat/completions", Family.anthropic: "/v1/messages", Family.bedrock: "/converse"}
+
+
+def base_url_problem(url: str, *, setting: str, family: Family, key_advice: str) -> str | None:
+    """What is wrong with a base URL the user set (`setting` names where, "" for a command's own --url), in
+    one line saying what to write instead; None when it is an http(s) URL a request can go to as it is.
+    Refused: no scheme or another one (file://, ftp://), no host, a user or password in it (a URL is shown
+    in errors, doctor and provider list; the key has a variable of its own), a query or fragment (the
+    request path lands before it), and a base that already ends in the path agentuse appends. `key_advice`
+    says where the key goes instead of the URL. The URL is quoted only once known to hold no credential."""
+    name = setting or "the URL"
+    authority = re.sub(r"^[A-Za-z][\w+.-]*://", "", url).split("/")[0].split("?")[0].split("#")[0]
+    if "@" in authority:
+        return f"{name} holds a user name or password: remove it from the URL and {key_advice}"
+    quoted = f"{setting}={url!r}" if setting else repr(url)
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # a port that is not a number raises here
+    except ValueError:
+        parts, host = None, None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
+        return (f"{quoted} is not an http(s) URL with a host: write it as e.g. http://localhost:8000/v1 or "
+                "https://api.example.com")
+    if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
+        return f"{quoted} has a query or fragment, which the request path would land before: remove it"
+    suffix = _APPENDED.get(family)
+    if suffix and parts.path.rstrip("/").lower().endswith(suffix):
+        base = url.rstrip("/")[:-len(suffix)]
+        return f"{name} ends in {suffix}, which agentuse appends itself: set it to {base}"
+    return None
+
+
+def url_problem(where: Endpoint, env: Mapping[str, str]) -> str | None:
+    """`base_url_problem` for the base URL a variable in `env` sets (a providers-file entry was checked when
+    it was added, and the table's defaults are right)."""
+    variable = where.spec.base_url_variable
+    if not variable or not (env.get(variable) or "").strip():
+        return None
+    key = where.ref.key_variable(where.spec)
+    advice = (f"set the key in {key}" if key else "let the AWS credential chain sign the requests (AWS_PROFILE, "
+              "AWS_ACCESS_KEY_ID, ...)" if where.spec.family is Family.bedrock else "drop the credential")
+    return base_url_problem(where.base_url or "", setting=variable, family=where.spec.family, key_advice=advice)
 
 
 def request_url(where: Endpoint, region: str | None = None) -> str | None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.model_defaults import empty_list
+from agentuse.core.models import Family, base_url_problem
 
 CONFIG_DIR_VARIABLE = "AGENTUSE_CONFIG_DIR"
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -37,9 +38,11 @@ class CustomProvider(BaseModel):
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
-        if not re.match(r"^https?://[^\s/]+", value):
-            raise ValueError(f"{value!r} is not an http(s) URL, e.g. http://localhost:8000/v1")
-        return value.rstrip("/")
+        problem = base_url_problem(value.strip(), setting="", family=Family.openai_chat,
+                                   key_advice="name the variable holding the key with --key-env")
+        if problem:
+            raise ValueError(problem)
+        return value.strip().rstrip("/")
 
     @field_validator("key_env")
     @classmethod

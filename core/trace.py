@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from agentuse.core.clip import clip
-from agentuse.core.redact import mask_known_value, redact_value
+from agentuse.core.redact import environment_secrets, mask_known_value, redact_value
 from agentuse.core.model_defaults import empty_list
 
 # Per-field clip when the evidence is rendered from calls: a tool that returned a whole file must not
@@ -58,7 +58,7 @@ class ToolTrace(BaseModel):
 
     @model_validator(mode="after")
     def _redacted(self) -> "ToolTrace":
-        found: set[str] = set()
+        found = environment_secrets()
         text = {"prompt": self.prompt, "output": self.output, "transcript": self.transcript,
                 "calls": [{"input": c.input, "error": c.error, "output": c.output} for c in self.calls]}
         text = mask_known_value(redact_value(text, found), found)

@@ -16,11 +16,11 @@ from pydantic import ValidationError
 from agentuse.core import bedrock
 from agentuse.core.models import Endpoint
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from agentuse.runtime.providers import ModelError, with_retries
+from agentuse.runtime.providers import RUN_REQUEST_SECONDS, ModelError, with_retries
 
 
 class BedrockProvider:
-    def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = 600.0) -> None:
+    def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = RUN_REQUEST_SECONDS) -> None:
         self.model = f"bedrock:{where.ref.model}"
         self.max_retries = max_retries
         self._client = bedrock.ConverseClient(where, timeout=timeout)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -23,15 +24,21 @@ from typing import Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from agentuse.core.chat_completions import ChatClient, usage
+from agentuse.core.chat_completions import ChatClient, ChatReply, usage
 from agentuse.core.errors import AgentuseError
-from agentuse.core.model_http import CallError, auth_hint, from_anthropic
-from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key
+from agentuse.core.model_http import CallError, auth_hint
+from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key, url_problem
 from agentuse.runtime.events import ModelReplyEvent
 from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentuse.runtime.session import SessionError, read_events
 
 RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.bedrock, Family.replay)
+# One loop turn's request, its whole body included: a server that trickles a byte a second past every read
+# timeout is cut off too. An agent turn can write a long file, so far longer than a helper call's 120 s.
+RUN_REQUEST_SECONDS = 600.0
+# The longest a loop turn sleeps before retrying: a server asking for longer (a 529 with retry-after of an
+# hour) fails the turn at once, saying so, rather than after minutes of waits that end in the same fault.
+RUN_RETRY_WAIT_SECONDS = 60.0
 
 
 class ModelError(AgentuseError):
@@ -78,19 +85,23 @@ class AnthropicProvider:
     """One Messages API request per loop turn (`with_retries`: the SDK's own retries are off)."""
 
     def __init__(self, name: str, *, api_key: str, base_url: str | None = None, max_retries: int = 2,
-                 key_variable: str | None = None) -> None:
+                 key_variable: str | None = None, timeout: float = RUN_REQUEST_SECONDS) -> None:
         import anthropic  # lazily: only runs that talk to Anthropic pay for the import
 
+        from agentuse.core.anthropic_client import BoundedAnthropic
+
         self.model = f"anthropic:{name}"
-        self.name, self.key_variable, self.max_retries = name, key_variable, max_retries
-        self._anthropic = anthropic
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=0)
+        self.name, self.key_variable, self.max_retries, self.timeout = name, key_variable, max_retries, timeout
+        self._client = BoundedAnthropic(anthropic, api_key=api_key, base_url=base_url, timeout=timeout)
 
     def complete(self, call: ModelCall) -> ModelReply:
         message = with_retries(lambda: self._create(call), model=self.model, key_variable=self.key_variable,
                                max_retries=self.max_retries)
         # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
-        blocks = [b.model_dump(mode="json") for b in message.content if b.type in ("text", "tool_use")]
+        # warnings=False: the SDK builds blocks unvalidated, so a tool input the server sent as text made
+        # pydantic print a serializer warning to stderr; ModelReply below judges the shape instead.
+        blocks = [b.model_dump(mode="json", warnings=False) for b in message.content
+                  if getattr(b, "type", None) in ("text", "tool_use")]
         try:
             return ModelReply(
                 content=[{k: v for k, v in b.items() if k in ("type", "text", "id", "name", "input")} for b in blocks],
@@ -102,15 +113,16 @@ class AnthropicProvider:
 
     def _create(self, call: ModelCall):
         try:
-            return self._client.messages.create(
-                model=self.name,
-                max_tokens=call.max_tokens,
-                system=call.system,
-                messages=[m.model_dump(mode="json") for m in call.messages],
-                tools=[t.model_dump(mode="json") for t in call.tools],
-            )
+            with self._client.until(time.monotonic() + self.timeout):
+                return self._client.create(
+                    model=self.name,
+                    max_tokens=call.max_tokens,
+                    system=call.system,
+                    messages=[m.model_dump(mode="json") for m in call.messages],
+                    tools=[t.model_dump(mode="json") for t in call.tools],
+                )
         except Exception as exc:  # noqa: BLE001 - the SDK's faults as CallError; anything else re-raises
-            fault = from_anthropic(self._anthropic, exc)
+            fault = self._client.fault(exc)
             if fault is None:
                 raise
             raise fault from None
@@ -119,9 +131,9 @@ class AnthropicProvider:
 class OpenAIChatProvider:
     """One Chat Completions request per loop turn (`with_retries`)."""
 
-    def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = 600.0) -> None:
+    def __init__(self, where: Endpoint, *, max_retries: int = 2, timeout: float = RUN_REQUEST_SECONDS) -> None:
         self.model = f"{where.spec.name}:{where.ref.model}"
-        self.name, self.spec, self.max_retries = where.ref.model, where.spec, max_retries
+        self.name, self.spec, self.max_retries, self.timeout = where.ref.model, where.spec, max_retries, timeout
         self.key_variable = where.ref.key_variable(where.spec)
         self._client = ChatClient(where, timeout=timeout)
 
@@ -130,27 +142,30 @@ class OpenAIChatProvider:
         if call.tools:
             body["tools"] = [{"type": "function", "function": {
                 "name": t.name, "description": t.description, "parameters": t.input_schema}} for t in call.tools]
-        reply = with_retries(lambda: self._client.create(body), model=self.model, key_variable=self.key_variable,
-                             max_retries=self.max_retries)
+        reply = with_retries(lambda: self._client.create(body, deadline=time.monotonic() + self.timeout),
+                             model=self.model, key_variable=self.key_variable, max_retries=self.max_retries)
         return self._reply(reply)
 
-    def _reply(self, reply: dict) -> ModelReply:
-        choice = reply["choices"][0] or {}
-        message = choice.get("message") or {}
+    def _reply(self, reply: ChatReply) -> ModelReply:
+        choice = reply.first
         blocks: list = []
-        if (message.get("content") or "").strip():
-            blocks.append({"type": "text", "text": message["content"]})
-        for n, tool_call in enumerate(message.get("tool_calls") or []):
-            function = tool_call.get("function") or {}
+        if (choice.message.content or "").strip():
+            blocks.append({"type": "text", "text": choice.message.content})
+        for n, tool_call in enumerate(reply.calls):
+            arguments = tool_call.function.arguments
             try:
-                arguments = json.loads(function.get("arguments") or "{}")
+                if isinstance(arguments, str) or arguments is None:  # JSON text, as OpenAI sends it
+                    arguments = json.loads(arguments or "{}")
             except ValueError:
                 raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
-                                 f"{function.get('arguments')!r:.200}") from None
-            blocks.append({"type": "tool_use", "id": tool_call.get("id") or f"call_{n}",
-                           "name": function.get("name") or "", "input": arguments})
+                                 f"{arguments!r:.200}") from None
+            if not isinstance(arguments, dict):
+                raise ModelError(f"{self.model}: the model sent tool arguments that are not a JSON object: "
+                                 f"{json.dumps(arguments)!r:.200}")
+            blocks.append({"type": "tool_use", "id": tool_call.id or f"call_{n}",
+                           "name": tool_call.function.name, "input": arguments})
         stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(
-            choice.get("finish_reason") or "", choice.get("finish_reason"))
+            choice.finish_reason or "", choice.finish_reason)
         input_tokens, output_tokens = usage(reply)
         try:
             return ModelReply(content=blocks, stop_reason=stop,
@@ -170,10 +185,16 @@ def with_retries(request: Callable[[], R], *, model: str, key_variable: str | No
         try:
             return request()
         except CallError as problem:
-            if problem.transient and attempt < max_retries:
-                time.sleep(min(problem.retry_after if problem.retry_after is not None else 2.0 ** attempt, 60))
+            wait = problem.retry_after if problem.retry_after is not None else 2.0 ** attempt
+            if problem.transient and attempt < max_retries and wait <= RUN_RETRY_WAIT_SECONDS:
+                time.sleep(wait)
                 continue
-            raise ModelError(f"{model}: {problem}{auth_hint(problem.status, key_variable)}") from None
+            asked = ""
+            if problem.transient and attempt < max_retries:  # the server's wait is past what a run waits
+                shown = f"{wait:g} s" if math.isfinite(wait) else "for ever"
+                asked = (f", and asked to wait {shown} before another try (a run waits at most "
+                         f"{RUN_RETRY_WAIT_SECONDS:g} s), so it was not retried")
+            raise ModelError(f"{model}: {problem}{asked}{auth_hint(problem.status, key_variable)}") from None
     raise AssertionError("unreachable")
 
 
@@ -229,6 +250,9 @@ def provider_for(
     if where.spec.family not in RUN_FAMILIES:
         raise AgentuseError(f'model {model!r}: agent runs on the "{ref.provider}" provider are not implemented '
                             "here; use anthropic:, openai:, openrouter:, bedrock:, ollama:, lmstudio: or a custom endpoint")
+    problem = url_problem(where, env)
+    if problem:
+        raise AgentuseError(f"model {model!r} cannot be called: {problem}")
     variable = missing_key(ref, where.spec, env)
     if variable:
         raise MissingKeyError(

@@ -8,6 +8,7 @@ inline runner uses it, and both must stay light."""
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 import threading
@@ -46,6 +47,21 @@ def _no_time_for(delay: float) -> bool:
     return scope is not None and scope[0] <= delay
 
 
+def _no_time_left(error: HelperError, delay: float) -> deadline.DeadlineError:
+    """The deadline's own error for a retry that does not fit. When it is the server's retry-after that
+    does not fit (a 529 asking for an hour), it says so: 'did not answer in time' would have the person
+    raise the deadline, which an hour's wait would not fit either."""
+    scope = deadline.call_remaining()
+    limit = scope[1] if scope else 0
+    asked = error.retry_after
+    if asked is None or asked < delay:
+        return deadline.too_late(error.operation, deadline.CALL_DEADLINE_VARIABLE, limit)
+    wait = f"{asked:g} s" if math.isfinite(asked) else "for ever"
+    return deadline.DeadlineError(f"{error}, and asked to wait {wait} before another try: past "
+                                  f"{deadline.CALL_DEADLINE_VARIABLE}={limit:g} s, so it was not retried",
+                                  operation=error.operation)
+
+
 def retry_inline(attempt: Callable[[], A], *, delays: list[float],
                  retry_if: Callable[[BaseException | None], bool] = is_transient) -> A:
     """Outside a flow run: the same policy as Prefect's task retries (the step's declared `retry_if`), all
@@ -60,9 +76,7 @@ def retry_inline(attempt: Callable[[], A], *, delays: list[float],
                     raise
                 delay = max(delays[retry], error.retry_after or 0.0)  # never sooner than the server asked
                 if _no_time_for(delay):
-                    scope = deadline.call_remaining()
-                    raise deadline.too_late(error.operation, deadline.CALL_DEADLINE_VARIABLE,
-                                            scope[1] if scope else 0) from error
+                    raise _no_time_left(error, delay) from error
                 announce_retry(error, delay, retry + 2, len(delays) + 1)
                 time.sleep(delay)
     raise AssertionError("unreachable")

@@ -147,3 +147,20 @@ def test_the_run_s_evidence_cannot_write_a_section_of_the_capture_agent_s_prompt
     real = prompt.rindex("## Recording your result (required)")
     assert real > prompt.index("</rules_in_force>")  # the real instructions come after all the data
     assert "(id aaaa0001) [tip] Use numbered lists" in prompt
+
+
+def test_a_long_run_reaches_the_capture_agent_bounded_like_a_helper_trace(setup, fake_anthropic):
+    """Helper requests bound the trace (render.MAX_TRACE_CHARS, head and tail kept); the capture agent's
+    prompt carried the whole evidence: a run of megabytes was one request of megabytes, past any model's
+    context, so the capture failed (closed) on every long run."""
+    from agentuse.core.helper.render import MAX_TRACE_CHARS
+
+    agent, _ = setup
+    output = "START " + "a long post paragraph. " * 60_000 + " END-OF-RUN"
+    assert len(output) > 10 * MAX_TRACE_CHARS
+    fake_anthropic.script(submit("Save posts under posts/"), text("Done."))
+    run_capture(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL, output=output)),
+                helper=ScriptedHelper(vet=[passing]), today=TODAY)
+    prompt = fake_anthropic.requests[0].body["messages"][0]["content"][0]["text"]
+    assert "START" in prompt and "END-OF-RUN" in prompt and "characters of the trace omitted" in prompt
+    assert len(prompt) < MAX_TRACE_CHARS + 5_000

@@ -279,13 +279,16 @@ def test_the_body_bound_speaks_the_http_library_of_the_sdk_in_use(late):
     library of the response it is given (here httpx's own, as an older SDK hands it)."""
     import time
 
+    import anthropic
     import httpx
 
-    h = AnthropicHelper("claude-test", api_key="k", base_url="http://127.0.0.1:9", timeout=5, max_retries=0)
-    h._ends.at = time.monotonic() + (-1 if late else 60)
+    from agentuse.core.anthropic_client import BoundedAnthropic
+
+    client = BoundedAnthropic(anthropic, api_key="k", base_url="http://127.0.0.1:9", timeout=5)
     response = httpx.Response(200, stream=httpx.ByteStream(b'{"ok": true}'),
                               request=httpx.Request("POST", "http://127.0.0.1:9/v1/messages"))
-    h._bound_body(response)
+    with client.until(time.monotonic() + (-1 if late else 60)):
+        client._bound_body(response)
     if late:
         with pytest.raises(httpx.ReadTimeout):  # the library's own timeout: what that SDK maps to APITimeoutError
             response.read()

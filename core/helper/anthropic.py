@@ -7,7 +7,8 @@ is the tool's input. Every answer is validated: a model that answers in the wron
 capture, open for human corrections).
 
 Every request runs against a wall-clock limit (core/helper/deadline.py): the SDK's timeout bounds each
-read, and a response hook bounds the whole body, so a server that trickles a byte a second is cut off too.
+read, and the client's response hook (core/anthropic_client.py) bounds the whole body, in time and size,
+so a server that trickles a byte a second, or sends 100 MB, is cut off too; no redirect is followed.
 
 The SDK is imported in the constructor only, so read-only commands that never build a helper never pay
 for `import anthropic` (~1.3 s here).
@@ -15,19 +16,17 @@ for `import anthropic` (~1.3 s here).
 
 from __future__ import annotations
 
-import json
-import sys
-import threading
 import time
 from typing import Any
 
 from pydantic import BaseModel
 
+from agentuse.core.anthropic_client import BoundedAnthropic
 from agentuse.core.helper import deadline
 from agentuse.core.helper import protocol as p
 from agentuse.core.helper.operations import OPERATIONS, ModelHelper, Operation, no_answer, validate
 from agentuse.core.helper.render import prompt, render
-from agentuse.core.model_http import auth_hint, from_anthropic
+from agentuse.core.model_http import auth_hint
 
 PROVIDER = "anthropic"
 
@@ -51,12 +50,8 @@ class AnthropicHelper(ModelHelper):
                          limits if timeout is None else limits.model_copy(update={"request": timeout}))
         self.key_variable = key_variable
         self._sdk = anthropic
-        self._ends = threading.local()  # the wall-clock end of the request in flight on this thread
-        http = anthropic.DefaultHttpxClient(event_hooks={"response": [self._bound_body]})
-        # max_retries defaults to 0: retrying is the caller's decision (Prefect task retries), made once.
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=self.limits.request,
-                                           max_retries=max_retries, http_client=http)
-        self._messages = self._client.messages  # the SDK imports it on first use: not inside a deadline
+        self._client = BoundedAnthropic(anthropic, api_key=api_key, base_url=base_url, timeout=self.limits.request,
+                                        max_retries=max_retries)
 
     def close(self) -> None:
         self._client.close()
@@ -66,17 +61,17 @@ class AnthropicHelper(ModelHelper):
         operation, name = op.name, op.tool_name
         tool = {"name": name, "description": op.description, "input_schema": op.answer.model_json_schema()}
         seconds, expired = self.request_limit(op)
-        self._ends.at = time.monotonic() + seconds
         try:
-            message = self._messages.create(
-                model=self.model,
-                max_tokens=op.max_tokens,
-                system=prompt(operation),
-                messages=[{"role": "user", "content": render(operation, request)}],
-                tools=[tool],
-                tool_choice={"type": "tool", "name": name},
-                timeout=seconds,  # each read; _bound_body bounds the whole body
-            )
+            with self._client.until(time.monotonic() + seconds):
+                message = self._client.create(
+                    model=self.model,
+                    max_tokens=op.max_tokens,
+                    system=prompt(operation),
+                    messages=[{"role": "user", "content": render(operation, request)}],
+                    tools=[tool],
+                    tool_choice={"type": "tool", "name": name},
+                    timeout=seconds,  # each read; the client's response hook bounds the whole body
+                )
         except Exception as exc:  # noqa: BLE001 - translated below; anything unknown re-raises as is
             if expired is not None and isinstance(exc, self._sdk.APITimeoutError):
                 raise expired from exc  # the call's deadline or the command's budget: not worth a retry
@@ -89,28 +84,6 @@ class AnthropicHelper(ModelHelper):
         self.usage.add(getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0)
         return self._answer(op, message)
 
-    def _bound_body(self, response: Any) -> None:
-        """httpx response hook: the body must be in by the request's wall-clock end, however it trickles.
-
-        Written in the HTTP library of the response itself: the SDK moved from httpx to httpx2 within the
-        releases pyproject allows, and each reads only its own streams and maps only its own timeouts."""
-        stream, ends, request = response.stream, getattr(self._ends, "at", None), response.request
-        if ends is None:
-            return
-        http = sys.modules[type(response).__module__.partition(".")[0]]  # httpx2 or httpx, already imported
-
-        class Bounded(http.SyncByteStream):
-            def __iter__(self):
-                for chunk in stream:
-                    if time.monotonic() > ends:
-                        raise http.ReadTimeout("the response body did not arrive in time", request=request)
-                    yield chunk
-
-            def close(self) -> None:
-                stream.close()
-
-        response.stream = Bounded()
-
     def _answer(self, op: Operation, message: Any) -> Any:
         name = op.tool_name
         blocks = [b for b in message.content if getattr(b, "type", None) == "tool_use" and b.name == name]
@@ -120,14 +93,10 @@ class AnthropicHelper(ModelHelper):
 
     def _translate(self, operation: str, exc: Exception) -> Exception:
         sdk = self._sdk
-        fault = from_anthropic(sdk, exc)
+        fault = self._client.fault(exc)
         if fault is not None:
             text = f"{operation}: {self.name}: {fault}{auth_hint(fault.status, self.key_variable)}"
             return fault.helper_error(operation, text)
-        if isinstance(exc, json.JSONDecodeError):
-            # A 200 whose body is not JSON is a broken hop (proxy, truncated body), not a model verdict.
-            return p.TransientHelperError(f"{operation}: the model API sent a body that is not JSON",
-                                          operation=operation, reason="answered garbage")
         if isinstance(exc, sdk.APIResponseValidationError):
             return p.InvalidAnswerError(f"{operation}: the model API response is malformed: {exc}",
                                         operation=operation)

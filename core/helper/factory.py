@@ -13,7 +13,8 @@ import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Union
 
-from agentuse.core.models import Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec, unknown_provider
+from agentuse.core.models import (Family, ModelRef, ModelRefError, endpoint, missing_key, provider_spec, unknown_provider,
+                                  url_problem)
 
 if TYPE_CHECKING:  # the protocol's pydantic models cost ~10 ms: doctor asks offline_reason without them
     from agentuse.core.helper.protocol import Helper
@@ -39,6 +40,9 @@ def offline_reason(model: str | None, env: Mapping[str, str], *, probe: bool = F
         return unknown_provider(ref.provider)
     if spec.family is Family.offline:
         return None  # chosen on purpose: not a fallback
+    problem = url_problem(endpoint(ref, env), env)
+    if problem:
+        return problem
     if spec.family is Family.bedrock:
         return _bedrock_reason(model, env, probe=probe)
     if spec.family not in (Family.anthropic, Family.openai_chat):

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentuse.core.chat_completions import ChatClient, usage
+from agentuse.core.chat_completions import ChatClient, ChatReply, usage
 from agentuse.core.helper import deadline
 from agentuse.core.helper.operations import ModelHelper, Operation, json_text, no_answer, validate
 from agentuse.core.helper.render import prompt, render
@@ -56,17 +56,15 @@ class OpenAICompatHelper(ModelHelper):
         self.usage.add(*usage(reply))
         return self._answer(op, reply)
 
-    def _answer(self, op: Operation, reply: dict[str, Any]) -> Any:
-        choice = reply["choices"][0] or {}
-        message = choice.get("message") or {}
-        out_of_tokens = choice.get("finish_reason") == "length"
+    def _answer(self, op: Operation, reply: ChatReply) -> Any:
+        choice = reply.first
+        out_of_tokens = choice.finish_reason == "length"
         if self.spec.forced_tools:
-            calls = [c.get("function") or {} for c in message.get("tool_calls") or []]
-            answers = [c.get("arguments") for c in calls if c.get("name") == op.tool_name]
+            answers = [c.function.arguments for c in reply.calls if c.function.name == op.tool_name]
             if not answers:
                 raise no_answer(op, out_of_tokens=out_of_tokens)
             return validate(op, answers[0])
-        content = json_text(message.get("content"))
+        content = json_text(choice.message.content)
         if not content:
             raise no_answer(op, out_of_tokens=out_of_tokens, by_tool=False)
         return validate(op, content)

@@ -7,6 +7,8 @@ from .messages_server import (  # noqa: F401  (re-exported for `from fakes impor
     Reply,
     bad_request,
     error,
+    gzip_bomb,
+    huge,
     overloaded,
     rate_limited,
     server_error,

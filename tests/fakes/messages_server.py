@@ -46,6 +46,9 @@ class Reply:
     silent: float = 0.0  # > 0: read the request, send nothing for this long, then drop the connection
     trickle: float = 0.0  # > 0: send the body one byte per this many seconds ...
     trickle_for: float = 0.0  # ... for at most this long, then drop the connection mid-body
+    content_type: str | None = None  # overrides the body's own (an HTML page sent as JSON, JSON as text/html)
+    filler: int = 0  # > 0: after `raw`, this many more bytes (written a MiB at a time, never held whole)
+    length_header: bool = True  # False: no content-length, the body ends when the connection closes
 
 
 def text(value: str, **kw: Any) -> Reply:
@@ -78,6 +81,21 @@ def trickle(reply: Reply | None = None, *, every: float = 1.0, limit: float = SL
     base = reply or text("trickled")
     base.trickle, base.trickle_for = every, limit
     return base
+
+
+def huge(size: int, *, status: int = 200, prefix: bytes = b'{"content": [{"type": "text", "text": "',
+         length_header: bool = True, **kw: Any) -> Reply:
+    """A body of `size` bytes (a JSON string that never ends, by default), produced as it is written: the
+    server never holds it, and records in `sent` how much of it the client took before closing."""
+    return Reply(status=status, raw=prefix, filler=max(size - len(prefix), 0), length_header=length_header, **kw)
+
+
+def gzip_bomb(size: int) -> Reply:
+    """`size` bytes of JSON-ish filler, sent gzip-compressed (about 1,000 times smaller on the wire)."""
+    import gzip
+
+    body = gzip.compress(b'{"content": [{"type": "text", "text": "' + b"a" * size, compresslevel=9)
+    return Reply(raw=body, headers={"content-encoding": "gzip"})
 
 
 def error(status: int, error_type: str, message: str = "", *, retry_after_ms: int | None = None,
@@ -126,6 +144,7 @@ class RecordedRequest:
     started: float  # time.monotonic() when the body had been read
     ended: float = 0.0  # time.monotonic() when the reply was sent (0 while in flight)
     raw: bytes = b""  # the body as it came, byte for byte (what a signature covers)
+    sent: int = 0  # filler bytes of a `huge()` reply the client took before it closed the connection
 
     @property
     def forced_tool(self) -> str | None:
@@ -225,8 +244,11 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             payload, ctype = json.dumps(self.server._message(reply, record)).encode(), "application/json"
         self.send_response(reply.status)
-        self.send_header("content-type", ctype)
-        self.send_header("content-length", str(len(payload)))
+        self.send_header("content-type", reply.content_type or ctype)
+        if reply.length_header:
+            self.send_header("content-length", str(len(payload) + reply.filler))
+        else:
+            self.close_connection = True  # the body ends when the connection does
         for key, value in headers.items():
             self.send_header(key, value)
         self.end_headers()
@@ -235,9 +257,18 @@ class _Handler(BaseHTTPRequestHandler):
                 self._trickle(payload, reply)
             else:
                 self.wfile.write(payload)
+                self._fill(reply.filler, record)
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout): nothing to deliver to
+
+    def _fill(self, size: int, record: RecordedRequest) -> None:
+        chunk = b"a" * (1 << 20)
+        while size > 0 and not self.server._stopping.is_set():
+            piece = chunk[:size]
+            self.wfile.write(piece)
+            size -= len(piece)
+            record.sent += len(piece)
 
     def _trickle(self, payload: bytes, reply: Reply) -> None:
         self.wfile.flush()  # the status line and headers now: the client is "answered", then waits on the body
