@@ -308,10 +308,24 @@ def test_a_session_lists_the_learnings_it_produced_and_its_quarantined_ones_can_
     page = client.get(f"/sessions/{sid}").text
     assert "Learnings from this session (1)" in page and "Publish drafts without review" in page
     assert f'href="/agents/{AGENT_KEY}/learnings#rule-aa11bb22"' in page  # managed where every rule is
-    assert 'data-testid="tidy-up"' not in page  # nothing competes with the review's own buttons
+    review_form = re.search(r'<form class="review".*?</form>', page, re.S).group(0)
+    assert 'data-testid="tidy-up"' not in review_form  # nothing competes with the review's own buttons
     assert 'id="rule-aa11bb22"' in client.get(LEARNINGS).text
     post(client, LEARNINGS, f"/agents/{AGENT_KEY}/learnings/aa11bb22/discard")
     assert "aa11bb22" in {r.id for r in store.load_archive(store.locate(agent)).learnings}
+
+
+def test_the_session_view_has_the_agent_s_tidy_up_button_as_the_spec_says(app, client, agent):
+    # The spec: "the Tidy up button in the serve UI, on the session view and the agent's Learnings tab. Both
+    # run the same thing."
+    sid = awaiting_review(agent)
+    session_page = f"/sessions/{sid}"
+    page = client.get(session_page).text
+    button = re.search(r'<form class="inline" method="post" action="([^"]+)">.*?data-testid="tidy-up"', page, re.S)
+    assert button and button.group(1) == f"/agents/{AGENT_KEY}/tidy"
+    started = post(client, session_page, button.group(1))
+    assert started.status_code == 202 and started.headers["location"].startswith("/tidy/")  # as from the tab
+    _wait(app.state.jobs.get(started.headers["location"].rsplit("/", 1)[1]))
 
 
 def test_outside_git_every_agent_folder_is_its_own_project_and_its_sessions_are_found(tmp_path):
