@@ -437,6 +437,29 @@ def test_another_spelling_of_the_agent_s_address_joins_its_running_tidy_up(app, 
         release.set()
 
 
+def test_a_symlink_to_the_agent_file_joins_its_running_tidy_up(app, client, agent):
+    """An agent file reached through a symlink in the project (`current.agentuse -> blog-writer.agentuse`)
+    is the same agent: the same learnings file, the same agent file (store.locate keys it by where it really
+    is). Its tidy-up must join the one running on that file, not write the same files beside it."""
+    (agent.parent / "current.agentuse").symlink_to(agent.name)
+    release = threading.Event()
+    calls = []
+
+    def slow(path, progress, note):
+        calls.append(path)
+        release.wait(10)
+
+    app.state.jobs = TidyJobs(runner=slow)
+    try:
+        first = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
+        alias = "agents/current.agentuse"
+        assert "A tidy-up is running" in client.get(f"/agents/{alias}/learnings").text
+        second = post(client, LEARNINGS, f"/agents/{alias}/tidy", headers={"Accept": "application/json"})
+        assert second.json() == {"job": first.json()["job"], "joined": True} and len(calls) == 1
+    finally:
+        release.set()
+
+
 def _wait(job) -> None:
     for _ in range(3000):
         if job.status != "running":
