@@ -460,6 +460,18 @@ def test_a_symlink_to_the_agent_file_joins_its_running_tidy_up(app, client, agen
         release.set()
 
 
+def test_a_symlink_to_an_agent_file_the_walk_does_not_list_keeps_its_own_key(client, agent):
+    """A link into a hidden folder opens that file, but the folder's own key names nothing this server
+    lists: the tab's links and forms must use the link's key, or every button on it would be a 404."""
+    hidden = agent.parent.parent / ".drafts"
+    hidden.mkdir()
+    (hidden / "draft.agentuse").write_bytes(agent.read_bytes())
+    (agent.parent / "draft.agentuse").symlink_to(hidden / "draft.agentuse")
+    tab = client.get("/agents/agents/draft.agentuse/learnings")
+    assert tab.status_code == 200 and 'action="/agents/agents/draft.agentuse/learnings/add"' in tab.text
+    assert client.get("/agents/.drafts/draft.agentuse/learnings").status_code == 404
+
+
 def _wait(job) -> None:
     for _ in range(3000):
         if job.status != "running":
