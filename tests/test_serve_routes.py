@@ -415,32 +415,13 @@ def test_a_second_press_joins_the_running_tidy_up(app, client, agent):
     assert job.progress()["rewritten"] == 4 and job.status == "done"
 
 
-def test_another_spelling_of_the_agent_s_address_joins_its_running_tidy_up(app, client, agent):
-    """`agents//blog-writer.agentuse` names the same file as `agents/blog-writer.agentuse` (a doubled slash
-    typed or pasted): it must join the tidy-up running on that file, not start a second one beside it."""
-    release = threading.Event()
-    calls = []
-
-    def slow(path, progress, note):
-        calls.append(path)
-        release.wait(10)
-
-    app.state.jobs = TidyJobs(runner=slow)
-    try:
-        first = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
-        other = AGENT_KEY.replace("/", "//")
-        assert client.get(f"/agents/{other}/learnings").status_code == 200  # the same agent's tab
-        assert "A tidy-up is running" in client.get(f"/agents/{other}/learnings").text
-        second = post(client, LEARNINGS, f"/agents/{other}/tidy", headers={"Accept": "application/json"})
-        assert second.json() == {"job": first.json()["job"], "joined": True} and len(calls) == 1
-    finally:
-        release.set()
-
-
-def test_a_symlink_to_the_agent_file_joins_its_running_tidy_up(app, client, agent):
-    """An agent file reached through a symlink in the project (`current.agentuse -> blog-writer.agentuse`)
-    is the same agent: the same learnings file, the same agent file (store.locate keys it by where it really
-    is). Its tidy-up must join the one running on that file, not write the same files beside it."""
+@pytest.mark.parametrize("other", [AGENT_KEY.replace("/", "//"), "agents/current.agentuse"],
+                         ids=["doubled-slash", "symlink"])
+def test_another_address_of_the_agent_joins_its_running_tidy_up(app, client, agent, other):
+    """`agents//blog-writer.agentuse` (a doubled slash typed or pasted), or a symlink in the project
+    (`current.agentuse -> blog-writer.agentuse`, whose learnings store.locate keys by where the file really
+    is), names the same agent: it must join the tidy-up running on those files, not start a second one
+    beside it, and its tab must show the running one."""
     (agent.parent / "current.agentuse").symlink_to(agent.name)
     release = threading.Event()
     calls = []
@@ -452,9 +433,8 @@ def test_a_symlink_to_the_agent_file_joins_its_running_tidy_up(app, client, agen
     app.state.jobs = TidyJobs(runner=slow)
     try:
         first = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
-        alias = "agents/current.agentuse"
-        assert "A tidy-up is running" in client.get(f"/agents/{alias}/learnings").text
-        second = post(client, LEARNINGS, f"/agents/{alias}/tidy", headers={"Accept": "application/json"})
+        assert "A tidy-up is running" in client.get(f"/agents/{other}/learnings").text  # the same agent's tab
+        second = post(client, LEARNINGS, f"/agents/{other}/tidy", headers={"Accept": "application/json"})
         assert second.json() == {"job": first.json()["job"], "joined": True} and len(calls) == 1
     finally:
         release.set()
