@@ -46,6 +46,7 @@ def undo_discard(location: store.AgentLocation, rule: Learning, *, at: int) -> N
     """Put a rule `discard` just took out back as it was (its stamp and counts too: it was in force a moment
     ago, so it needs no new vet) at index `at`, and take its archived copy out, under both locks in the order
     every writer takes them. For a discard whose purpose failed: an edit whose new wording was not saved."""
+    store.settle(location)  # before the locks: settling a commit in flight takes the tidy-up's lock first
     with store.lock_for(location.store_path), store.lock_for(location.archive_path):
         with store.transaction(location) as doc:
             if any(r.id == rule.id for r in doc.learnings):
