@@ -55,16 +55,22 @@ def settings_problem() -> str | None:
 @contextmanager
 def temporary_server() -> Iterator[None]:
     """A flow run on the temporary server Prefect starts when no API is configured: one that does not come
-    up in time is one line naming the setting that waits for it, not Prefect's RuntimeError traceback."""
+    up in time is one line naming the setting that waits for it, not Prefect's RuntimeError traceback.
+    Prefect says the same whether the server was slow or failed: one that fails exits with uvicorn's code 3,
+    which Prefect takes for a busy port and restarts until the timeout. Its own output (the child's, on
+    this terminal) then says why, and waiting longer would not help: the line names both."""
     try:
         yield
     except RuntimeError as error:
         if not str(error).startswith(_NO_TEMPORARY_SERVER):
             raise
-        waited = os.environ.get(STARTUP_TIMEOUT, "").strip() or "Prefect's default"
+        from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS  # loaded: a flow ran
+
         raise PrefectUnavailable(
-            f"the temporary Prefect server did not start within {STARTUP_TIMEOUT} ({waited} s): raise it, or "
-            f"start a server (prefect server start) and set {API_URL}") from None
+            f"the temporary Prefect server did not start within {STARTUP_TIMEOUT} "
+            f"({PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()} s): fix what its own output above "
+            f"names, if any, else raise the setting; or start a server (prefect server start) and set "
+            f"{API_URL}") from None
 
 
 def configured_url() -> str:

@@ -64,6 +64,17 @@ class Project:
     def key_of(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
+    def one_key(self, path: Path) -> str:
+        """The key of the agent file `path` opens: where it really is, so a symlink to it in the project is
+        the same agent (as store.locate keys its learnings), unless that is no file the walk lists (a link
+        into a hidden folder), which then only the link names."""
+        real = self.key_of(Path(os.path.realpath(path)))
+        try:
+            self.resolve(real)
+        except UnknownAgent:
+            return self.key_of(path)
+        return real
+
     def resolve(self, key: str) -> Path:
         """The agent file a URL names: exactly a file the walk would list (under the root, not through a
         skipped or hidden folder, no `..`), checked without walking the whole tree on every request."""

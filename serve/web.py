@@ -49,10 +49,10 @@ def project(request: Request) -> Project:
 
 
 def agent_key(request: Request) -> tuple[str, Path]:
-    """The agent file the URL names and its one key: `agents//x.agentuse` is `agents/x.agentuse`, so a
-    running tidy-up, a link or a flash never depends on how the address was typed."""
+    """The agent file the URL names and its one key: `agents//x.agentuse` is `agents/x.agentuse`, and so is
+    a symlink to it, so a running tidy-up, a link or a flash never depends on how the address was typed."""
     path = project(request).resolve(request.path_params["key"])
-    return project(request).key_of(path), path
+    return project(request).one_key(path), path
 
 
 def render(request: Request, template: str, status_code: int = 200, headers: dict | None = None,

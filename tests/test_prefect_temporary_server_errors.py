@@ -83,3 +83,35 @@ def test_a_command_with_an_api_configured_and_a_setting_that_does_not_load_does_
            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS is not valid" in done.stderr
     assert "Traceback" not in done.stderr and "Failed to initialize plugins" not in done.stderr
     assert "Keep posts under 300 words" in store.locate(agent).store_path.read_text()
+
+
+def test_a_temporary_server_that_fails_on_start_up_is_not_told_to_wait_longer(tmp_path):
+    """A temporary server that cannot open its database exits at once (uvicorn's exit code 3, which Prefect
+    takes for a busy port and retries until the timeout): its own lines above say why, and the one line
+    must send the reader there, not only to a longer timeout that fails the same way, later."""
+    agent = _project(tmp_path)
+    done = _agentuse("learnings", "add", str(agent), "Keep posts under 300 words", "--prefect", cwd=agent.parent,
+                     PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="15",
+                     PREFECT_SERVER_DATABASE_CONNECTION_URL=f"sqlite+aiosqlite:///{tmp_path}/no/such/dir/x.db")
+    # The server's own log says why (its traceback, as uvicorn.error lines): this command adds one line.
+    assert "unable to open database file" in done.stderr and "uvicorn.error" in done.stderr
+    assert done.returncode == 1 and "╭" not in done.stderr
+    assert "RuntimeError" not in done.stderr  # Prefect's timeout, which was this command's own traceback
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and done.stderr.splitlines()[-1] == errors[0], done.stderr[-2000:]
+    line = errors[0]
+    assert "(15 s)" in line and "its own output above" in line
+    assert not store.locate(agent).store_path.exists()
+
+
+def test_an_unset_start_up_timeout_is_named_by_the_value_prefect_waited(monkeypatch):
+    """Unset, the line said 'within PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS (Prefect's default s)'."""
+    from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+
+    from agentuse.flows import prefect_api
+
+    monkeypatch.delenv(prefect_api.STARTUP_TIMEOUT, raising=False)
+    with pytest.raises(prefect_api.PrefectUnavailable) as raised, prefect_api.temporary_server():
+        raise RuntimeError("Timed out while attempting to connect to ephemeral Prefect API server.")
+    assert f"({PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()} s)" in str(raised.value)
+    assert "default s" not in str(raised.value)

@@ -123,23 +123,30 @@ def test_an_edit_is_vetted_like_an_add_and_the_old_wording_is_archived(client, a
     assert new.id in {r.id for r in store.load(location).learnings}
 
 
-def test_an_edit_whose_new_wording_cannot_be_saved_says_where_the_old_one_went(client, agent, monkeypatch):
+@pytest.mark.parametrize("rule_id", ["a1b2c3d4", "b2c3d4e5"])  # a reviewer's rule; an auto-extracted one
+def test_an_edit_whose_new_wording_cannot_be_saved_leaves_the_rule_as_it_was(client, agent, monkeypatch, rule_id):
     """The old wording is archived before the new one is vetted; when the vet's model call fails, the page
-    must say so and name the archived rule (it showed only the model's fault, and the rule had vanished
-    from the tab)."""
+    must say the edit was not saved, and the rule must still be in force as it was, where it was. It was
+    left in the archive, and the page's remedy (Restore) re-vets: with the model still down, an
+    auto-extracted rule is never put back unvetted, so a failed edit took a vetted rule out of force."""
     from agentuse.core.helper.protocol import TransientHelperError
     from agentuse.flows import remember
 
     def outage(*args, **kwargs):
         raise TransientHelperError("anthropic:claude: overloaded after 3 attempts", operation="vet")
 
+    location = store.locate(agent)
+    before = store.load(location).learnings
+    archived = store.load_archive(location).learnings
     monkeypatch.setattr(remember, "run_remember", outage)
-    answer = post(client, f"{LEARNINGS}/a1b2c3d4/edit", {"text": "Cite the primary study itself, with a link."})
+    answer = post(client, f"{LEARNINGS}/{rule_id}/edit", {"text": "Cite the primary study itself, with a link."})
     assert answer.status_code == 502
     page = " ".join(re.sub(r"<[^>]+>", " ", answer.text).split())
     assert "overloaded after 3 attempts" in page
-    assert "The edit was not saved" in page and "id:a1b2c3d4" in page and "Restore" in page
-    assert "a1b2c3d4" in {r.id for r in store.load_archive(store.locate(agent)).learnings}
+    assert "The edit was not saved" in page and f"id:{rule_id}" in page and "keeps its old wording" in page
+    assert store.load(location).learnings == before  # in force, stamp and counts as they were, in its place
+    assert store.load_archive(location).learnings == archived
+    assert f'id="rule-{rule_id}"' in client.get(LEARNINGS).text
 
 
 def test_each_rule_shows_the_cli_s_effectiveness_line_and_a_small_chart(client, agent):

@@ -429,9 +429,14 @@ def test_a_second_press_joins_the_running_tidy_up(app, client, agent):
     assert job.progress()["rewritten"] == 4 and job.status == "done"
 
 
-def test_another_spelling_of_the_agent_s_address_joins_its_running_tidy_up(app, client, agent):
-    """`agents//blog-writer.agentuse` names the same file as `agents/blog-writer.agentuse` (a doubled slash
-    typed or pasted): it must join the tidy-up running on that file, not start a second one beside it."""
+@pytest.mark.parametrize("other", [AGENT_KEY.replace("/", "//"), "agents/current.agentuse"],
+                         ids=["doubled-slash", "symlink"])
+def test_another_address_of_the_agent_joins_its_running_tidy_up(app, client, agent, other):
+    """`agents//blog-writer.agentuse` (a doubled slash typed or pasted), or a symlink in the project
+    (`current.agentuse -> blog-writer.agentuse`, whose learnings store.locate keys by where the file really
+    is), names the same agent: it must join the tidy-up running on those files, not start a second one
+    beside it, and its tab must show the running one."""
+    (agent.parent / "current.agentuse").symlink_to(agent.name)
     release = threading.Event()
     calls = []
 
@@ -442,13 +447,23 @@ def test_another_spelling_of_the_agent_s_address_joins_its_running_tidy_up(app, 
     app.state.jobs = TidyJobs(runner=slow)
     try:
         first = post(client, LEARNINGS, f"/agents/{AGENT_KEY}/tidy", headers={"Accept": "application/json"})
-        other = AGENT_KEY.replace("/", "//")
-        assert client.get(f"/agents/{other}/learnings").status_code == 200  # the same agent's tab
-        assert "A tidy-up is running" in client.get(f"/agents/{other}/learnings").text
+        assert "A tidy-up is running" in client.get(f"/agents/{other}/learnings").text  # the same agent's tab
         second = post(client, LEARNINGS, f"/agents/{other}/tidy", headers={"Accept": "application/json"})
         assert second.json() == {"job": first.json()["job"], "joined": True} and len(calls) == 1
     finally:
         release.set()
+
+
+def test_a_symlink_to_an_agent_file_the_walk_does_not_list_keeps_its_own_key(client, agent):
+    """A link into a hidden folder opens that file, but the folder's own key names nothing this server
+    lists: the tab's links and forms must use the link's key, or every button on it would be a 404."""
+    hidden = agent.parent.parent / ".drafts"
+    hidden.mkdir()
+    (hidden / "draft.agentuse").write_bytes(agent.read_bytes())
+    (agent.parent / "draft.agentuse").symlink_to(hidden / "draft.agentuse")
+    tab = client.get("/agents/agents/draft.agentuse/learnings")
+    assert tab.status_code == 200 and 'action="/agents/agents/draft.agentuse/learnings/add"' in tab.text
+    assert client.get("/agents/.drafts/draft.agentuse/learnings").status_code == 404
 
 
 def _wait(job) -> None:
