@@ -18,7 +18,7 @@ from typing import Any
 from agentuse.core import gate, remember
 from agentuse.core.cap import valid_fold
 from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, vet_request
-from agentuse.core.learning import Verdict
+from agentuse.core.learning import Learning, Verdict
 from agentuse.core.cap import count_in_force
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import (
@@ -114,6 +114,13 @@ def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: 
     if corrected is None:
         return judged, fold
     if judged.verdict is Verdict.duplicate:
+        # Counted as a repeat, the note is stored nowhere: as for reconcile's repeat, only if the rule carries
+        # it (the gate's audit); otherwise it stays quarantined, shown beside the rule (never dropped).
+        proposal = _repeat_proposal(corrected, judged.candidate.draft, label)
+        [decision] = through_gate([proposal], contract=ctx.contract, rules=[ref(r) for r in rules],
+                                  label=f"{label}/repeat")
+        if not decision.passed:
+            return judged, fold
         return (judged.model_copy(update={"disposition": Disposition.active, "why": None}),
                 ReconcileAnswer(action=ReconcileAction.repeat, replaces=[corrected.id]))
     rest = [r for r in rules if r.id != corrected.id]
@@ -157,9 +164,7 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
         return fold, None
     mine = gate.note_ref(draft.text, key="note")
     if fold.action is ReconcileAction.repeat:
-        proposal = gate.Proposal(key="repeat", label=f"{label}/repeat", originals=[mine], vet=False,
-                                 draft=Draft(category=targets[0].category, title=targets[0].title,
-                                             body=targets[0].body))
+        proposal = _repeat_proposal(targets[0], draft, label)
     else:
         # A correction replaces the rules it corrects: it must carry the person's words, not theirs.
         proposal = gate.Proposal(key="fold", label=f"{label}/fold", draft=fold.merged or Draft(title=""),
@@ -172,6 +177,12 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
         what = "the rule it named as a repeat" if fold.action is ReconcileAction.repeat else "the merged rule"
         notes.append(f"Saved as a rule of its own, not through {what}: {decision.why}.")
     return None, None
+
+
+def _repeat_proposal(target: Learning, draft: Draft, label: str) -> gate.Proposal:
+    """A repeat of `target` stores nothing of the note, so the rule must carry the note (the audit)."""
+    return gate.Proposal(key="repeat", label=f"{label}/repeat", originals=[gate.note_ref(draft.text, key="note")],
+                         vet=False, draft=Draft(category=target.category, title=target.title, body=target.body))
 
 
 def run_remember(agent: str | Path, text: str, *, label: str = "manual", session: str | None = None,

@@ -344,7 +344,7 @@ def test_a_note_the_vet_finds_restating_a_rule_in_force_counts_as_a_repeat_of_it
     duplicate of that rule, the note was quarantined and the repeat never counted."""
     seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
     helper = ScriptedHelper(
-        ground=[grounded("Put the citation in the text itself")], audit=[CARRIED], reconcile=[NEW],
+        ground=[grounded("Put the citation in the text itself")], audit=[CARRIED, CARRIED], reconcile=[NEW],
         vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="duplicate",
                                                           detail="Cite the source inline", against="a1b2c3d4")])])
     result = run(agent, "Put the citation in the text itself.", helper)
@@ -352,3 +352,26 @@ def test_a_note_the_vet_finds_restating_a_rule_in_force_counts_as_a_repeat_of_it
     [again] = stored(agent)
     assert (again.id, again.re, again.state) == ("a1b2c3d4", 1, State.active)
     assert helper.count("vet") == 1
+
+
+# ---------------------------------------------------------------- review 21: what a vet's verdict may take out
+
+def test_a_note_the_vet_calls_a_restatement_is_not_dropped_unless_the_rule_carries_it(agent):
+    """A vet's duplicate counted as a repeat stores nothing of the note: only reconcile's repeat had to show
+    the rule carries the note (the gate's audit). A restatement the vet called, whose rule does not carry what
+    the note adds, was counted and the person's words were stored nowhere; it stays quarantined, shown with
+    the rule it was taken to repeat (spec: a human duplicate is quarantined, never dropped)."""
+    seed(agent, [rule("a1b2c3d4", "Cite the source inline", src=Source.manual, ch=Channel.corrections)])
+    not_carried = p.AuditAnswer(missing=[p.Missing(id="note", what="the page number with every citation")])
+    helper = ScriptedHelper(
+        ground=[grounded("Cite the source inline with its page number")], audit=[CARRIED, not_carried],
+        reconcile=[NEW],
+        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="duplicate",
+                                                          detail="Cite the source inline", against="a1b2c3d4")])])
+    result = run(agent, "Cite the source inline, with its page number.", helper)
+    by_id = {r.id: r for r in stored(agent)}
+    assert (by_id.pop("a1b2c3d4").re, helper.count("audit")) == (0, 2)
+    [kept] = by_id.values()
+    assert (kept.title, kept.state) == ("Cite the source inline with its page number", State.quarantined)
+    assert kept.why == 'duplicates the rule in force id:a1b2c3d4: "Cite the source inline"'
+    assert result.lines[0].startswith('[Learning] Saved but quarantined "Cite the source inline with its page number"')
