@@ -98,6 +98,31 @@ def colliding_rule(judged: Judged, rules: list[Learning]) -> Learning | None:
                                                        merged=judged.candidate.draft), rules)), None)
 
 
+def corrects_whole(rule: Learning, detail: str | None) -> bool:
+    """Whether the text a vet quoted for a contradiction is all `rule` says: replaced by the note, it loses
+    nothing else. A rule says more when a sentence of its body (or of its title, when it has no body) is
+    neither in the quote nor holding it, or when its title is neither and shares no word that counts with
+    the quote (a title that is an instruction of its own: a note stored as written keeps its first sentence
+    as the title). With no quote, only a one-sentence rule is all of it."""
+    from agentuse.core.helper.offline_text import sentence_key, sentences  # the offline reading; loaded here only
+    from agentuse.core.helper.similarity import analyze
+
+    quoted = f" {sentence_key(detail or '')} "
+    if not quoted.strip():
+        return len(sentences(rule.text)) == 1
+
+    def said(sentence: str) -> bool:
+        key = f" {sentence_key(sentence)} "
+        return key in quoted or quoted in key
+
+    if not all(said(s) for s in sentences(rule.body or rule.title)):
+        return False
+    if not rule.body or all(said(s) for s in sentences(rule.title)):
+        return True
+    content = [{t.word for t in analyze(text).terms if t.weight >= 1} for text in (rule.title, detail or "")]
+    return bool(content[0] & content[1])
+
+
 def is_repeat(fold: ReconcileAnswer | None, rules: list[Learning]) -> bool:
     return fold is not None and fold.action is ReconcileAction.repeat and bool(valid_fold(fold, rules))
 

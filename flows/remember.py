@@ -109,7 +109,9 @@ def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: 
     may miss that and the vet find it. A restatement is then a repeat of that rule (a person saying it
     again: counted, not stored twice). A contradiction is vetted again without that rule (against the
     contract and the other rules in force) and, if it passes, replaces it; otherwise that second verdict
-    stands, saying what it collides with now. A vet call that fails leaves the first verdict."""
+    stands, saying what it collides with now. A vet call that fails leaves the first verdict, and so does a
+    rule that says more than the part the note contradicts (`corrects_whole`): nothing of it leaves force
+    unasked, and the quarantine names it, to resolve by hand."""
     corrected = remember.colliding_rule(judged, rules)
     if corrected is None:
         return judged, fold
@@ -123,6 +125,8 @@ def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: 
             return judged, fold
         return (judged.model_copy(update={"disposition": Disposition.active, "why": None}),
                 ReconcileAnswer(action=ReconcileAction.repeat, replaces=[corrected.id]))
+    if not remember.corrects_whole(corrected, judged.detail):
+        return judged, fold  # the rule says more than the note corrects: replaced, the rest would leave force
     rest = [r for r in rules if r.id != corrected.id]
     request = vet_request([judged.candidate], contract=ctx.contract, rules=rest, trace=ctx.trace)
     answer = call(capture_steps.vet, request, label, on_error="collect")

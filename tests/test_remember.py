@@ -8,7 +8,7 @@ from capture_support import TODAY, archived, make_agent, make_session, rule, see
 from fakes.scripted_helper import ScriptedHelper, passing, permanent, transient, verdicts
 
 from agentuse.core.helper import protocol as p
-from agentuse.core.learning import Channel, Source, State
+from agentuse.core.learning import Channel, Learning, Source, State
 from agentuse.flows.remember import run_remember
 
 APPLIED = """learning:
@@ -375,3 +375,41 @@ def test_a_note_the_vet_calls_a_restatement_is_not_dropped_unless_the_rule_carri
     assert (kept.title, kept.state) == ("Cite the source inline with its page number", State.quarantined)
     assert kept.why == 'duplicates the rule in force id:a1b2c3d4: "Cite the source inline"'
     assert result.lines[0].startswith('[Learning] Saved but quarantined "Cite the source inline with its page number"')
+
+
+def test_a_note_contradicting_one_instruction_of_a_rule_does_not_take_the_rest_of_it_out_of_force(agent):
+    """The vet names the sentence a note contradicts; replacing the whole rule with the note took every other
+    instruction of that rule out of force, under a line naming only its title. Found with the offline
+    evaluator (reconcile reads the rule whole and calls it new, the vet reads it sentence by sentence): 'Keep
+    intros under 100 words' archived a person's 'Cite sources inline. Keep intros under 50 words.', and
+    'cite sources inline' reached no run. Such a correction stays quarantined naming the rule, which stays in
+    force: nothing of it is lost, and the person sees what to resolve."""
+    from agentuse.core.helper.offline import OfflineHelper
+
+    seed(agent, [Learning(id="a1b2c3d4", title="Cite sources inline", body="Cite sources inline. Keep intros "
+                          "under 50 words.", date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
+    result = run(agent, "Keep intros under 100 words.", OfflineHelper())
+    by_id = {r.id: r for r in stored(agent)}
+    old = by_id.pop("a1b2c3d4")
+    assert (old.state, old.text) == (State.active, "Cite sources inline\nKeep intros under 50 words.")
+    assert archived(agent) == []
+    [kept] = by_id.values()
+    assert kept.state is State.quarantined
+    assert kept.why == 'contradicts the rule in force id:a1b2c3d4: "Keep intros under 50 words."'
+    assert result.lines[0].startswith('[Learning] Saved but quarantined "Keep intros under 100 words": contradicts '
+                                      'the rule in force id:a1b2c3d4')
+
+
+def test_a_note_contradicting_a_rule_titled_by_its_instruction_still_replaces_it(agent):
+    """The rule is one instruction under a title that names it: the correction replaces it whole."""
+    seed(agent, [Learning(id="a1b2c3d4", title="Use the first person", body="Write posts in the first person.",
+                          date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(
+        ground=[grounded("Write posts in the third person")], reconcile=[NEW],
+        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="contradiction",
+                                                          detail="Write posts in the first person",
+                                                          against="a1b2c3d4")]),
+             passing])
+    result = run(agent, "Write posts in the third person.", helper)
+    assert result.lines[0] == '[Learning] Replaced an earlier rule: "Use the first person" (archived, id:a1b2c3d4)'
+    assert [r.id for r in archived(agent)] == ["a1b2c3d4"]
