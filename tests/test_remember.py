@@ -356,6 +356,12 @@ def test_a_note_the_vet_finds_restating_a_rule_in_force_counts_as_a_repeat_of_it
 
 # ---------------------------------------------------------------- review 21: what a vet's verdict may take out
 
+def vet_names(verdict: str, detail: str, against: str = "a1b2c3d4"):
+    """A vet answer calling the note a `verdict` of the rule `against`, quoting `detail`."""
+    return lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict=verdict, detail=detail,
+                                                        against=against)])
+
+
 def test_a_note_the_vet_calls_a_restatement_is_not_dropped_unless_the_rule_carries_it(agent):
     """A vet's duplicate counted as a repeat stores nothing of the note: only reconcile's repeat had to show
     the rule carries the note (the gate's audit). A restatement the vet called, whose rule does not carry what
@@ -365,9 +371,7 @@ def test_a_note_the_vet_calls_a_restatement_is_not_dropped_unless_the_rule_carri
     not_carried = p.AuditAnswer(missing=[p.Missing(id="note", what="the page number with every citation")])
     helper = ScriptedHelper(
         ground=[grounded("Cite the source inline with its page number")], audit=[CARRIED, not_carried],
-        reconcile=[NEW],
-        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="duplicate",
-                                                          detail="Cite the source inline", against="a1b2c3d4")])])
+        reconcile=[NEW], vet=[vet_names("duplicate", "Cite the source inline")])
     result = run(agent, "Cite the source inline, with its page number.", helper)
     by_id = {r.id: r for r in stored(agent)}
     assert (by_id.pop("a1b2c3d4").re, helper.count("audit")) == (0, 2)
@@ -406,10 +410,7 @@ def test_a_note_contradicting_a_rule_titled_by_its_instruction_still_replaces_it
                           date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
     helper = ScriptedHelper(
         ground=[grounded("Write posts in the third person")], reconcile=[NEW],
-        vet=[lambda r: p.VetAnswer(verdicts=[p.VetVerdict(id=r.candidates[0].id, verdict="contradiction",
-                                                          detail="Write posts in the first person",
-                                                          against="a1b2c3d4")]),
-             passing])
+        vet=[vet_names("contradiction", "Write posts in the first person"), passing])
     result = run(agent, "Write posts in the third person.", helper)
     assert result.lines[0] == '[Learning] Replaced an earlier rule: "Use the first person" (archived, id:a1b2c3d4)'
     assert [r.id for r in archived(agent)] == ["a1b2c3d4"]
