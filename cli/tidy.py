@@ -60,7 +60,7 @@ def undo(agent_file: AgentArg) -> None:
     snapshot = snapshots.undo(location)
     manifest = snapshot.manifest
     say(f"Undid the {manifest.kind} of {manifest.created}" + (f" ({manifest.summary})" if manifest.summary else ""))
-    if manifest.kind == snapshots.TIDY_UP:  # capture's passes write the store alone
+    if manifest.kind == snapshots.TIDY_UP and manifest.agent_written:  # capture's passes write the store alone
         say(f"  restored {agent_file}")
     say(f"  restored {location.store_path}" + (f": {snapshots.CARRIED}" if manifest.undo_from else ""))
     if manifest.archive_after is not None:

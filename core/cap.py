@@ -25,11 +25,11 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from agentuse.core import snapshots, store
+from agentuse.core import snapshots, store, store_merge
 from agentuse.core.helper.protocol import ReconcileAction, ReconcileAnswer
 from agentuse.core.learning import NEW_RULE_GRACE_DAYS, Channel, Learning, State
 from agentuse.core.ranking import evictable, rank, tradeable, worth
-from agentuse.core.screen import quarantined_twin
+from agentuse.core.screen import quarantined_twin, text_key, twin_in_force
 from agentuse.core.store_format import new_id
 from agentuse.core.model_defaults import empty_list
 
@@ -53,6 +53,9 @@ class Placed(BaseModel):
     record: Learning  # what is in the store now (the merged rule for a fold; the existing rule for a repeat)
     how: Placement
     replaced: list[Learning] = Field(default_factory=empty_list)  # retired to the archive
+    # Ids the fold named whose rule changed or left the store after the fold was planned (a tidy-up, an
+    # edit, another note): not folded into, so the record went in beside the rules in force now.
+    unfolded: list[str] = Field(default_factory=empty_list)
     note: str = ""
 
 
@@ -74,9 +77,15 @@ def worth_more(new: Learning, victim: Learning) -> bool:
     return worth(new) > worth(victim)
 
 
-def valid_fold(answer: ReconcileAnswer | None, learnings: list[Learning]) -> list[Learning]:
+def valid_fold(answer: ReconcileAnswer | None, learnings: list[Learning],
+               seen: dict[str, str] | None = None) -> list[Learning]:
     """The active rules a fold/repeat answer may replace. Unknown, retired or quarantined ids are
-    ignored; a fold without merged wording cannot be applied (nothing would carry the cases)."""
+    ignored; a fold without merged wording cannot be applied (nothing would carry the cases). `seen`: the
+    words of each rule as the fold was planned on them; a rule worded otherwise now is not the one the merged
+    wording carries, and is not replaced (its new words would go to the archive, unread). A repeat writes no
+    wording: it counts on the rule as it is now."""
+    if seen is not None and answer is not None and answer.action is ReconcileAction.fold:
+        learnings = [r for r in learnings if r.id in seen and text_key(r.text) == text_key(seen[r.id])]
     if answer is None or answer.action is ReconcileAction.new:
         return []
     merged = answer.merged
@@ -105,7 +114,19 @@ def _replace(learnings: list[Learning], sources: list[Learning], product: Learni
 
 
 def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: ReconcileAnswer | None = None,
-          room_first: bool = True, today: date | None = None) -> Placed:
+          room_first: bool = True, today: date | None = None, seen: dict[str, str] | None = None) -> Placed:
+    """`_place`, saying which rules the fold named that it could not fold into any more (`Placed.unfolded`)."""
+    named = [] if fold is None or fold.action is not ReconcileAction.fold or seen is None else \
+        [i for i in dict.fromkeys(fold.replaces) if i in seen]
+    now = {r.id for r in valid_fold(fold, learnings, seen)} if named else set()
+    placed = _place(learnings, record, cap=cap, fold=fold, room_first=room_first, today=today, seen=seen)
+    if named and placed.how is not Placement.folded and placed.how is not Placement.repeated:
+        placed.unfolded = [i for i in named if i not in now]
+    return placed
+
+
+def _place(learnings: list[Learning], record: Learning, *, cap: int, fold: ReconcileAnswer | None,
+           room_first: bool, today: date | None, seen: dict[str, str] | None) -> Placed:
     """Place one stamped record into `learnings` (mutated). A quarantined record is set aside outside
     the count, once: the same text as a rule already quarantined is that rule again (core/screen.py),
     and a person's refreshes it. `room_first`: capture folds only once the set is full; the remember
@@ -123,11 +144,18 @@ def admit(learnings: list[Learning], record: Learning, *, cap: int, fold: Reconc
         if placed is not None:
             return placed
         fold = None
+    elif seen is not None:
+        # Said in the same words as a rule stored after the plan read the store (two notes given at once both
+        # planned "new"): the rule again, and a person's repeat counts. A rule the plan saw is the model's to
+        # judge, as it did.
+        twin = twin_in_force(record.text, [r for r in learnings if r.id not in seen])
+        if twin is not None:
+            return _repeat(twin, record)
     has_room = count_in_force(learnings) < cap
     if room_first and has_room:
         learnings.append(record)
         return Placed(record=record, how=Placement.added)
-    targets = valid_fold(fold, learnings)
+    targets = valid_fold(fold, learnings, seen)
     if targets and fold is not None and fold.action is ReconcileAction.repeat:
         return _repeat(targets[0], record)
     if targets and fold is not None and fold.merged is not None:
@@ -230,6 +258,7 @@ def overflow(learnings: list[Learning], incoming: int, cap: int) -> bool:
 class Incoming(BaseModel):
     record: Learning
     fold: ReconcileAnswer | None = None
+    seen: dict[str, str] | None = None  # id -> words of the rules the fold was planned on (valid_fold)
 
 
 class WriteReport(BaseModel):
@@ -262,11 +291,11 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
             if record.id in taken:
                 record = record.model_copy(update={"id": new_id(taken, rng)})
             report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first,
-                                       today=today))
+                                       today=today, seen=item.seen))
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
         replaced = []
         for placed in report.placed:
-            reason = {Placement.folded: f"folded into {placed.record.id}",
+            reason = {Placement.folded: store_merge.folded_into(placed.record.id),
                       Placement.traded: f"traded for {placed.record.id}",
                       Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
             replaced += [(rule, reason) for rule in placed.replaced]

@@ -30,6 +30,9 @@ except ImportError:  # not a POSIX system: filelock does the locking
     fcntl = None
 
 _FIRST_POLL_SECONDS, _LAST_POLL_SECONDS = 0.001, 0.05  # a writer holds the lock for milliseconds
+# A wait this long is not a writer's milliseconds: say whose lock the command is waiting for, once, rather
+# than sit silent in a CI log until the timeout.
+WAIT_NOTICE_SECONDS = 1.0
 _BUSY = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES}  # some filesystems say EACCES for "held"
 _UNSUPPORTED = {errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
@@ -125,7 +128,7 @@ class FileLock:
             fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as problem:
             raise FileAccessError(_open_message(self.lock_file, problem), cause=problem) from None
-        start, poll = time.monotonic(), _FIRST_POLL_SECONDS
+        start, poll, told = time.monotonic(), _FIRST_POLL_SECONDS, False
         try:
             while True:
                 try:
@@ -142,6 +145,9 @@ class FileLock:
                 waited = time.monotonic() - start
                 if 0 <= wait <= waited:
                     raise timed_out(self.lock_file, wait) from None
+                if not told and waited >= WAIT_NOTICE_SECONDS:
+                    told = True
+                    _say_waiting(self.lock_file, wait)
                 time.sleep(poll if wait < 0 else min(poll, wait - waited))
                 poll = min(poll * 2, _LAST_POLL_SECONDS)
         except BaseException:
@@ -171,6 +177,20 @@ class FileLock:
             self._fallback.acquire(timeout=wait)
         except filelock.Timeout:
             raise timed_out(self.lock_file, wait) from None
+
+
+def waiting_message(lock_file: str, wait: float) -> str:
+    limit = f"gives up after {wait:g} s" if wait >= 0 else "waits as long as it takes"
+    return (f"waiting for {lock_file}: another agentuse process (or another task of this one) holds it; this "
+            f"command goes on as soon as it is released ({limit})")
+
+
+def _say_waiting(lock_file: str, wait: float) -> None:
+    # A warning on the `agentuse` logger: with no logging set up (the CLI) Python's last-resort handler puts
+    # the one line on stderr; under Prefect it lands in the run's log; core itself never prints.
+    import logging
+
+    logging.getLogger("agentuse.lock").warning(waiting_message(lock_file, wait))
 
 
 def _open_message(lock_file: str, problem: OSError) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agentuse.core import store
+from agentuse.core import store, store_merge
 from agentuse.core.agent_file import AgentFile
 from agentuse.core.learning import Learning
 from agentuse.core.ranking import Selection, select
@@ -95,6 +95,7 @@ def credit_approval(location: store.AgentLocation, ids: list[str], *,
         return
     wanted = set(ids)
     with store.transaction(location) as doc:
+        wanted |= _carriers(location, wanted - {rule.id for rule in doc.learnings}, doc)
         rules = [rule for rule in doc.learnings if rule.id in wanted]
         if unless_since is not None and any(rule.ok > unless_since[rule.id] for rule in rules
                                             if rule.id in unless_since):
@@ -103,6 +104,25 @@ def credit_approval(location: store.AgentLocation, ids: list[str], *,
             journal({rule.id: rule.ok for rule in rules})
         for rule in rules:
             rule.ok += 1
+
+
+def _carriers(location: store.AgentLocation, gone: set[str], doc: StoreDoc) -> set[str]:
+    """The rules in the store now carrying those in `gone`, which left it merged or folded into another since
+    the run (a gate can wait for hours; a tidy-up runs meanwhile): the approval's vote goes where their cases
+    went, as counts recorded during a tidy-up do. Followed through the archive, newest copy of each id."""
+    if not gone:
+        return set()
+    present = {rule.id for rule in doc.learnings}
+    newest = {rule.id: rule for rule in store.load_archive(location).learnings}  # the last copy wins
+    found = set()
+    for rule_id in gone:
+        seen = set()
+        while rule_id not in present and rule_id in newest and rule_id not in seen:
+            seen.add(rule_id)
+            rule_id = store_merge.carried_by(newest[rule_id]) or ""
+        if rule_id in present:
+            found.add(rule_id)
+    return found
 
 
 def _count(location: store.AgentLocation, ids: list[str], counter: str) -> None:

@@ -103,11 +103,12 @@ def _migrate(step: Step, *, dry_run: bool) -> Step:
         parse(data.decode("utf-8-sig"), filename=str(step.source))  # a BOM, as every store reader takes it
     except (StoreFormatError, UnicodeDecodeError, FileAccessError) as error:  # this one fails; the rest go on
         return step.model_copy(update={"outcome": "failed", "detail": str(error)})
+    store.settle(location)  # before the store's lock, as every writer does (store.load's `settled`)
     with store.lock_for(location.store_path):
         if location.store_path.exists():
             if read_regular(location.store_path, "learnings file") == data:
                 return step.model_copy(update={"outcome": "already copied"})
-            if store.load(location).learnings:
+            if store.load(location, settled=True).learnings:
                 return step.model_copy(
                     update={"outcome": "refused", "detail": "the destination already holds learnings; not merging"}
                 )

@@ -174,14 +174,15 @@ def permanent_duplicate(judged: Judged, rule: BlockRule) -> Judged:
 
 
 def to_store(judged: Judged, fold: ReconcileAnswer | None, *, permanent: list[BlockRule], rule_id: str,
-             note: Note, ih: str | None, today: date, offline: bool = False) -> tuple[Judged, Incoming]:
+             note: Note, ih: str | None, today: date, offline: bool = False,
+             seen: dict[str, str] | None = None) -> tuple[Judged, Incoming]:
     """What the note writes: a note the vet found restating a permanent rule is quarantined naming it; a
     quarantined note never takes an earlier rule out of force, so only a rule that passed (or could not be
     vetted) replaces what it folds."""
     if (restated := already_permanent(judged, permanent)) is not None:
         judged, fold = permanent_duplicate(judged, restated), None
     stored = record(judged, rule_id=rule_id, note=note, ih=ih, today=today, offline=offline)
-    return judged, Incoming(record=stored, fold=fold if stored.state is State.active else None)
+    return judged, Incoming(record=stored, fold=fold if stored.state is State.active else None, seen=seen)
 
 
 class Result(BaseModel):
@@ -205,6 +206,10 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
         lines.append(f'[Learning] Saved but quarantined "{rule.title}": {judged.why}. It will not be injected; '
                      f"resolve the conflict in {agent_arg} or discard the rule.")
         return lines
+    if placed.unfolded:
+        lines.append(f"[Learning] Not folded into {', '.join(f'id:{i}' for i in placed.unfolded)}: that rule changed "
+                     "or left the store while this note was being saved (a tidy-up, an edit), so the note is saved "
+                     f"beside the rules in force now. Fold them: agentuse learnings tidy {agent_arg}")
     if placed.how is Placement.repeated:
         lines.append(f'[Learning] Repeated an earlier rule: "{rule.title}" (re:{rule.re}, id:{rule.id})')
     elif placed.how is Placement.folded:

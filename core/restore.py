@@ -14,7 +14,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agentuse.core import cap as capping
-from agentuse.core import revet, store
+from agentuse.core import revet, snapshots, store
 from agentuse.core.discard import find
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import VetAnswer, VetRequest, ref
@@ -74,8 +74,10 @@ def decide(rule: Learning, request: VetRequest | None, answer: VetAnswer | Failu
 def put_back(location: store.AgentLocation, copy: Learning, record: Learning, *, verdict: str, cap: int,
              agent_arg: str) -> Restored:
     """Write `record` through the cap and take `copy` (the archived entry it came from) out of the archive,
-    under the store's and the archive's locks (the order every writer takes them in)."""
-    with store.lock_for(location.store_path), store.lock_for(location.archive_path):
+    under the commit's locks, in the order every writer takes them (`snapshots.locks`: the cap's write takes
+    the agent-file lock too; taken after the store's, a tidy-up commit holding it and waiting for the store's
+    would wait on this restore while it waits on the commit)."""
+    with snapshots.locks(location):
         held = next((r for r in store.load(location).learnings if r.id == record.id), None)
         if held is not None and _says(held) == _says(copy):
             # A restore killed between its two writes (or a discard between its two) left the rule in both

@@ -155,13 +155,18 @@ def apply(state: TidyState, request: VetRequest, answer: VetAnswer | Failure) ->
 def apply_pass(state: TidyState, requests: list[VetRequest], answers: list[VetAnswer | Failure]) -> None:
     """A re-vet pass's answers, against the store as it is now (capture applies them under the store lock,
     after the calls): rules that left the store or were re-stamped meanwhile (a concurrent tidy) are not
-    asked about any more, so their verdicts are ignored."""
+    asked about any more, so their verdicts are ignored. A rule whose words changed meanwhile (`learnings
+    --edit`) was not what the vet judged: it is left as it is, for the next capture or tidy-up to vet."""
     restamp_structural(state)
-    pending = {r.id for r in candidates(state)}
+    pending = {r.id: candidate(r) for r in candidates(state)}
+    edited: set[str] = set()
     for request, answer in zip(requests, answers, strict=True):
-        still = request.model_copy(update={"candidates": [c for c in request.candidates if c.id in pending]})
+        edited |= {c.id for c in request.candidates if c.id in pending and pending[c.id] != c}
+        still = request.model_copy(update={"candidates": [c for c in request.candidates if pending.get(c.id) == c]})
         if still.candidates:
             apply(state, still, answer)
+    if edited:
+        _left_as_they_were(state, edited, "were edited while the vet was asked about them")
 
 
 def pass_summary(state: TidyState, what: str) -> str | None:

@@ -82,6 +82,13 @@ def quarantined_twin(text: str, learnings: list[Learning]) -> Learning | None:
     return next((r for r in learnings if r.state is State.quarantined and text_key(r.text) == key), None)
 
 
+def twin_in_force(text: str, learnings: list[Learning]) -> Learning | None:
+    """An active rule of `learnings` worded as `text` (the cap's write asks about the rules stored after its
+    record was planned: two identical notes at once)."""
+    key = text_key(text)
+    return next((r for r in learnings if r.state is State.active and text_key(r.text) == key), None)
+
+
 def screen(candidates: list[Candidate], learnings: list[Learning] = ()) -> Screened:
     """What the vet is asked about, and what was settled without it. `learnings`: the store as read."""
     screened = dedupe(candidates)

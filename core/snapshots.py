@@ -74,6 +74,9 @@ class Manifest(BaseModel):
     agent_after: str  # sha256 of what the tidy-up wrote (or left) in the agent file
     store_after: str
     block_after: str = ""  # digest of the learned block it left: an unchanged block needs no rewrite
+    # False: the pass left the agent file as it was (capture's passes, a tidy-up that made nothing permanent),
+    # so undo leaves it alone, and an edit made to it since is no reason to refuse. True for older manifests.
+    agent_written: bool = True
     # The archive, when the tidy-up appended to it; None when it did not (or the snapshot predates this).
     archive_after: str | None = None  # sha256 of the archive as the tidy-up left it
     archive_existed: bool = False
@@ -186,7 +189,8 @@ def take(location: store.AgentLocation, *, agent_before: bytes, store_before: by
                         archive_kept=archive.kept, archive_end=end, archive_upto=digest(archive.after[:end]))
     manifest = Manifest(created=now.isoformat(timespec="seconds"), agent_path=str(location.agent_path),
                         store_path=str(location.store_path), store_existed=store_before is not None,
-                        agent_after=digest(agent_after), store_after=digest(store_after),
+                        agent_after=digest(agent_after), agent_written=agent_after != agent_before,
+                        store_after=digest(store_after),
                         block_after=block_digest(block_after), summary=summary, kind=kind, complete=complete,
                         seq=seq, carriers=carriers or {}, **archived)
     # The manifest last: a folder without one is an interrupted snapshot and is never offered to undo.
@@ -363,24 +367,34 @@ def _prune(location: store.AgentLocation) -> None:
         shutil.rmtree(old.folder, ignore_errors=True)
 
 
-def undo(location: store.AgentLocation) -> Snapshot:
+def undo(location: store.AgentLocation, *, expected: str | None = None) -> Snapshot:
     """Restore both files from the newest snapshot and remove it, as one step: the pending marker and the
     manifest's `undoing` are written before the first file, so a crash anywhere in between is finished by
     the next command (`recover`), and a reader that settles first never sees one file undone and not the
-    other."""
-    recover(location)
-    for stuck in (s for s in _all(location) if not s.manifest.settled):
-        raise UndoError(
-            f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing {location.agent_path}, "
-            f"and the learned block there was edited since, so it was neither finished nor rolled back. Put the "
-            f"block back as it is in {stuck.folder / 'agent.before'} (edits elsewhere in the file can stay), then "
-            "run any command: it rolls the rest back.")
-    snapshot = latest(location)
-    if snapshot is None:
-        raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
-                        f"rules, has been recorded (or the last one was already undone).")
-    require_parts(snapshot)
+    other. The snapshot is chosen under the locks: chosen before them, an undo that another undo (or a pass)
+    got ahead of would judge a snapshot that is gone, or no longer the newest, and refuse as if the files had
+    been edited.
+
+    `expected`: the name of the snapshot folder the person is looking at (the Undo button of a page): undo
+    only that one. A pass that ran after the page was drawn (a run's capture, a tidy-up from the terminal),
+    or that same Undo pressed twice, must not undo a pass the person never saw."""
     with locks(location):
+        recover(location)
+        for stuck in (s for s in _all(location) if not s.manifest.settled):
+            raise UndoError(
+                f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing "
+                f"{location.agent_path}, and the learned block there was edited since, so it was neither finished "
+                f"nor rolled back. Put the block back as it is in {stuck.folder / 'agent.before'} (edits elsewhere "
+                "in the file can stay), then run any command: it rolls the rest back.")
+        snapshot = latest(location)
+        if snapshot is None and expected is not None:
+            raise UndoError(_not_newest(location, expected, None))
+        if snapshot is None:
+            raise UndoError(f"Nothing to undo: no tidy-up of {location.agent_path}, nor a capture that rewrote its "
+                            f"rules, has been recorded (or the last one was already undone).")
+        if expected is not None and snapshot.folder.name != expected:
+            raise UndoError(_not_newest(location, expected, snapshot))
+        require_parts(snapshot)
         changed = blockers(location, snapshot)
         if changed:
             raise UndoError(
@@ -400,6 +414,17 @@ def undo(location: store.AgentLocation) -> Snapshot:
         store.atomic_write(snapshot.folder / MANIFEST, manifest.model_dump_json(indent=2))
         _finish_undo(location, Snapshot(folder=snapshot.folder, manifest=manifest))
     return Snapshot(folder=snapshot.folder, manifest=manifest)  # `undo_from` set: it carried runs' counts
+
+
+def _not_newest(location: store.AgentLocation, expected: str, newest: Snapshot | None) -> str:
+    shown = next((s for s in _all(location) if s.folder.name == expected), None)
+    if shown is None:
+        return ("That pass was undone already (or is no longer recorded), so nothing was undone. "
+                f"Look at the agent's learnings again before undoing anything else.")
+    later = f"the {newest.manifest.kind} of {newest.manifest.created}" if newest is not None else "another pass"
+    return (f"The {shown.manifest.kind} of {shown.manifest.created} is no longer the newest pass: {later} ran "
+            "after it, and undo takes the newest first. Nothing was undone; look at what that pass did before "
+            f"undoing it (agentuse learnings undo {location.agent_path}).")
 
 
 def _finish_undo(location: store.AgentLocation, snapshot: Snapshot) -> None:
@@ -428,13 +453,20 @@ def blockers(location: store.AgentLocation, snapshot: Snapshot) -> list[str]:
     """The files changed since the tidy-up in a way undo would throw away: it refuses while any are."""
     manifest = snapshot.manifest
     changed = []
-    if digest(_read(location.agent_path)) != manifest.agent_after:
+    if wrote_agent(snapshot) and digest(_read(location.agent_path)) != manifest.agent_after:
         changed.append(str(location.agent_path))
     if not _store_target(location, snapshot, _read(location.store_path))[0]:
         changed.append(str(location.store_path))
     if not _archive_target(snapshot, _read(location.archive_path))[0]:
         changed.append(str(location.archive_path))
     return changed
+
+
+def wrote_agent(snapshot: Snapshot) -> bool:
+    """Whether the pass changed the agent file (told from its copy for manifests older than `agent_written`).
+    Undo puts back only a file the pass changed (`_finish_undo`)."""
+    return snapshot.manifest.agent_written and digest(_read(snapshot.folder / "agent.before")) != \
+        snapshot.manifest.agent_after
 
 
 def _store_target(location: store.AgentLocation, snapshot: Snapshot, now: bytes | None) -> tuple[bool, bytes | None]:

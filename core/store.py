@@ -304,9 +304,12 @@ def _bytes(path: Path) -> bytes | None:
         return None
 
 
-def load(location: AgentLocation) -> StoreDoc:
-    """The agent's store; an empty doc when there is none yet. Raises StoreFormatError (file:line)."""
-    settle(location)
+def load(location: AgentLocation, *, settled: bool = False) -> StoreDoc:
+    """The agent's store; an empty doc when there is none yet. Raises StoreFormatError (file:line).
+    `settled`: the caller settled before taking the store's lock, which it holds: settling again here could
+    take the commit's locks after the store's, the reverse of every writer's order (see snapshots.locks)."""
+    if not settled:
+        settle(location)
     data, text = _read_both(location.store_path)
     return _doc(location, location.store_path, text, data)
 
@@ -351,8 +354,10 @@ def save(location: AgentLocation, doc: StoreDoc) -> None:
 
 def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) -> None:
     """Append retired rules to the agent's archive file. The archive is only ever appended to. A rule whose
-    newest archived copy is this very retirement is not filed again: a writer killed after archiving it and
-    before writing the store left it in both files, and the same command run again retires it again."""
+    newest archived copy is this very rule, as it is now, is not filed again: a writer killed after archiving
+    it and before writing the store left it in both files, and the same command run again retires it again.
+    Nor is the id a reason names: run again, a trade or a fold names the new rule's id, drawn afresh, so the
+    second copy would differ in that alone."""
     if not learnings:
         return
     path = location.archive_path
@@ -360,9 +365,18 @@ def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) 
         base, doc = _archive_base(location, read_optional(path, "learnings archive"))
         newest = {rule.id: rule for rule in doc.learnings} if doc is not None else {}  # the last copy wins
         fresh = [rule for rule in learnings if rule.id not in newest
-                 or newest[rule.id].model_dump() != retired(rule, reason=reason).model_dump()]
+                 or _filed(newest[rule.id]) != _filed(retired(rule, reason=reason))]
         if fresh:
             atomic_write(path, base + archive_entries(fresh, reason=reason))
+
+
+_DRAWN_ID = re.compile(r"\b[0-9a-f]{8}\b")  # store_doc.new_id's form
+
+
+def _filed(archived: Learning) -> dict:
+    """What tells two archived copies of a rule apart as two retirements: anything but the ids their reasons
+    name (`traded for 3d4ea8ef`, `folded into b5d1c14b`)."""
+    return {**archived.model_dump(), "why": _DRAWN_ID.sub("<id>", archived.why or "")}
 
 
 def archive_base(location: AgentLocation, existing: bytes | None) -> str:

@@ -106,7 +106,7 @@ def begin(location: store.AgentLocation) -> tuple[Path, bytes]:
     with store.lock_for(location.store_path):
         baseline = _read(location.store_path)
         if baseline is None:
-            baseline = render(store.load(location)).encode("utf-8")
+            baseline = render(store.load(location, settled=True)).encode("utf-8")
             store.atomic_write(location.store_path, baseline)
     stem = location.key.removesuffix(store.AGENT_SUFFIX)
     stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"

@@ -11,13 +11,17 @@ None of that may be lost (spec issue: "no concurrent update is lost"). Three ver
   carries it (`carriers`), so a repeat recorded mid-tidy lands on the merged rule;
 - a rule added meanwhile is kept, at the end;
 - a rule it changed or dropped that was edited or deleted meanwhile, and a rule it drops without a carrier
-  that a person repeated meanwhile, are conflicts: `MergeConflict` names them and nothing is merged.
+  that a person repeated meanwhile, are conflicts: `MergeConflict` names them and nothing is merged; a rule
+  changed meanwhile into just what the rewrite makes of it (a capture's re-vet agreeing with a tidy-up's),
+  or one it retires that was removed meanwhile too (a capture's drain), is not.
 
 Undo runs the other way (`carry_back`): it puts back the rules from before a pass, and the counts runs
 recorded on the pass's rules since go back with them, each to the rules the pass had carried into it.
 """
 
 from __future__ import annotations
+
+import re
 
 from agentuse.core.errors import AgentuseError
 from agentuse.core.learning import Learning
@@ -41,6 +45,26 @@ class MergeConflict(AgentuseError):
         parts = [f'"{t}" edited meanwhile' for t in self.edited]
         parts += [f'"{t}" repeated by a person meanwhile, and this drops it' for t in self.repeated]
         return ", ".join(parts[:5]) + (" and more" if len(parts) > 5 else "")
+
+
+# The archive reasons of a rule that left the store inside another (a tidy-up's merge or rewrite, a capture's or
+# a note's fold): the rule named carries its cases from then on. A trade names its victim's replacement, which
+# carries nothing of it, so it is worded apart ("traded for").
+def merged_into(rule_id: str) -> str:
+    return f"merged into {rule_id}"
+
+
+def folded_into(rule_id: str) -> str:
+    return f"folded into {rule_id}"
+
+
+_CARRIED_BY = re.compile(r"^(?:retired: )?(?:merged|folded) into ([0-9A-Za-z]{8})$")
+
+
+def carried_by(archived: Learning) -> str | None:
+    """The id of the rule an archived rule was merged or folded into, if that is why it left."""
+    found = _CARRIED_BY.match(archived.why or "")
+    return found[1] if found else None
 
 
 def content(rule: Learning) -> tuple:
@@ -70,6 +94,10 @@ def merge(start: list[Learning], result: list[Learning], now: list[Learning], *,
         if mine is not None and mine == old:
             continue  # untouched by the rewrite: whatever it is now wins, even deleted
         theirs = current.get(rule_id)
+        if theirs is not None and mine is not None and content(theirs) == content(mine):
+            continue  # changed meanwhile exactly as the rewrite changes it (two re-vets agreeing): no conflict
+        if theirs is None and mine is None and carrier(rule_id, carriers, final) is None:
+            continue  # retired by the rewrite and removed meanwhile too (a capture's drain, a discard): agreed
         if theirs is None or content(theirs) != content(old):
             edited.append(old.title)
             continue

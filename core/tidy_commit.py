@@ -133,7 +133,7 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         doc.learnings = merge_onto(prepared.doc.learnings, state.learnings, now_doc.learnings, state.carriers())
         new_agent = agent_text(prepared, block)
         new_store = _rendered(doc, existed=store_now is not None)
-        archive = _archive_append(location, state, now_doc.learnings)
+        archive = _archive_append(location, state, now_doc.learnings, start=prepared.doc.learnings)
         snapshot = snapshots.take(location, agent_before=agent_now, store_before=store_now,
                                   agent_after=new_agent.encode("utf-8"), store_after=new_store.encode("utf-8"),
                                   block_after=block, summary=summary, archive=archive, complete=False,
@@ -149,18 +149,21 @@ def commit(prepared: Prepared, state: TidyState, block: list[BlockRule], *, summ
         return snapshots.mark_complete(snapshot)
 
 
-def _archive_append(location: store.AgentLocation, state: TidyState,
-                    now: list[Learning]) -> snapshots.ArchiveAppend | None:
+def _archive_append(location: store.AgentLocation, state: TidyState, now: list[Learning], *,
+                    start: list[Learning]) -> snapshots.ArchiveAppend | None:
     """Everything the tidy-up retires, in one append, each rule with the counts it has now: a run that
-    counted it meanwhile is part of its history (the merged rule carries them too)."""
+    counted it meanwhile is part of its history (the merged rule carries them too). A rule of the store that
+    left it meanwhile (a capture's drain archived it) is not filed a second time."""
     current = {r.id: r for r in now}
+    gone = {r.id for r in start} - set(current)
 
     def as_now(rule: Learning) -> Learning:
         theirs = current.get(rule.id)
         counts = {} if theirs is None else {k: getattr(theirs, k) for k in store_merge.COUNTERS}
         return rule.model_copy(update=counts)
 
-    return snapshots.archive_append(location, [(as_now(item.learning), item.reason) for item in state.archived])
+    return snapshots.archive_append(location, [(as_now(item.learning), item.reason) for item in state.archived
+                                               if item.learning.id not in gone])
 
 
 def snapshot_diffs(folder: Path, agent_path: Path, store_path: Path) -> dict[str, str]:

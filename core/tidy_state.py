@@ -171,7 +171,7 @@ class TidyState:
         for source in sources:
             self.products.pop(source.id, None)
             if source.id != product.id:
-                self._archive(source, f"merged into {product.id}")
+                self._archive(source, store_merge.merged_into(product.id))
         self.products[product.id] = "merged" if kind == "merged" or was_merged else "rewritten"
         self.changes.append(Change(kind=kind, pass_no=pass_no, ids=[s.id for s in sources], result=product.id,
                                    title=product.title, reason=reason))

@@ -99,8 +99,11 @@ def _fold(ctx: steps.CaptureInput, records: list) -> tuple[list[capping.Incoming
     (vetted, and audited against every rule it replaces and the new rule): one that fails is not a fold,
     and its record takes the path it would have taken with no fold offered (a trade, or outside the cap)."""
     active = [r for r in records if r.state is State.active]
+    # What the vet and the folds were planned on: a rule stored since in the same words (the same run captured
+    # twice at once) is that rule again, and a rule reworded since is not folded into (core/cap.py).
+    seen = {r.id: r.text for r in ctx.rules}
     if not capping.overflow(ctx.learnings, len(active), ctx.cap):
-        return [capping.Incoming(record=r) for r in records], []
+        return [capping.Incoming(record=r, seen=seen) for r in records], []
     items = [steps.FoldItem(label=f"{ctx.session}/{r.id}", key=r.id, rules=ctx.rules, human=r.is_human,
                             draft=Draft(category=r.category, title=r.title, body=r.body))
              for r in active if r.ch is not Channel.tool_errors]
@@ -116,7 +119,7 @@ def _fold(ctx: steps.CaptureInput, records: list) -> tuple[list[capping.Incoming
             folds.pop(decision.key, None)
             notes.append(f'[Learning] Not folded: "{by_id[decision.key].title}" stays a rule of its own, because '
                          f"{decision.why}.")
-    return [capping.Incoming(record=r, fold=folds.get(r.id)) for r in records], notes
+    return [capping.Incoming(record=r, fold=folds.get(r.id), seen=seen) for r in records], notes
 
 
 def _proposal(ctx: steps.CaptureInput, record, answer: ReconcileAnswer) -> gate.Proposal | None:

@@ -40,6 +40,11 @@ class LastTidy:
     undoable: bool
     headline: str = "Tidied up"  # or the capture pass it was: "Capture re-vet", "Capture drain"
 
+    @property
+    def name(self) -> str:
+        """What the Undo button sends: undo refuses when another pass is the newest by then."""
+        return Path(self.folder).name
+
 
 @dataclass
 class Project:

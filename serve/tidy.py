@@ -55,6 +55,7 @@ def page(request: Request) -> Response:
     undoable = bool(result is not None and result.snapshot and last and last.undoable and last.folder == result.snapshot)
     return render(request, "tidy.html", job=job, state=job.progress(), result=result,
                   details=_details(result), undoable=undoable, diffs=file_diffs(job.diffs),
+                  snapshot_name=last.name if undoable and last else "",
                   overcap_heading=overcap.heading, reason_text=overcap.reason_text)
 
 
@@ -87,7 +88,9 @@ def last(request: Request) -> Response:
 async def undo(request: Request) -> Response:
     key, path = agent_key(request)
     location = store.locate(path)
-    snapshot = await run_in_threadpool(snapshots.undo, location)
+    # The pass the page showed (its snapshot folder's name), when the form says: never one that ran since.
+    shown = str((await request.form()).get("snapshot", "")).strip() or None
+    snapshot = await run_in_threadpool(snapshots.undo, location, expected=shown)
     return redirect(request, agent_url(key), lines=[
         f"Undid the {snapshot.manifest.kind} of {snapshot.manifest.created}: "
         + ("the agent file and the learnings file are back to what they were before it."

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from agentuse.core import cap as capping
 from agentuse.core import remember, store
 from agentuse.core.agent_file import load_agent
-from agentuse.core.capture import Judged
+from agentuse.core.capture import Judged, rules_in_force
 from agentuse.core.contract import agent_hash, contract_text
 from agentuse.core.helper.protocol import GroundAnswer, GroundRequest, Helper, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block
@@ -74,7 +74,8 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
     location = store.locate(Path(ctx.agent_path))
     judged, incoming = remember.to_store(judged, fold, permanent=ctx.permanent,
                                          rule_id=new_id({r.id for r in ctx.learnings}), note=ctx.note, ih=ctx.ih,
-                                         today=today, offline=offline)
+                                         today=today, offline=offline,
+                                         seen={r.id: r.text for r in rules_in_force(ctx.learnings, ctx.ih)})
     report = capping.write(location, [incoming], cap=ctx.cap, room_first=False, drain_excess=False, today=today)
     placed = report.placed[0]
     outside = None

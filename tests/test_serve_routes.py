@@ -640,3 +640,31 @@ def test_the_agents_page_says_how_many_rules_were_vetted_offline(client, agent):
     _, _, report = describe(agent)
     assert report.provisional == 1
     assert PROVISIONAL_LINE.format(n=1) in text_of(client.get("/").text)
+
+
+def test_undo_on_a_tidy_up_page_undoes_that_tidy_up_or_nothing(client, agent):
+    """The page's Undo names the pass it shows. A pass that ran after the page was drawn (a run's capture),
+    or the same Undo sent twice, must not undo a pass the person never saw: before, it undid the newest."""
+    from agentuse.core import snapshots
+    from agentuse.flows.tidy import run_tidy
+
+    overcap_store(agent)
+    assert run_tidy(agent).written
+    location = store.locate(agent)
+    last_page = client.get(f"/agents/{AGENT_KEY}/tidy/last").text
+    shown = re.search(r'name="snapshot" value="([^"]+)"', last_page).group(1)
+    token = csrf_of(last_page)
+    with snapshots.store_pass(location, kind="capture re-vet") as work:  # a run's capture, after the page
+        rule = next(r for r in work.doc.learnings if r.state is State.active)
+        rule.state, rule.why = State.quarantined, 'contradicts the contract: "x"'
+        work.summary = "capture re-vet: 1 quarantined"
+    after_capture = location.store_path.read_bytes()
+    refused = client.post(f"/agents/{AGENT_KEY}/undo", data={"csrf": token, "snapshot": shown}, follow_redirects=False)
+    assert refused.status_code == 400 and "is no longer the newest pass: the capture re-vet of" in text_of(refused.text)
+    assert location.store_path.read_bytes() == after_capture and len(snapshots.listing(location)) == 2
+
+    snapshots.undo(location)  # the capture's pass, undone from the terminal: the tidy-up is newest again
+    undone = client.post(f"/agents/{AGENT_KEY}/undo", data={"csrf": token, "snapshot": shown}, follow_redirects=False)
+    assert undone.status_code == 303 and snapshots.listing(location) == []
+    again = client.post(f"/agents/{AGENT_KEY}/undo", data={"csrf": token, "snapshot": shown}, follow_redirects=False)
+    assert again.status_code == 400 and "That pass was undone already" in text_of(again.text)
