@@ -414,3 +414,24 @@ def test_a_note_contradicting_a_rule_titled_by_its_instruction_still_replaces_it
     result = run(agent, "Write posts in the third person.", helper)
     assert result.lines[0] == '[Learning] Replaced an earlier rule: "Use the first person" (archived, id:a1b2c3d4)'
     assert [r.id for r in archived(agent)] == ["a1b2c3d4"]
+
+
+def test_a_correction_folded_into_a_rule_of_two_instructions_keeps_the_one_it_does_not_correct(agent):
+    """Spec (Fold): a learning that contradicts a rule comes back as one rule that satisfies both, naming the
+    rule it replaces. The offline evaluator's fold was the note alone: 'Keep the gate open until 10 minutes
+    before departure' archived a person's 'Close the gate 15 minutes before departure. Announce every gate
+    change twice.', and the announcements reached no run, under a line naming only the closing time. Over the
+    2,995 pairs of tests/data with a second instruction added to the rule, 623 notes replaced the rule and
+    every one of them took that instruction out of force (548 contradictions, 25 near-misses, 50 duplicates)."""
+    from agentuse.core.helper.offline import OfflineHelper
+
+    seed(agent, [Learning(id="a1b2c3d4", title="Close the gate 15 minutes before departure",
+                          body="Close the gate 15 minutes before departure. Announce every gate change twice.",
+                          date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
+    result = run(agent, "Keep the gate open until 10 minutes before departure.", OfflineHelper())
+    assert result.lines[0] == ('[Learning] Replaced an earlier rule: "Close the gate 15 minutes before departure" '
+                               '(archived, id:a1b2c3d4)')
+    [now] = stored(agent)
+    assert now.text == ("Keep the gate open until 10 minutes before departure\n"
+                        "Announce every gate change twice.")
+    assert now.state is State.active and now.src is Source.manual
