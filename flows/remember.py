@@ -109,9 +109,10 @@ def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: 
     may miss that and the vet find it. A restatement is then a repeat of that rule (a person saying it
     again: counted, not stored twice). A contradiction is vetted again without that rule (against the
     contract and the other rules in force) and, if it passes, replaces it; otherwise that second verdict
-    stands, saying what it collides with now. A vet call that fails leaves the first verdict, and so does a
-    rule that says more than the part the note contradicts (`corrects_whole`): nothing of it leaves force
-    unasked, and the quarantine names it, to resolve by hand."""
+    stands, saying what it collides with now. A vet call that fails leaves the first verdict. A rule that
+    says more than the part the note contradicts is replaced by the note with the rest of that rule
+    (`left_standing`): nothing else of it leaves force; when that cannot be told or is too long, the first
+    verdict stands, and the quarantine names the rule, to resolve by hand."""
     corrected = remember.colliding_rule(judged, rules)
     if corrected is None:
         return judged, fold
@@ -125,17 +126,20 @@ def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: 
             return judged, fold
         return (judged.model_copy(update={"disposition": Disposition.active, "why": None}),
                 ReconcileAnswer(action=ReconcileAction.repeat, replaces=[corrected.id]))
-    if not remember.corrects_whole(corrected, judged.detail):
-        return judged, fold  # the rule says more than the note corrects: replaced, the rest would leave force
+    standing = remember.left_standing(corrected, judged.detail)
+    merged = None if standing is None else remember.correction(judged.candidate.draft, standing)
+    if merged is None:
+        return judged, fold
+    candidate = judged.candidate.model_copy(update={"draft": merged})
     rest = [r for r in rules if r.id != corrected.id]
-    request = vet_request([judged.candidate], contract=ctx.contract, rules=rest, trace=ctx.trace)
+    request = vet_request([candidate], contract=ctx.contract, rules=rest, trace=ctx.trace)
     answer = call(capture_steps.vet, request, label, on_error="collect")
     if not isinstance(answer, VetAnswer):
         return judged, fold
-    [again] = judge([judged.candidate], answer, contract=ctx.contract, rules=rest)
+    [again] = judge([candidate], answer, contract=ctx.contract, rules=rest)
     if again.disposition is not Disposition.active:
-        return again, fold
-    return again, ReconcileAnswer(action=ReconcileAction.fold, replaces=[corrected.id], merged=judged.candidate.draft)
+        return (again if not standing else judged), fold
+    return again, ReconcileAnswer(action=ReconcileAction.fold, replaces=[corrected.id], merged=merged)
 
 
 def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label: str,

@@ -386,22 +386,38 @@ def test_a_note_contradicting_one_instruction_of_a_rule_does_not_take_the_rest_o
     instruction of that rule out of force, under a line naming only its title. Found with the offline
     evaluator (reconcile reads the rule whole and calls it new, the vet reads it sentence by sentence): 'Keep
     intros under 100 words' archived a person's 'Cite sources inline. Keep intros under 50 words.', and
-    'cite sources inline' reached no run. Such a correction stays quarantined naming the rule, which stays in
-    force: nothing of it is lost, and the person sees what to resolve."""
+    'cite sources inline' reached no run. The note now replaces the sentence it corrects, and the rest of the
+    rule goes on with it (spec, Fold: one rule that satisfies both), vetted so."""
     from agentuse.core.helper.offline import OfflineHelper
 
     seed(agent, [Learning(id="a1b2c3d4", title="Cite sources inline", body="Cite sources inline. Keep intros "
                           "under 50 words.", date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
     result = run(agent, "Keep intros under 100 words.", OfflineHelper())
+    assert result.lines[0] == '[Learning] Replaced an earlier rule: "Cite sources inline" (archived, id:a1b2c3d4)'
+    [now] = stored(agent)
+    assert (now.text, now.state, now.src) == ("Keep intros under 100 words\nCite sources inline.", State.active,
+                                              Source.manual)
+    assert [r.id for r in archived(agent)] == ["a1b2c3d4"]
+
+
+def test_a_correction_whose_rest_of_the_rule_fails_the_vet_stays_quarantined_with_the_rule_in_force(agent):
+    """The note with the rest of the rule is vetted again; failing, the note alone is quarantined naming the
+    rule it contradicts (never the merged words, which are not what the person wrote), and the rule stays."""
+    seed(agent, [Learning(id="a1b2c3d4", title="Use the first person", body="Write posts in the first person. "
+                          "Publish without review.", date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(
+        ground=[grounded("Write posts in the third person")], reconcile=[NEW],
+        vet=[vet_names("contradiction", "Write posts in the first person"),
+             lambda r: verdicts(r, ("Publish", "contradiction", "Never publish without an approval gate"))])
+    result = run(agent, "Write posts in the third person.", helper)
+    assert [c.text for c in helper.requests["vet"][1].candidates] == [
+        "Write posts in the third person\nPublish without review."]
     by_id = {r.id: r for r in stored(agent)}
-    old = by_id.pop("a1b2c3d4")
-    assert (old.state, old.text) == (State.active, "Cite sources inline\nKeep intros under 50 words.")
-    assert archived(agent) == []
+    assert by_id.pop("a1b2c3d4").state is State.active and archived(agent) == []
     [kept] = by_id.values()
-    assert kept.state is State.quarantined
-    assert kept.why == 'contradicts the rule in force id:a1b2c3d4: "Keep intros under 50 words."'
-    assert result.lines[0].startswith('[Learning] Saved but quarantined "Keep intros under 100 words": contradicts '
-                                      'the rule in force id:a1b2c3d4')
+    assert (kept.text, kept.state) == ("Write posts in the third person", State.quarantined)
+    assert kept.why == 'contradicts the rule in force id:a1b2c3d4: "Write posts in the first person"'
+    assert result.lines[0].startswith('[Learning] Saved but quarantined "Write posts in the third person"')
 
 
 def test_a_note_contradicting_a_rule_titled_by_its_instruction_still_replaces_it(agent):
