@@ -98,13 +98,16 @@ def colliding_rule(judged: Judged, rules: list[Learning]) -> Learning | None:
                                                        merged=judged.candidate.draft), rules)), None)
 
 
-def left_standing(rule: Learning, detail: str | None) -> list[str] | None:
+def left_standing(rule: Learning, detail: str | None, note: str) -> list[str] | None:
     """The sentences of `rule` a note leaves standing when the text the vet quoted for its contradiction is
     what it corrects: each sentence of its body (or of its title, when it has no body) that is neither in the
     quote nor holds it, and its title when it is neither and shares no word that counts with the quote (a
-    title that is an instruction of its own: a note stored as written keeps its first sentence as the title).
-    [] when the quote is all the rule says. With no quote only a one-sentence rule is told apart: None."""
-    from agentuse.core.helper.offline_text import sentence_key, sentences  # the offline reading; loaded here only
+    title that is an instruction of its own: a note stored as written keeps its first sentence as the title);
+    less any the offline reading finds the note contradicting or saying (`offline.left_by`). [] when the
+    quote is all the rule says. None when it cannot be told, in a rule of more than one sentence: no quote,
+    or a quote that is none of its body's sentences (its title alone, a paraphrase)."""
+    from agentuse.core.helper.offline import left_by  # the offline reading; loaded here only
+    from agentuse.core.helper.offline_text import sentence_key, sentences
     from agentuse.core.helper.similarity import analyze
 
     quoted = f" {sentence_key(detail or '')} "
@@ -115,12 +118,15 @@ def left_standing(rule: Learning, detail: str | None) -> list[str] | None:
         key = f" {sentence_key(sentence)} "
         return key in quoted or quoted in key
 
-    standing = [s for s in sentences(rule.body or rule.title) if not said(s)]
+    parts = sentences(rule.body or rule.title)
+    standing = [s for s in parts if not said(s)]
+    if len(standing) == len(parts):  # the quote is none of them (a title, a paraphrase): which is not known
+        return [] if len(sentences(rule.text)) == 1 else None
     if rule.body and not all(said(s) for s in sentences(rule.title)):
         content = [{t.word for t in analyze(text).terms if t.weight >= 1} for text in (rule.title, detail or "")]
         if not content[0] & content[1]:
             standing = sentences(rule.title) + standing
-    return standing
+    return left_by(note, standing)
 
 
 def correction(draft: Draft, standing: list[str]) -> Draft | None:

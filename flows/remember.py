@@ -126,7 +126,7 @@ def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: 
             return judged, fold
         return (judged.model_copy(update={"disposition": Disposition.active, "why": None}),
                 ReconcileAnswer(action=ReconcileAction.repeat, replaces=[corrected.id]))
-    standing = remember.left_standing(corrected, judged.detail)
+    standing = remember.left_standing(corrected, judged.detail, judged.candidate.draft.text)
     merged = None if standing is None else remember.correction(judged.candidate.draft, standing)
     if merged is None:
         return judged, fold

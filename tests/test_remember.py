@@ -451,3 +451,16 @@ def test_a_correction_folded_into_a_rule_of_two_instructions_keeps_the_one_it_do
     assert now.text == ("Keep the gate open until 10 minutes before departure\n"
                         "Announce every gate change twice.")
     assert now.state is State.active and now.src is Source.manual
+
+
+def test_a_contradiction_quoting_only_a_rules_title_keeps_the_note_quarantined(agent):
+    """A quote of the title alone does not say which sentence of the body it stands for: carrying the body on
+    could keep the very instruction the note corrects beside it. The first verdict stands."""
+    seed(agent, [Learning(id="a1b2c3d4", title="Voice", body="Write posts in the first person. Link sources.",
+                          date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
+    helper = ScriptedHelper(ground=[grounded("Write posts in the third person")], reconcile=[NEW],
+                            vet=[vet_names("contradiction", "Voice"), passing])
+    result = run(agent, "Write posts in the third person.", helper)
+    assert helper.count("vet") == 1 and archived(agent) == []
+    assert result.lines[0].startswith('[Learning] Saved but quarantined "Write posts in the third person": '
+                                      'contradicts the rule in force id:a1b2c3d4: "Voice"')

@@ -84,12 +84,16 @@ def containment(note: str, rule: str) -> str | None:
     return None
 
 
+def left_by(note: str, sentences_of_rule: list[str]) -> list[str]:
+    """The sentences of a rule a correction leaves standing: those the note neither contradicts nor says."""
+    return [s for s in sentences_of_rule if compare(note, s).label not in (Label.contradiction, Label.duplicate)]
+
+
 def _correction(draft: p.Draft, draft_text: str, contradicted: list[p.RuleRef]) -> p.Draft | None:
     """One rule that satisfies the draft and the rules it contradicts (spec: Fold): the draft, then every
-    sentence of those rules it neither contradicts nor already says. The draft alone took a rule's other
-    instructions out of force with it. None when that is over the character limit."""
-    rest = [s for rule in contradicted for s in sentences(rule.text)
-            if compare(draft_text, s).label not in (Label.contradiction, Label.duplicate)]
+    sentence of those rules it leaves standing (`left_by`). The draft alone took a rule's other instructions
+    out of force with it. None when that is over the character limit."""
+    rest = left_by(draft_text, [s for rule in contradicted for s in sentences(rule.text)])
     if not rest:
         return draft
     merged = merge_texts([draft_text, *rest])
