@@ -62,6 +62,7 @@ def _lf(text: str) -> str:
 
 
 def _words(text: str) -> str:
+    # Words only, as core/screen.text_key reads them; that module would load the offline evaluator into --edit.
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
