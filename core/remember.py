@@ -22,7 +22,7 @@ from agentuse.core.cap import Incoming, Placed, Placement, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
-from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State, Verdict
+from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State, Verdict, title_said_once
 from agentuse.core.clip import clip
 
 TITLE_CHARS = 80
@@ -96,6 +96,50 @@ def colliding_rule(judged: Judged, rules: list[Learning]) -> Learning | None:
         return None
     return next((r for r in valid_fold(ReconcileAnswer(action=ReconcileAction.fold, replaces=[judged.against],
                                                        merged=judged.candidate.draft), rules)), None)
+
+
+def left_standing(rule: Learning, detail: str | None, note: str) -> list[str] | None:
+    """The sentences of `rule` a note leaves standing when the text the vet quoted for its contradiction is
+    what it corrects: each sentence of its body (or of its title, when it has no body) that is neither in the
+    quote nor holds it, and its title when it is neither and shares no word that counts with the quote (a
+    title that is an instruction of its own: a note stored as written keeps its first sentence as the title);
+    less any the offline reading finds the note contradicting or saying (`offline.left_by`). [] when the
+    quote is all the rule says. None when it cannot be told, in a rule of more than one sentence: no quote,
+    or a quote that is none of its body's sentences (its title alone, a paraphrase)."""
+    from agentuse.core.helper.offline import left_by  # the offline reading; loaded here only
+    from agentuse.core.helper.offline_text import sentence_key, sentences
+    from agentuse.core.helper.similarity import analyze
+
+    quoted = f" {sentence_key(detail or '')} "
+    if not quoted.strip():
+        return [] if len(sentences(rule.text)) == 1 else None
+
+    def said(sentence: str) -> bool:
+        key = f" {sentence_key(sentence)} "
+        return key in quoted or quoted in key
+
+    parts = sentences(rule.body or rule.title)
+    standing = [s for s in parts if not said(s)]
+    if len(standing) == len(parts):  # the quote is none of them (a title, a paraphrase): which is not known
+        return [] if len(sentences(rule.text)) == 1 else None
+    if rule.body and not all(said(s) for s in sentences(rule.title)):
+        content = [{t.word for t in analyze(text).terms if t.weight >= 1} for text in (rule.title, detail or "")]
+        if not content[0] & content[1]:
+            standing = sentences(rule.title) + standing
+    return left_by(note, standing)
+
+
+def correction(draft: Draft, standing: list[str]) -> Draft | None:
+    """The note, then the sentences of the rule it corrects that it leaves standing: one rule that satisfies
+    both (spec: Fold), in the person's words and the rule's. None when that is over the character limit."""
+    if not standing:
+        return draft
+    from agentuse.core.helper.offline_text import with_period
+
+    body = " ".join([with_period(draft.body.strip() or draft.title.strip()), *map(with_period, standing)])
+    title, body = title_said_once(draft.title, body)  # as the store will read it back
+    merged = draft.model_copy(update={"title": title, "body": body})
+    return None if len(merged.text) > RULE_CHAR_LIMIT else merged
 
 
 def is_repeat(fold: ReconcileAnswer | None, rules: list[Learning]) -> bool:

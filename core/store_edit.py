@@ -53,19 +53,36 @@ class Joined(BaseModel):
 # blank line below its metadata comment (a body is written right under it).
 _AFTER_BODY = re.compile(r"[ \t]*\n[ \t]*\n")
 _AFTER_META = re.compile(r"\n")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def _lf(text: str) -> str:
+    """Line ends as LF: an editor set to CRLF changes no rule's words."""
+    return text.replace("\r\n", "\n")
+
+
+def _words(text: str) -> str:
+    # Words only, as core/screen.text_key reads them; that module would load the offline evaluator into --edit.
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 def joined_paragraphs(before: list[Learning], after: list[Learning]) -> list[Joined]:
-    """The rules `after` whose body is their body `before` plus a paragraph added at its end."""
-    old = {r.id: r.body for r in before}
+    """The rules `after` whose body gained a paragraph at its end: their body `before` plus one, or, in a
+    body reworded too, a last paragraph none of which it held before (a paragraph split off is no note)."""
+    old = {r.id: _lf(r.body) for r in before}
     found = []
     for rule in after:
-        body = old.get(rule.id)
-        if body is None or not rule.body.startswith(body):
+        body, now = old.get(rule.id), _lf(rule.body)
+        if body is None:
             continue
-        added = rule.body[len(body):]
-        if added.strip() and (_AFTER_BODY if body else _AFTER_META).match(added):
-            found.append(Joined(rule=rule, text=added.strip()))
+        if now.startswith(body):
+            added = now[len(body):]
+            if added.strip() and (_AFTER_BODY if body else _AFTER_META).match(added):
+                found.append(Joined(rule=rule, text=added.strip()))
+            continue
+        *head, last = _PARAGRAPH_BREAK.split(now)
+        if head and last.strip() and _words(last) not in _words(body):
+            found.append(Joined(rule=rule, text=last.strip()))
     return found
 
 
@@ -80,7 +97,7 @@ def unstamp_reworded(before: list[Learning], after: list[Learning]) -> list[Lear
     for rule in after:
         was = old.get(rule.id)
         if (was is not None and rule.state in (State.active, State.quarantined) and (rule.ih or rule.vet)
-                and (rule.title, rule.body) != (was.title, was.body)):
+                and (rule.title, _lf(rule.body)) != (was.title, _lf(was.body))):
             rule.ih, rule.vet = None, None
             changed.append(rule)
     return changed

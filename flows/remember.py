@@ -18,7 +18,7 @@ from typing import Any
 from agentuse.core import gate, remember
 from agentuse.core.cap import valid_fold
 from agentuse.core.capture import Disposition, Judged, judge, rules_in_force, vet_request
-from agentuse.core.learning import Verdict
+from agentuse.core.learning import Learning, Verdict
 from agentuse.core.cap import count_in_force
 from agentuse.core.errors import AgentuseError
 from agentuse.core.helper.protocol import (
@@ -109,22 +109,37 @@ def _replacing(judged: Judged, fold: ReconcileAnswer | None, ctx, rules, label: 
     may miss that and the vet find it. A restatement is then a repeat of that rule (a person saying it
     again: counted, not stored twice). A contradiction is vetted again without that rule (against the
     contract and the other rules in force) and, if it passes, replaces it; otherwise that second verdict
-    stands, saying what it collides with now. A vet call that fails leaves the first verdict."""
+    stands, saying what it collides with now. A vet call that fails leaves the first verdict. A rule that
+    says more than the part the note contradicts is replaced by the note with the rest of that rule
+    (`left_standing`): nothing else of it leaves force; when that cannot be told or is too long, the first
+    verdict stands, and the quarantine names the rule, to resolve by hand."""
     corrected = remember.colliding_rule(judged, rules)
     if corrected is None:
         return judged, fold
     if judged.verdict is Verdict.duplicate:
+        # Counted as a repeat, the note is stored nowhere: as for reconcile's repeat, only if the rule carries
+        # it (the gate's audit); otherwise it stays quarantined, shown beside the rule (never dropped).
+        proposal = _repeat_proposal(corrected, judged.candidate.draft, label)
+        [decision] = through_gate([proposal], contract=ctx.contract, rules=[ref(r) for r in rules],
+                                  label=f"{label}/repeat")
+        if not decision.passed:
+            return judged, fold
         return (judged.model_copy(update={"disposition": Disposition.active, "why": None}),
                 ReconcileAnswer(action=ReconcileAction.repeat, replaces=[corrected.id]))
+    standing = remember.left_standing(corrected, judged.detail, judged.candidate.draft.text)
+    merged = None if standing is None else remember.correction(judged.candidate.draft, standing)
+    if merged is None:
+        return judged, fold
+    candidate = judged.candidate.model_copy(update={"draft": merged})
     rest = [r for r in rules if r.id != corrected.id]
-    request = vet_request([judged.candidate], contract=ctx.contract, rules=rest, trace=ctx.trace)
+    request = vet_request([candidate], contract=ctx.contract, rules=rest, trace=ctx.trace)
     answer = call(capture_steps.vet, request, label, on_error="collect")
     if not isinstance(answer, VetAnswer):
         return judged, fold
-    [again] = judge([judged.candidate], answer, contract=ctx.contract, rules=rest)
+    [again] = judge([candidate], answer, contract=ctx.contract, rules=rest)
     if again.disposition is not Disposition.active:
-        return again, fold
-    return again, ReconcileAnswer(action=ReconcileAction.fold, replaces=[corrected.id], merged=judged.candidate.draft)
+        return (again if not standing else judged), fold
+    return again, ReconcileAnswer(action=ReconcileAction.fold, replaces=[corrected.id], merged=merged)
 
 
 def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label: str,
@@ -157,9 +172,7 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
         return fold, None
     mine = gate.note_ref(draft.text, key="note")
     if fold.action is ReconcileAction.repeat:
-        proposal = gate.Proposal(key="repeat", label=f"{label}/repeat", originals=[mine], vet=False,
-                                 draft=Draft(category=targets[0].category, title=targets[0].title,
-                                             body=targets[0].body))
+        proposal = _repeat_proposal(targets[0], draft, label)
     else:
         # A correction replaces the rules it corrects: it must carry the person's words, not theirs.
         proposal = gate.Proposal(key="fold", label=f"{label}/fold", draft=fold.merged or Draft(title=""),
@@ -172,6 +185,12 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
         what = "the rule it named as a repeat" if fold.action is ReconcileAction.repeat else "the merged rule"
         notes.append(f"Saved as a rule of its own, not through {what}: {decision.why}.")
     return None, None
+
+
+def _repeat_proposal(target: Learning, draft: Draft, label: str) -> gate.Proposal:
+    """A repeat of `target` stores nothing of the note, so the rule must carry the note (the audit)."""
+    return gate.Proposal(key="repeat", label=f"{label}/repeat", originals=[gate.note_ref(draft.text, key="note")],
+                         vet=False, draft=Draft(category=target.category, title=target.title, body=target.body))
 
 
 def run_remember(agent: str | Path, text: str, *, label: str = "manual", session: str | None = None,

@@ -141,3 +141,48 @@ def test_a_quarantined_rule_reworded_by_hand_is_re_vetted_and_released_by_the_ne
     assert "1 quarantined learning(s) re-vetted and released" in tidy.output, tidy.output
     [rule] = store.load(location).learnings
     assert rule.state is State.active and rule.ih == ih
+
+
+# ---------------------------------------------------------------- review 21
+
+def test_a_note_typed_below_a_rule_reworded_in_the_same_edit_is_named(tmp_path, monkeypatch):
+    """Only a body that opened with its old words was looked at: a person who fixed a word in a rule and typed
+    a note below it saw nothing, and the note reached the agent as part of the rule."""
+    agent, location = setup(tmp_path)
+    change = "text.replace('abstract advice.\\n', 'generic advice.\\n\\nTODO: ask Sam about this one.\\n')"
+    result = edit(tmp_path, monkeypatch, agent, change)
+    assert result.exit_code == 0, result.output
+    assert ('note: the text you added below "Use specific examples over generic advice" (id:a1b2c3d4) is part of '
+            'that rule now and reaches the agent with it: "TODO: ask Sam about this one."') in result.output
+
+
+def test_splitting_a_body_into_two_paragraphs_is_no_note(tmp_path, monkeypatch):
+    agent, location = setup(tmp_path)
+    result = edit(tmp_path, monkeypatch, agent, "text.replace('scenarios\\nlike', 'scenarios.\\n\\nLike')")
+    assert result.exit_code == 0, result.output
+    assert "note:" not in result.output
+
+
+def test_an_editor_that_saves_crlf_line_ends_rewords_nothing_and_still_names_the_note(tmp_path, monkeypatch):
+    """An editor set to Windows line ends turns every line break of the file into CRLF: every multi-line body
+    then differed from its old self, so each stamped rule was called reworded and unstamped (and vetted again
+    by the next pass), and a note typed below a rule was not named."""
+    from agentuse.core.agent_file import load_agent
+    from agentuse.core.contract import agent_hash
+
+    agent, location = setup(tmp_path)
+    ih = agent_hash(load_agent(agent))
+    location.store_path.write_text(STAMPED.format(ih=ih).replace(
+        "keep intros factual rather than promotional.", "keep intros factual\nrather than promotional."))
+    script = tmp_path / "editor.py"
+    script.write_text("import sys\npath = sys.argv[-1]\ntext = open(path, encoding='utf-8', newline='').read()\n"
+                      "open(path, 'w', encoding='utf-8', newline='').write((text + '\\nTODO: ask Sam.\\n')"
+                      ".replace('\\n', '\\r\\n'))\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    result = runner.invoke(app, ["learnings", str(agent), "--edit"])
+    assert result.exit_code == 0, result.output
+    assert 'Reworded by hand: "Keep intros factual"' not in result.output  # only its line ends changed
+    # The note did join the rule below which it was typed: that rule's words changed.
+    assert {r.id: r.ih for r in store.load(location).learnings} == {"a1b2c3d4": ih, "i9j0k1l2": None}
+    assert '"Cite sources before publishing" (id:i9j0k1l2) is part of that rule now' in result.output

@@ -112,3 +112,16 @@ def test_a_store_holding_only_quarantined_rules_reads_no_learnings_either(tmp_pa
     assert result.exit_code == 0, result.output
     assert "reading 0 learnings" not in result.output
     assert "reading the 2 rules of the permanent block to see what overlaps…" in result.output
+
+
+def test_the_json_list_carries_the_permanent_rules(tmp_path):
+    """review 21: the list's --json said so in its commit and nothing held it."""
+    import json
+
+    agent = tmp_path / "blog-writer.agentuse"
+    agent.write_text(AGENT)
+    out = runner.invoke(app, ["learnings", str(agent), "--json"], catch_exceptions=False).stdout
+    report = json.loads(out)
+    assert report["permanent"] == [{"category": "tip", "text": "Cite sources before publishing"},
+                                   {"category": "tip", "text": "Always include source links before publishing"}]
+    assert report["permanent_rules"] == 2 and report["entries"] == []

@@ -84,6 +84,22 @@ def containment(note: str, rule: str) -> str | None:
     return None
 
 
+def left_by(note: str, sentences_of_rule: list[str]) -> list[str]:
+    """The sentences of a rule a correction leaves standing: those the note neither contradicts nor says."""
+    return [s for s in sentences_of_rule if compare(note, s).label not in (Label.contradiction, Label.duplicate)]
+
+
+def _correction(draft: p.Draft, draft_text: str, contradicted: list[p.RuleRef]) -> p.Draft | None:
+    """One rule that satisfies the draft and the rules it contradicts (spec: Fold): the draft, then every
+    sentence of those rules it leaves standing (`left_by`). The draft alone took a rule's other instructions
+    out of force with it. None when that is over the character limit."""
+    rest = left_by(draft_text, [s for rule in contradicted for s in sentences(rule.text)])
+    if not rest:
+        return draft
+    merged = merge_texts([draft_text, *rest])
+    return None if len(merged) > RULE_CHAR_LIMIT else _draft(merged, draft.category)
+
+
 class OfflineHelper:
     name = NAME
     in_process = True  # pure computation here, no request to wait on (flows/runner.py fan_out)
@@ -173,8 +189,11 @@ class OfflineHelper:
         contradicted = [r for r, rel in relations if rel.label is Label.contradiction
                         and (request.draft_is_human or not r.human)]
         if contradicted:
-            return p.ReconcileAnswer(action=p.ReconcileAction.fold, replaces=[r.id for r in contradicted],
-                                     merged=request.draft)
+            merged = _correction(request.draft, draft_text, contradicted)
+            if merged is not None:
+                return p.ReconcileAnswer(action=p.ReconcileAction.fold, replaces=[r.id for r in contradicted],
+                                         merged=merged)
+            return p.ReconcileAnswer(action=p.ReconcileAction.new)  # the vet names the conflict instead
         if request.draft_is_human:
             answer = self._restated_or_sharpened(request, draft_text, relations)
             if answer is not None:
