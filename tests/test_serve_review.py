@@ -97,7 +97,9 @@ def test_the_review_form_has_the_three_decisions_and_nothing_competing(client, a
     form = re.search(r'<form class="review".*?</form>', page, re.S).group(0)
     assert re.findall(r'<button[^>]*value="(\w+)"', form) == ["approve", "revise", "reject"]
     assert form.index('data-testid="learn"') < form.index("<textarea")  # the box sits beside the comment
-    assert page.count("<button") == 3 and 'data-testid="tidy-up"' not in page
+    assert form.count("<button") == 3 and 'data-testid="tidy-up"' not in form
+    # The spec's Tidy up button on the session view stands apart from the form, and not as a primary action.
+    assert re.search(r'<button type="submit" data-testid="tidy-up">Tidy up</button>', page)
 
 
 def test_a_replayed_run_says_before_request_changes_what_a_revision_can_do(client, agent, tmp_path):
