@@ -20,12 +20,17 @@ from agentuse.runtime.events import (
     current_round,
     standing,
 )
-from agentuse.runtime.messages import Message, ModelCall, ToolResultBlock, Usage
+from agentuse.runtime.messages import Message, ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentuse.runtime.providers import ModelError, Provider
 from agentuse.runtime.session import SessionLog
 from agentuse.runtime.tools import ToolBox
 
 MAX_TURNS = 50  # model requests per stretch of work; a model that never ends its turn is a failure
+CUT_OFF = "max_tokens"  # the stop reason of a reply cut off at its output limit (every provider maps to it)
+CUT_OFF_CONTINUE = ("Your reply was cut off at the output limit. Continue exactly where it stopped, "
+                    "without repeating what you already wrote.")
+CUT_OFF_CALL = ("not run: your reply was cut off at the output limit before this {name} call was complete, so "
+                "its input is cut short. Make the call again with less in it (a long file in smaller parts).")
 
 
 class TurnsResult(BaseModel):
@@ -48,6 +53,8 @@ def conversation_from(events: list[Event]) -> list[Message]:
         if isinstance(event, ModelReplyEvent):
             flush_results()
             messages.append(Message(role="assistant", content=list(event.content)))
+            if cut_off_text(event):
+                messages.append(Message.user_text(CUT_OFF_CONTINUE))
         elif isinstance(event, ToolResultEvent):
             results.append(result_block(event))
         elif isinstance(event, ApprovalDecision) and event.decision == "revise":
@@ -62,6 +69,16 @@ def result_block(event: ToolResultEvent) -> ToolResultBlock:
     return ToolResultBlock(tool_use_id=event.call_id, content=event.text or "(no output)", is_error=event.is_error)
 
 
+def cut_off_text(reply: ModelReplyEvent) -> bool:
+    """A final answer cut off at the output limit: the model is asked to go on (its tool calls, if it made
+    any, are answered as not run instead)."""
+    return reply.stop_reason == CUT_OFF and not any(isinstance(b, ToolUseBlock) for b in reply.content)
+
+
+def _said(reply: ModelReply) -> str:
+    return "".join(block.text for block in reply.content if isinstance(block, TextBlock))
+
+
 def revision_message(comment: str) -> str:
     return f"A reviewer asked for changes before approving your work:\n\n{comment}\n\nRevise the work accordingly."
 
@@ -72,20 +89,33 @@ def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns:
     system = current_round(events).system  # a revision round's rules replace the earlier round's
     messages = conversation_from(events)
     usage = Usage()
+    cut: list[str] = []  # the text of final answers cut off at the output limit, continued in the next reply
     for turn in range(1, max_turns + 1):
         log.append(ModelRequestEvent(model=provider.model, turn=turn, messages=len(messages)))
         reply = provider.complete(
             ModelCall(model=provider.model, system=system, messages=messages, tools=tools.specs)
         )
-        log.append(ModelReplyEvent(content=reply.content, stop_reason=reply.stop_reason, usage=reply.usage))
+        event = log.append(ModelReplyEvent(content=reply.content, stop_reason=reply.stop_reason, usage=reply.usage))
         usage = usage + reply.usage
         messages.append(Message(role="assistant", content=list(reply.content)))
+        if cut_off_text(event):
+            cut.append(_said(reply))
+            messages.append(Message.user_text(CUT_OFF_CONTINUE))
+            continue
         calls = reply.tool_uses
         if not calls:
-            return TurnsResult(output=reply.text, usage=usage)
+            whole = "".join([*cut, _said(reply)]).strip() if cut else reply.text
+            return TurnsResult(output=whole, usage=usage)
+        cut.clear()
         results = []
         for call in calls:
             log.append(ToolCallEvent(call_id=call.id, name=call.name, input=call.input))
+            if reply.stop_reason == CUT_OFF:  # its input is cut short: run it and half a file is written
+                result = ToolResultEvent(call_id=call.id, name=call.name, error=CUT_OFF_CALL.format(name=call.name),
+                                         is_error=True, cut_off=True)
+                log.append(result)
+                results.append(result_block(result))
+                continue
             outcome = tools.run(call.name, call.input)
             result = ToolResultEvent(
                 call_id=call.id, name=call.name, output=outcome.output, error=outcome.error, is_error=outcome.is_error

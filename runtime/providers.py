@@ -140,13 +140,17 @@ class OpenAIChatProvider:
         blocks: list = []
         if (message.get("content") or "").strip():
             blocks.append({"type": "text", "text": message["content"]})
+        cut_off = choice.get("finish_reason") == "length"
         for n, tool_call in enumerate(message.get("tool_calls") or []):
             function = tool_call.get("function") or {}
             try:
                 arguments = json.loads(function.get("arguments") or "{}")
             except ValueError:
-                raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
-                                 f"{function.get('arguments')!r:.200}") from None
+                if cut_off:  # the output limit cut the arguments' text: the loop answers the call as not run
+                    arguments = function.get("arguments")
+                else:
+                    raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
+                                     f"{function.get('arguments')!r:.200}") from None
             blocks.append({"type": "tool_use", "id": tool_call.get("id") or f"call_{n}",
                            "name": function.get("name") or "", "input": arguments})
         stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(

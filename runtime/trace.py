@@ -76,6 +76,9 @@ def trace_from_events(events: list[Event], *, session: str | None = None) -> Too
         elif isinstance(event, ToolCallEvent):
             calls[event.call_id] = TraceCall(call_id=event.call_id, tool=event.name, input=event.input)
             lines.append(f"TOOL CALL {event.name} {canonical_json(event.input)}")
+        elif isinstance(event, ToolResultEvent) and event.cut_off:
+            calls.pop(event.call_id, None)  # never run: the model's reply was cut off, no tool failed
+            lines.append(f"TOOL CALL NOT RUN {event.name}: the reply was cut off at the output limit")
         elif isinstance(event, ToolResultEvent):
             call = calls.setdefault(event.call_id, TraceCall(call_id=event.call_id, tool=event.name))
             call.ok = not event.is_error
