@@ -7,6 +7,7 @@ provider we speak to; a reply's blocks are recorded verbatim in the session log,
 
 from __future__ import annotations
 
+import secrets
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field
@@ -24,6 +25,12 @@ class ToolUseBlock(BaseModel):
     id: str
     name: str
     input: Any = Field(default_factory=dict)
+
+
+def new_call_id(prefix: str = "call") -> str:
+    """An id for a tool call a server sent without one: unique in the run, so each call's result goes with
+    it (a per-reply index gave every turn's first call the same id)."""
+    return f"{prefix}_{secrets.token_hex(8)}"
 
 
 class ToolResultBlock(BaseModel):

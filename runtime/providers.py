@@ -28,7 +28,8 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.model_http import CallError, auth_hint, from_anthropic
 from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key
 from agentuse.runtime.events import ModelReplyEvent
-from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agentuse.runtime.messages import (ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage,
+                                       new_call_id)
 from agentuse.runtime.session import SessionError, read_events
 
 RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.bedrock, Family.replay)
@@ -141,7 +142,7 @@ class OpenAIChatProvider:
         if (message.get("content") or "").strip():
             blocks.append({"type": "text", "text": message["content"]})
         cut_off = choice.get("finish_reason") == "length"
-        for n, tool_call in enumerate(message.get("tool_calls") or []):
+        for tool_call in message.get("tool_calls") or []:
             function = tool_call.get("function") or {}
             try:
                 arguments = json.loads(function.get("arguments") or "{}")
@@ -151,7 +152,7 @@ class OpenAIChatProvider:
                 else:
                     raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
                                      f"{function.get('arguments')!r:.200}") from None
-            blocks.append({"type": "tool_use", "id": tool_call.get("id") or f"call_{n}",
+            blocks.append({"type": "tool_use", "id": tool_call.get("id") or new_call_id(),
                            "name": function.get("name") or "", "input": arguments})
         stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(
             choice.get("finish_reason") or "", choice.get("finish_reason"))

@@ -63,7 +63,8 @@ def _another_file(recorded: Path, agent: Path) -> bool:
 
 def trace_from_events(events: list[Event], *, session: str | None = None) -> ToolTrace:
     start = next((e for e in events if isinstance(e, RunStart)), None)
-    calls: dict[str, TraceCall] = {}
+    calls: list[TraceCall] = []
+    open_calls: dict[str, TraceCall] = {}  # by id, the latest call still waiting for its result
     lines: list[str] = []
     output = ""
     if start is not None:
@@ -74,13 +75,18 @@ def trace_from_events(events: list[Event], *, session: str | None = None) -> Too
             if said:
                 lines.append(f"ASSISTANT:\n{said}")
         elif isinstance(event, ToolCallEvent):
-            calls[event.call_id] = TraceCall(call_id=event.call_id, tool=event.name, input=event.input)
+            # Position, not the id alone, tells calls apart: a server may give every turn's call the same id.
+            calls.append(call := TraceCall(call_id=event.call_id, tool=event.name, input=event.input))
+            open_calls[event.call_id] = call
             lines.append(f"TOOL CALL {event.name} {canonical_json(event.input)}")
         elif isinstance(event, ToolResultEvent) and event.cut_off:
-            calls.pop(event.call_id, None)  # never run: the model's reply was cut off, no tool failed
+            if (cut := open_calls.pop(event.call_id, None)) is not None:
+                calls = [c for c in calls if c is not cut]  # never run: the model's reply was cut off, no tool failed
             lines.append(f"TOOL CALL NOT RUN {event.name}: the reply was cut off at the output limit")
         elif isinstance(event, ToolResultEvent):
-            call = calls.setdefault(event.call_id, TraceCall(call_id=event.call_id, tool=event.name))
+            call = open_calls.pop(event.call_id, None)
+            if call is None:  # a result whose call line was lost (a torn line, a hand-edited log)
+                calls.append(call := TraceCall(call_id=event.call_id, tool=event.name))
             call.ok = not event.is_error
             call.error, call.output = event.error, event.output
             if event.is_error:
@@ -104,7 +110,7 @@ def trace_from_events(events: list[Event], *, session: str | None = None) -> Too
         agent_key=start.agent_key if start else None,
         prompt=start.prompt if start else "",
         output=output,
-        calls=list(calls.values()),
+        calls=calls,
         transcript="\n".join(lines),
     )
 
