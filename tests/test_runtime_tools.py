@@ -107,12 +107,15 @@ def test_an_interrupted_command_leaves_no_process_behind(box, monkeypatch):
     import subprocess
 
     started: list[int] = []
+    wait = subprocess.Popen.wait
 
-    def interrupted(self, *args, **kwargs):
-        started.append(self.pid)
-        raise KeyboardInterrupt
+    def interrupted(self, *args, **kwargs):  # Ctrl-C while the tool waits for the command
+        if not started:
+            started.append(self.pid)
+            raise KeyboardInterrupt
+        return wait(self, *args, **kwargs)
 
-    monkeypatch.setattr(subprocess.Popen, "communicate", interrupted)
+    monkeypatch.setattr(subprocess.Popen, "wait", interrupted)
     with pytest.raises(KeyboardInterrupt):  # Ctrl-C reaches the user as before
         box.run("run_shell", {"command": "sleep 30 & sleep 30"})
     [pgid] = started
