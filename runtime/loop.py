@@ -95,7 +95,11 @@ def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns:
         reply = provider.complete(
             ModelCall(model=provider.model, system=system, messages=messages, tools=tools.specs)
         )
-        event = log.append(ModelReplyEvent(content=reply.content, stop_reason=reply.stop_reason, usage=reply.usage))
+        try:
+            event = log.append(ModelReplyEvent(content=reply.content, stop_reason=reply.stop_reason, usage=reply.usage))
+        except ValueError as problem:  # pydantic's serializer refuses it (nested past its depth limit): nothing written
+            raise ModelError(f"{provider.model}: the model's reply could not be recorded ({problem}), so it "
+                             "was not acted on") from None
         usage = usage + reply.usage
         messages.append(Message(role="assistant", content=list(reply.content)))
         if cut_off_text(event):

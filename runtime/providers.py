@@ -90,15 +90,15 @@ class AnthropicProvider:
     def complete(self, call: ModelCall) -> ModelReply:
         message = with_retries(lambda: self._create(call), model=self.model, key_variable=self.key_variable,
                                max_retries=self.max_retries)
-        # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
-        blocks = [b.model_dump(mode="json") for b in message.content if b.type in ("text", "tool_use")]
         try:
+            # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
+            blocks = [b.model_dump(mode="json") for b in message.content if b.type in ("text", "tool_use")]
             return ModelReply(
                 content=[{k: v for k, v in b.items() if k in ("type", "text", "id", "name", "input")} for b in blocks],
                 stop_reason=message.stop_reason,
                 usage=Usage(input_tokens=message.usage.input_tokens, output_tokens=message.usage.output_tokens),
             )
-        except ValidationError as problem:
+        except ValueError as problem:  # a ValidationError, or the serializer refusing input nested too deep
             raise ModelError(f"{self.model}: unreadable reply: {problem}") from None
 
     def _create(self, call: ModelCall):
@@ -146,7 +146,7 @@ class OpenAIChatProvider:
             function = tool_call.get("function") or {}
             try:
                 arguments = json.loads(function.get("arguments") or "{}")
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past what the parser follows
                 if cut_off:  # the output limit cut the arguments' text: the loop answers the call as not run
                     arguments = function.get("arguments")
                 else:
