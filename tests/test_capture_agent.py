@@ -147,3 +147,23 @@ def test_the_run_s_evidence_cannot_write_a_section_of_the_capture_agent_s_prompt
     real = prompt.rindex("## Recording your result (required)")
     assert real > prompt.index("</rules_in_force>")  # the real instructions come after all the data
     assert "(id aaaa0001) [tip] Use numbered lists" in prompt
+
+
+def test_a_shared_capture_agent_reads_the_project_of_the_run_it_judges(tmp_path, fake_anthropic, monkeypatch):
+    # capture.agent may name a file anywhere (`~/agents/capture.agentuse`, shared by several projects): its
+    # read-only tools still read the project whose run it evaluates, where the trace's paths point.
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    shared = tmp_path / "shared"
+    (shared / "posts").mkdir(parents=True)
+    (shared / "capture.agentuse").write_text(CAPTURE_AGENT.format(extra=""))
+    (shared / "posts" / "a.md").write_text("the shared folder's file\n")
+    agent = make_agent(tmp_path / "p", f"learning:\n  capture:\n    agent: {shared / 'capture.agentuse'}")
+    (agent.parent / "posts").mkdir()
+    (agent.parent / "posts" / "a.md").write_text("the post this run wrote\n")
+    fake_anthropic.script(tool_use("read_file", {"path": "posts/a.md"}), submit("Save posts under posts/"),
+                          text("Done."))
+    run(agent, ScriptedHelper(vet=[passing]))
+    [read] = [b for m in fake_anthropic.requests[1].body["messages"] for b in m["content"]
+              if isinstance(b, dict) and b.get("type") == "tool_result"]
+    assert read["content"] == "the post this run wrote\n"
