@@ -91,15 +91,23 @@ def load_capture_agent(path: Path) -> CaptureAgent:
         raise CaptureAgentError(f"capture agent {name}: {problem}", operation="capture-agent") from None
     if not isinstance(raw, dict):
         raise CaptureAgentError(f"capture agent {name}: frontmatter must be a mapping", operation="capture-agent")
-    if raw.get("approval") is True:
+    # Typed as a main agent's are (StrictBool, a string): a quoted "true" or a number is refused there, and
+    # here it silently ran with no gate or on the main agent's model.
+    approval, model = raw.get("approval", False), raw.get("model")
+    if not isinstance(approval, bool):
+        raise CaptureAgentError(f"capture agent {name}: approval must be true or false, not {approval!r}",
+                                operation="capture-agent")
+    if approval:
         raise CaptureAgentError(f"capture agent {name} sets approval: true, but a capture agent cannot suspend "
                                 "on an approval gate; remove approval from it", operation="capture-agent")
-    model = raw.get("model")
+    if model is not None and not isinstance(model, str):
+        raise CaptureAgentError(f"capture agent {name}: model must be a provider:model string, not {model!r}",
+                                operation="capture-agent")
     try:
-        check_model(model if isinstance(model, str) else None)
+        check_model(model)
     except ValueError as problem:
         raise CaptureAgentError(f"capture agent {name}: model {problem}", operation="capture-agent") from None
-    return CaptureAgent(path=path, model=model if isinstance(model, str) else None, body=body)
+    return CaptureAgent(path=path, model=model, body=body)
 
 
 class _Tools:

@@ -167,3 +167,16 @@ def test_a_shared_capture_agent_reads_the_project_of_the_run_it_judges(tmp_path,
     [read] = [b for m in fake_anthropic.requests[1].body["messages"] for b in m["content"]
               if isinstance(b, dict) and b.get("type") == "tool_result"]
     assert read["content"] == "the post this run wrote\n"
+
+
+@pytest.mark.parametrize("extra, said", [
+    ('approval: "true"', "approval must be true or false"),  # a main agent refuses it too (StrictBool)
+    ("model: 5", "model must be a provider:model string"),  # it ran on the main agent's model instead
+])
+def test_a_capture_agent_setting_of_the_wrong_type_is_an_error(setup, fake_anthropic, extra, said):
+    agent, write_capture_agent = setup
+    write_capture_agent(extra)
+    report = run(agent, ScriptedHelper())
+    assert fake_anthropic.requests == []
+    failure = next(n for n in report.notes if "The agent channel failed" in n)
+    assert said in failure
