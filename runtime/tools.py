@@ -7,6 +7,7 @@ can correct itself, and the session records it — which is exactly what the too
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -93,6 +94,16 @@ def _clip(text: str, *, total_bytes: int | None = None) -> str:
     return text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS} more characters cut]"
 
 
+def _shell_limit(asked: Any, default: float) -> float:
+    """The model's timeout when it is a positive finite number of seconds (at most MAX_SHELL_TIMEOUT), else
+    the default: a NaN (JSON parsers read it) never times out, a negative one kills the command at once."""
+    try:
+        seconds = float(asked)
+    except (TypeError, ValueError):
+        return default
+    return min(seconds, MAX_SHELL_TIMEOUT) if math.isfinite(seconds) and seconds > 0 else default
+
+
 class _Drain:
     """Reads a pipe to its end on a thread, keeping only its first MAX_OUTPUT_BYTES: the command is never
     blocked on a full pipe, and what it prints beyond that is counted, not held."""
@@ -167,6 +178,8 @@ class ToolBox:
         target = self.resolve(path)
         if target.is_dir():
             raise ToolFailure(f"{path} is a folder, not a file")
+        if target.exists() and not target.is_file():  # a FIFO would wait for a reader for ever
+            raise ToolFailure(f"{path} is not a regular file; write_file writes regular files")
         # resolve() already placed every missing folder inside the root, so creating them cannot escape it.
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
@@ -184,7 +197,7 @@ class ToolBox:
 
     def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
-        limit = min(float(timeout), MAX_SHELL_TIMEOUT) if timeout else self.shell_timeout
+        limit = _shell_limit(timeout, self.shell_timeout)
         process = subprocess.Popen(
             command,
             shell=True,
