@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agentuse.core.file_access import check_regular
 from agentuse.core.clip import clip
-from agentuse.core.trace import ToolTrace, TraceCall, canonical_json
+from agentuse.core.trace import ToolTrace, TraceCall, canonical_json, indented
 from agentuse.runtime.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -111,7 +111,7 @@ def trace_from_events(events: list[Event], *, session: str | None = None) -> Too
         prompt=start.prompt if start else "",
         output=output,
         calls=calls,
-        transcript="\n".join(lines),
+        transcript="\n".join(indented(line) for line in lines),  # the run's text cannot start a line
     )
 
 
