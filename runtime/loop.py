@@ -26,6 +26,8 @@ from agentuse.runtime.session import SessionLog
 from agentuse.runtime.tools import ToolBox
 
 MAX_TURNS = 50  # model requests per stretch of work; a model that never ends its turn is a failure
+# Stop reasons of a model that declined the work (Anthropic, Chat Completions, Bedrock): not an answer.
+REFUSED = frozenset({"refusal", "content_filter", "guardrail_intervened", "content_filtered"})
 CUT_OFF = "max_tokens"  # the stop reason of a reply cut off at its output limit (every provider maps to it)
 CUT_OFF_CONTINUE = ("Your reply was cut off at the output limit. Continue exactly where it stopped, "
                     "without repeating what you already wrote.")
@@ -101,6 +103,9 @@ def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns:
             raise ModelError(f"{provider.model}: the model's reply could not be recorded ({problem}), so it "
                              "was not acted on") from None
         usage = usage + reply.usage
+        if reply.stop_reason in REFUSED:  # its text, if any, is not the work: never shown or reviewed as output
+            raise ModelError(f"{provider.model}: the model refused to do this work (stop reason "
+                             f"{reply.stop_reason}); its reply is in the session log")
         messages.append(Message(role="assistant", content=list(reply.content)))
         if cut_off_text(event):
             cut.append(_said(reply))
