@@ -180,3 +180,19 @@ def test_a_capture_agent_setting_of_the_wrong_type_is_an_error(setup, fake_anthr
     assert fake_anthropic.requests == []
     failure = next(n for n in report.notes if "The agent channel failed" in n)
     assert said in failure
+
+
+def test_a_long_run_s_evidence_reaches_the_capture_agent_bounded(setup, fake_anthropic):
+    # The built-in evaluator's request bounds the trace (render.bound_trace, MAX_TRACE_CHARS); the capture
+    # agent got it whole, in every one of its model requests and in its session log's run_start.
+    from agentuse.core.helper.render import MAX_TRACE_CHARS
+
+    agent, _ = setup
+    calls = [("read_file", {"path": f"notes/{n}.md"}, "x" * 1_400) for n in range(400)]  # ~600,000 characters
+    fake_anthropic.script(submit("Save posts under posts/"), text("Done."))
+    run_capture(agent=str(agent), session=str(make_session(agent, calls)), helper=ScriptedHelper(vet=[passing]),
+                today=TODAY)
+    prompt = fake_anthropic.requests[0].body["messages"][0]["content"][0]["text"]
+    assert len(prompt) < MAX_TRACE_CHARS + 5_000
+    assert "characters of the trace omitted" in prompt
+    assert "notes/0.md" in prompt and "notes/399.md" in prompt  # its start and its end are kept
