@@ -63,9 +63,13 @@ def test_calls_without_ids_are_kept_apart(tmp_path, invoke, fake_openai, monkeyp
     calls = trace_from_session(Path(session.path)).calls
     assert [(c.input["path"], c.ok) for c in calls] == [("/posts/a.md", False), ("posts/a.md", True)]
     assert "Extracted 1 learning(s), 0 quarantined" in result.stdout  # the recovery is learned
+    assert [(c.input["path"], c.is_error) for c in session.tool_calls] == [("/posts/a.md", True), ("posts/a.md", False)]
 
 
-def test_a_reused_call_id_is_two_calls_in_the_trace():
+def test_a_reused_call_id_is_two_calls_in_the_trace(tmp_path):
+    from agentuse.runtime.session import SessionLog
+    from agentuse.runtime.summary import summarize
+
     # A log whose server gave every turn's call the same id (one written before this fix, or a server's
     # own): each result goes with the call just before it.
     from agentuse.runtime.events import RunStart, ToolCallEvent, ToolResultEvent
@@ -79,3 +83,9 @@ def test_a_reused_call_id_is_two_calls_in_the_trace():
               ToolResultEvent(call_id="call_0", name="write_file", output="wrote")]
     calls = trace_from_events(events).calls
     assert [(c.input, c.ok) for c in calls] == [({"path": "/a"}, False), ({"path": "a"}, True)]
+    # sessions show lists both calls, each with its own result, as the trace does.
+    log = SessionLog.create(tmp_path, "01K8ZREUSEDID0000000000000")
+    for event in events:
+        log.append(event)
+    shown = summarize(log.path).tool_calls
+    assert [(c.input, c.is_error) for c in shown] == [({"path": "/a"}, True), ({"path": "a"}, False)]
