@@ -82,6 +82,8 @@ def _status(events: list[Event]) -> SessionStatus:
     last = next((e for e in reversed(events) if not isinstance(e, (LearningResult, ApprovalCredit))), None)
     if isinstance(last, RunEnd):
         return last.status
+    if isinstance(last, ApprovalRequest):  # the work is done and put to review; only its run_end is missing
+        return "awaiting_review"
     writers = [e.pid for e in events if isinstance(e, (RunStart, ApprovalDecision))]
     if writers and pid_alive(writers[-1]):
         return "running"
