@@ -7,6 +7,9 @@ holds — and what the log holds is what the model saw.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 from pydantic import BaseModel
 
 from agentuse.runtime.events import (
@@ -20,7 +23,8 @@ from agentuse.runtime.events import (
     current_round,
     standing,
 )
-from agentuse.runtime.messages import Message, ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agentuse.runtime.messages import (AnyBlock, Message, ModelCall, ModelReply, TextBlock, ToolResultBlock,
+                                       ToolUseBlock, Usage)
 from agentuse.runtime.providers import ModelError, Provider
 from agentuse.runtime.session import SessionLog
 from agentuse.runtime.tools import ToolBox
@@ -48,22 +52,35 @@ def conversation_from(events: list[Event]) -> list[Message]:
 
     def flush_results() -> None:
         if results:
-            messages.append(Message(role="user", content=list(results)))
+            add(messages, "user", results)
             results.clear()
 
     for event in events:
         if isinstance(event, ModelReplyEvent):
             flush_results()
-            messages.append(Message(role="assistant", content=list(event.content)))
+            add(messages, "assistant", event.content)
             if cut_off_text(event):
-                messages.append(Message.user_text(CUT_OFF_CONTINUE))
+                add(messages, "user", [TextBlock(text=CUT_OFF_CONTINUE)])
         elif isinstance(event, ToolResultEvent):
             results.append(result_block(event))
         elif isinstance(event, ApprovalDecision) and event.decision == "revise":
             flush_results()
-            messages.append(Message.user_text(revision_message(event.comment or "")))
+            add(messages, "user", [TextBlock(text=revision_message(event.comment or ""))])
     flush_results()
     return messages
+
+
+def add(messages: list[Message], role: Literal["user", "assistant"], blocks: Sequence[AnyBlock]) -> None:
+    """One message onto the conversation as the APIs accept it: a blank text block is left out, a message
+    left empty is not sent (a turn that ended with no text: `content: []`), and a user turn following a user
+    turn joins it, so roles still alternate. The log keeps every reply as it came."""
+    kept = [b for b in blocks if not (isinstance(b, TextBlock) and not b.text.strip())]
+    if not kept:
+        return
+    if messages and messages[-1].role == role:
+        messages[-1] = Message(role=role, content=[*messages[-1].content, *kept])
+    else:
+        messages.append(Message(role=role, content=kept))
 
 
 def result_block(event: ToolResultEvent) -> ToolResultBlock:
@@ -106,10 +123,10 @@ def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns:
         if reply.stop_reason in REFUSED:  # its text, if any, is not the work: never shown or reviewed as output
             raise ModelError(f"{provider.model}: the model refused to do this work (stop reason "
                              f"{reply.stop_reason}); its reply is in the session log")
-        messages.append(Message(role="assistant", content=list(reply.content)))
+        add(messages, "assistant", reply.content)
         if cut_off_text(event):
             cut.append(_said(reply))
-            messages.append(Message.user_text(CUT_OFF_CONTINUE))
+            add(messages, "user", [TextBlock(text=CUT_OFF_CONTINUE)])
             continue
         calls = reply.tool_uses
         if not calls:
@@ -131,5 +148,5 @@ def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns:
             )
             log.append(result)
             results.append(result_block(result))
-        messages.append(Message(role="user", content=results))
+        add(messages, "user", results)
     raise ModelError(f"the model did not finish its work within {max_turns} model requests")
