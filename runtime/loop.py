@@ -113,7 +113,7 @@ def run_turns(*, log: SessionLog, provider: Provider, tools: ToolBox, max_turns:
         log.append(ModelRequestEvent(model=provider.model, turn=turn, messages=len(messages)))
         reply = provider.complete(
             ModelCall(model=provider.model, system=system, messages=messages, tools=tools.specs)
-        )
+        ).recordable()
         try:
             event = log.append(ModelReplyEvent(content=reply.content, stop_reason=reply.stop_reason, usage=reply.usage))
         except ValueError as problem:  # pydantic's serializer refuses it (nested past its depth limit): nothing written

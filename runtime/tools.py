@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentuse.runtime.messages import ToolSpec
+from agentuse.runtime.messages import ToolSpec, utf8_safe
 
 DEFAULT_SHELL_TIMEOUT = 60.0
 MAX_SHELL_TIMEOUT = 600.0  # a model asking for more than this is capped, not trusted
@@ -143,13 +143,13 @@ class ToolBox:
         if not isinstance(arguments, dict):
             return ToolOutcome(error=f"{name} expects an object of arguments, got {type(arguments).__name__}")
         try:
-            return ToolOutcome(output=handler(**arguments))  # each tool bounds what it returns
+            return ToolOutcome(output=utf8_safe(handler(**arguments)))  # each tool bounds what it returns
         except ToolFailure as failure:
-            return ToolOutcome(error=str(failure))
+            return ToolOutcome(error=utf8_safe(str(failure)))
         except TypeError as problem:  # missing or unexpected arguments
-            return ToolOutcome(error=f"{name}: bad arguments: {problem}")
+            return ToolOutcome(error=utf8_safe(f"{name}: bad arguments: {problem}"))
         except Exception as problem:  # noqa: BLE001 - reported to the model and the log, never swallowed
-            return ToolOutcome(error=f"{name}: {type(problem).__name__}: {problem}")
+            return ToolOutcome(error=utf8_safe(f"{name}: {type(problem).__name__}: {problem}"))
 
     def resolve(self, path: str) -> Path:
         """The real path inside the root; symlinks are followed first, so a link out is refused too."""
