@@ -41,8 +41,6 @@ def utf8_safe(value: Any) -> Any:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def new_call_id(prefix: str = "call") -> str:
     """An id for a tool call a server sent without one: unique in the run, so each call's result goes with
     it (a per-reply index gave every turn's first call the same id)."""
