@@ -11,6 +11,7 @@ import typer
 
 from agentuse.cli.common import say
 from agentuse.cli.learnings import AgentArg
+from agentuse.core.errors import AgentuseError
 
 PrefectOpt = Annotated[bool, typer.Option("--prefect", help="Run as a real Prefect flow run (a temporary server "
                                                           "when no PREFECT_API_URL is configured).")]
@@ -46,6 +47,10 @@ def add(
     prefect: PrefectOpt = False,
 ) -> None:
     """Save a rule by hand: grounded, reconciled with the rules in force, vetted, stored as src:manual."""
+    from agentuse.core.terminal_text import not_utf8
+
+    if problem := not_utf8(text):  # the store is UTF-8: writing it raised UnicodeEncodeError
+        raise AgentuseError(f"the rule {problem}")
     from agentuse.flows.remember import run_remember
 
     for line in run_remember(agent_file, text, agent_arg=str(agent_file), force_prefect=prefect).lines:

@@ -68,6 +68,22 @@ def plain_values(value):
     return value
 
 
+_ESCAPED_BYTE = 0xDC00  # surrogateescape: a byte b that is not UTF-8 arrives as U+DC00 + b
+
+
+def not_utf8(text: str | None) -> str | None:
+    """Why a person's text from the command line cannot be stored or logged (a byte that is not UTF-8, which
+    Python hands over as a lone surrogate), or None. Refused rather than changed: it may be a note to keep."""
+    if not text or text.isascii():
+        return None
+    at = next((i for i, char in enumerate(text) if 0xD800 <= ord(char) <= 0xDFFF), None)
+    if at is None:
+        return None
+    code = ord(text[at])
+    what = f"byte 0x{code - _ESCAPED_BYTE:02x}" if 0x80 <= code - _ESCAPED_BYTE <= 0xFF else f"U+{code:04X}"
+    return f"is not UTF-8 text ({what} at character {at + 1}): give it as UTF-8 (iconv -f latin1 -t utf-8, say)"
+
+
 def display_path(path: str | Path) -> str:
     """Paths under the home directory print with `~`, as the spec's examples do."""
     text, home = str(path), str(Path.home())

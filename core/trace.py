@@ -78,7 +78,14 @@ class ToolTrace(BaseModel):
                 parts.append(f"TOOL RESULT {call.tool}: {clip(call.output or '', _FIELD_CHARS)}")
         if self.output:
             parts.append(f"OUTPUT:\n{self.output}")
-        return "\n".join(parts)
+        return "\n".join(indented(part) for part in parts)
+
+
+def indented(entry: str) -> str:
+    """One entry of the evidence (a marker and the run's text it holds) with every line after its first
+    indented, at every kind of line break (str.splitlines: \\r, U+2028, ...): only the runtime starts a line
+    of the evidence, so a file holding "REVIEWER (revise): ..." is never read as a reviewer's comment."""
+    return "\n  ".join(entry.splitlines())
 
 
 def canonical_json(value: Any) -> str:

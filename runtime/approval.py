@@ -33,6 +33,7 @@ from agentuse.runtime.events import (
     standing,
     under_review,
 )
+from agentuse.core.terminal_text import not_utf8
 from agentuse.runtime.providers import Provider, provider_for
 from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
 from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, utc_now
@@ -69,6 +70,9 @@ def resume(
     env: Mapping[str, str] | None = None,
     clock: Callable[[], str] = utc_now,
 ) -> RunResult:
+    for flag, given in (("--comment", comment), ("--remember", remember)):
+        if problem := not_utf8(given):  # before the gate is touched: the session log could not hold it
+            raise SessionError(f"{flag} {problem}")
     path = find_log(ref, sessions_roots(store.data_dir(env)))
     # One resumer at a time: two reviewers answering the same gate must not both append to the log.
     lock = store.lock_for(path)

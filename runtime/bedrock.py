@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from agentuse.core import bedrock
 from agentuse.core.models import Endpoint
-from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agentuse.runtime.messages import (ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage,
+                                       new_call_id)
 from agentuse.runtime.providers import RUN_REQUEST_SECONDS, ModelError, with_retries
 
 
@@ -44,7 +45,7 @@ class BedrockProvider:
                 blocks.append({"type": "text", "text": block["text"]})
             elif "toolUse" in block:
                 use = block["toolUse"]
-                blocks.append({"type": "tool_use", "id": use.get("toolUseId") or f"tooluse_{len(blocks)}",
+                blocks.append({"type": "tool_use", "id": use.get("toolUseId") or new_call_id("tooluse"),
                                "name": use.get("name") or "", "input": use.get("input") or {}})
         input_tokens, output_tokens = bedrock.usage(reply)
         try:

@@ -9,8 +9,8 @@ no bypass: the candidates go through the same vet, stamping and cap as any other
   recurse into a tree of helper passes (and a stale key there must not break the main agent's capture).
 - `approval: true` on it is an error: a capture agent that would suspend on an approval gate has nobody
   to resume it.
-- Its tools are read-only (read_file, list_dir) plus submit_learnings: an evaluator reads the project,
-  it has no business changing it after the run it is judging.
+- Its tools are read-only (read_file, list_dir) plus submit_learnings: an evaluator reads the project of
+  the run it is judging (not the folder its own file sits in), and has no business changing it.
 """
 
 from __future__ import annotations
@@ -91,15 +91,23 @@ def load_capture_agent(path: Path) -> CaptureAgent:
         raise CaptureAgentError(f"capture agent {name}: {problem}", operation="capture-agent") from None
     if not isinstance(raw, dict):
         raise CaptureAgentError(f"capture agent {name}: frontmatter must be a mapping", operation="capture-agent")
-    if raw.get("approval") is True:
+    # Typed as a main agent's are (StrictBool, a string): a quoted "true" or a number is refused there, and
+    # here it silently ran with no gate or on the main agent's model.
+    approval, model = raw.get("approval", False), raw.get("model")
+    if not isinstance(approval, bool):
+        raise CaptureAgentError(f"capture agent {name}: approval must be true or false, not {approval!r}",
+                                operation="capture-agent")
+    if approval:
         raise CaptureAgentError(f"capture agent {name} sets approval: true, but a capture agent cannot suspend "
                                 "on an approval gate; remove approval from it", operation="capture-agent")
-    model = raw.get("model")
+    if model is not None and not isinstance(model, str):
+        raise CaptureAgentError(f"capture agent {name}: model must be a provider:model string, not {model!r}",
+                                operation="capture-agent")
     try:
-        check_model(model if isinstance(model, str) else None)
+        check_model(model)
     except ValueError as problem:
         raise CaptureAgentError(f"capture agent {name}: model {problem}", operation="capture-agent") from None
-    return CaptureAgent(path=path, model=model if isinstance(model, str) else None, body=body)
+    return CaptureAgent(path=path, model=model, body=body)
 
 
 class _Tools:
@@ -155,7 +163,9 @@ def capture_prompt(*, agent_key: str, evidence: str, rules: list[RuleRef], cap: 
 
 
 def run_capture_agent(path: Path, *, agent_key: str, evidence: str, rules: list[RuleRef], cap: int,
-                      fallback_model: str | None, env: Mapping[str, str] | None = None) -> Submitted:
+                      fallback_model: str | None, project: Path, env: Mapping[str, str] | None = None) -> Submitted:
+    """`project`: the root of the run being judged, which the read-only tools read (where the trace's paths
+    point), wherever the capture agent's own file is (a shared `~/agents/capture.agentuse`)."""
     agent = load_capture_agent(path)
     model = agent.model or fallback_model
     if not model:
@@ -168,10 +178,10 @@ def run_capture_agent(path: Path, *, agent_key: str, evidence: str, rules: list[
         raise CaptureAgentError(f"capture agent {path}: {problem}", operation="capture-agent") from None
     log = SessionLog.create(location.session_dir, new_session_id())
     log.append(RunStart(session_id=log.session_id, agent_key=location.key, agent_path=str(location.agent_path),
-                        project_root=str(location.root), ih=body_hash(agent.body), model=model,
+                        project_root=str(project), ih=body_hash(agent.body), model=model,
                         prompt=capture_prompt(agent_key=agent_key, evidence=evidence, rules=rules, cap=cap),
                         system=agent.body.strip() + "\n", approval=False, pid=os.getpid()))
-    tools = _Tools(location.root)
+    tools = _Tools(project)
     try:
         turns = run_turns(log=log, provider=provider, tools=tools, max_turns=MAX_TURNS)  # type: ignore[arg-type]
     except AgentuseError as problem:

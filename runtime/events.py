@@ -77,6 +77,7 @@ class ToolResultEvent(_Event):
     output: str = ""
     error: str | None = None
     is_error: bool = False
+    cut_off: bool = Field(False, description="not run: the reply was cut off at the output limit mid-call")
 
     @property
     def text(self) -> str:

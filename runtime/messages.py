@@ -7,6 +7,8 @@ provider we speak to; a reply's blocks are recorded verbatim in the session log,
 
 from __future__ import annotations
 
+import re
+import secrets
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field
@@ -24,6 +26,25 @@ class ToolUseBlock(BaseModel):
     id: str
     name: str
     input: Any = Field(default_factory=dict)
+
+
+def utf8_safe(value: Any) -> Any:
+    """`value` with every lone surrogate (a file name that is not UTF-8, as the file system hands it back; half
+    an escape pair in a model's JSON) as U+FFFD: the session log is UTF-8 and cannot hold one."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [utf8_safe(item) for item in value]
+    if isinstance(value, dict):
+        return {utf8_safe(key): utf8_safe(item) for key, item in value.items()}
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+def new_call_id(prefix: str = "call") -> str:
+    """An id for a tool call a server sent without one: unique in the run, so each call's result goes with
+    it (a per-reply index gave every turn's first call the same id)."""
+    return f"{prefix}_{secrets.token_hex(8)}"
 
 
 class ToolResultBlock(BaseModel):
@@ -81,6 +102,21 @@ class ModelReply(BaseModel):
     content: list[ReplyBlock] = Field(default_factory=empty_list)
     stop_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
+
+    def recordable(self) -> "ModelReply":
+        """This reply as the session log can write it (utf8_safe), the same object when it already can. One
+        nested past what the serializer follows is left as it is: the log's append refuses it, plainly."""
+        try:
+            self.model_dump_json()
+            return self
+        except ValueError:
+            pass
+        try:
+            safe = utf8_safe([b.model_dump() for b in self.content])
+        except (ValueError, RecursionError):
+            return self
+        return self.model_copy(update={"content": [
+            TextBlock(**b) if b["type"] == "text" else ToolUseBlock(**b) for b in safe]})
 
     @property
     def tool_uses(self) -> list[ToolUseBlock]:

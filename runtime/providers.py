@@ -29,7 +29,8 @@ from agentuse.core.errors import AgentuseError
 from agentuse.core.model_http import CallError, auth_hint
 from agentuse.core.models import Endpoint, Family, ModelRef, ModelRefError, endpoint, missing_key, url_problem
 from agentuse.runtime.events import ModelReplyEvent
-from agentuse.runtime.messages import ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agentuse.runtime.messages import (ModelCall, ModelReply, TextBlock, ToolResultBlock, ToolUseBlock, Usage,
+                                       new_call_id)
 from agentuse.runtime.session import SessionError, read_events
 
 RUN_FAMILIES = (Family.anthropic, Family.openai_chat, Family.bedrock, Family.replay)
@@ -97,18 +98,18 @@ class AnthropicProvider:
     def complete(self, call: ModelCall) -> ModelReply:
         message = with_retries(lambda: self._create(call), model=self.model, key_variable=self.key_variable,
                                max_retries=self.max_retries)
-        # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
-        # warnings=False: the SDK builds blocks unvalidated, so a tool input the server sent as text made
-        # pydantic print a serializer warning to stderr; ModelReply below judges the shape instead.
-        blocks = [b.model_dump(mode="json", warnings=False) for b in message.content
-                  if getattr(b, "type", None) in ("text", "tool_use")]
         try:
+            # Only the block kinds the loop understands are kept (thinking blocks etc. are not replayable here).
+            # warnings=False: the SDK builds blocks unvalidated, so a tool input the server sent as text made
+            # pydantic print a serializer warning to stderr; ModelReply below judges the shape instead.
+            blocks = [b.model_dump(mode="json", warnings=False) for b in message.content
+                      if getattr(b, "type", None) in ("text", "tool_use")]
             return ModelReply(
                 content=[{k: v for k, v in b.items() if k in ("type", "text", "id", "name", "input")} for b in blocks],
                 stop_reason=message.stop_reason,
                 usage=Usage(input_tokens=message.usage.input_tokens, output_tokens=message.usage.output_tokens),
             )
-        except ValidationError as problem:
+        except ValueError as problem:  # a ValidationError, or the serializer refusing input nested too deep
             raise ModelError(f"{self.model}: unreadable reply: {problem}") from None
 
     def _create(self, call: ModelCall):
@@ -151,18 +152,22 @@ class OpenAIChatProvider:
         blocks: list = []
         if (choice.message.content or "").strip():
             blocks.append({"type": "text", "text": choice.message.content})
-        for n, tool_call in enumerate(reply.calls):
+        cut_off = choice.finish_reason == "length"
+        for tool_call in reply.calls:
             arguments = tool_call.function.arguments
             try:
                 if isinstance(arguments, str) or arguments is None:  # JSON text, as OpenAI sends it
                     arguments = json.loads(arguments or "{}")
-            except ValueError:
-                raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
-                                 f"{arguments!r:.200}") from None
-            if not isinstance(arguments, dict):
-                raise ModelError(f"{self.model}: the model sent tool arguments that are not a JSON object: "
-                                 f"{json.dumps(arguments)!r:.200}")
-            blocks.append({"type": "tool_use", "id": tool_call.id or f"call_{n}",
+            except (ValueError, RecursionError):  # RecursionError: nested past what the parser follows
+                if not cut_off:
+                    raise ModelError(f"{self.model}: the model sent tool arguments that are not JSON: "
+                                     f"{arguments!r:.200}") from None
+                # the output limit cut the arguments' text: the loop answers the call as not run
+            else:
+                if not isinstance(arguments, dict):
+                    raise ModelError(f"{self.model}: the model sent tool arguments that are not a JSON object: "
+                                     f"{json.dumps(arguments)!r:.200}")
+            blocks.append({"type": "tool_use", "id": tool_call.id or new_call_id(),
                            "name": tool_call.function.name, "input": arguments})
         stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(
             choice.finish_reason or "", choice.finish_reason)

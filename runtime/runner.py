@@ -26,6 +26,7 @@ from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStar
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
+from agentuse.core.terminal_text import not_utf8
 from agentuse.runtime.providers import ModelError, Provider, provider_for
 from agentuse.runtime.session import SessionLog, utc_now
 from agentuse.runtime.summary import summarize
@@ -120,6 +121,8 @@ def start_run(
     new_id: Callable[[], str] = new_session_id,
     clock: Callable[[], str] = utc_now,
 ) -> RunResult:
+    if problem := not_utf8(prompt):  # before anything is written: the session log could not hold it
+        raise AgentuseError(f"the prompt {problem}")
     agent = load_agent(agent_path)
     location = store.locate(agent_path, env=env)
     model = model or agent.model

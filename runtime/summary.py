@@ -82,6 +82,8 @@ def _status(events: list[Event]) -> SessionStatus:
     last = next((e for e in reversed(events) if not isinstance(e, (LearningResult, ApprovalCredit))), None)
     if isinstance(last, RunEnd):
         return last.status
+    if isinstance(last, ApprovalRequest):  # the work is done and put to review; only its run_end is missing
+        return "awaiting_review"
     writers = [e.pid for e in events if isinstance(e, (RunStart, ApprovalDecision))]
     if writers and pid_alive(writers[-1]):
         return "running"
@@ -93,7 +95,8 @@ def summarize(path: Path) -> Session:
     start = next((e for e in events if isinstance(e, RunStart)), None)
     if start is None:
         notes.append(f"{path.name}: no run_start event")
-    calls: dict[str, ToolCallSummary] = {}
+    calls: list[ToolCallSummary] = []
+    waiting: dict[str, ToolCallSummary] = {}  # by id, the latest call without its result yet (as the trace pairs them)
     tokens = Usage()
     errors: list[str] = []
     output: str | None = None
@@ -102,9 +105,11 @@ def summarize(path: Path) -> Session:
         if isinstance(event, ModelReplyEvent):
             tokens = tokens + event.usage
         elif isinstance(event, ToolCallEvent):
-            calls[event.call_id] = ToolCallSummary(call_id=event.call_id, name=event.name, input=event.input)
+            calls.append(call := ToolCallSummary(call_id=event.call_id, name=event.name, input=event.input))
+            waiting[event.call_id] = call
         elif isinstance(event, ToolResultEvent):
-            call = calls.setdefault(event.call_id, ToolCallSummary(call_id=event.call_id, name=event.name))
+            if (call := waiting.pop(event.call_id, None)) is None:
+                calls.append(call := ToolCallSummary(call_id=event.call_id, name=event.name))
             call.is_error, call.error, call.output = event.is_error, event.error, event.output
             if event.is_error:
                 errors.append(f"{event.name}: {event.error}")
@@ -129,7 +134,7 @@ def summarize(path: Path) -> Session:
         output=output,
         tokens=tokens,
         model_calls=sum(1 for e in events if isinstance(e, ModelReplyEvent)),
-        tool_calls=list(calls.values()),
+        tool_calls=calls,
         errors=errors,
         injected=list(current.injected) if (current := current_round(events)) else [],
         decisions=[e for e in events if isinstance(e, ApprovalDecision)],

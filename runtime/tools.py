@@ -7,19 +7,25 @@ can correct itself, and the session records it — which is exactly what the too
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from agentuse.runtime.messages import ToolSpec
+from agentuse.runtime.messages import ToolSpec, utf8_safe
 
 DEFAULT_SHELL_TIMEOUT = 60.0
 MAX_SHELL_TIMEOUT = 600.0  # a model asking for more than this is capped, not trusted
 MAX_OUTPUT_CHARS = 20_000  # a runaway command must not fill the model's context window
+# ... nor this process's memory: at most this much is read and kept (UTF-8 takes up to 4 bytes a character).
+MAX_OUTPUT_BYTES = 4 * MAX_OUTPUT_CHARS + 4
+_CHUNK = 65_536
 MAX_LIST_ENTRIES = 500
 
 _PATH = {"type": "string", "description": "path relative to the project root"}
@@ -79,10 +85,46 @@ def _kill_group(process: subprocess.Popen) -> None:
         pass
 
 
-def _clip(text: str) -> str:
+def _clip(text: str, *, total_bytes: int | None = None) -> str:
+    """The text within MAX_OUTPUT_CHARS. `total_bytes`: the size of the whole when only its start was read."""
+    if total_bytes is not None and (len(text) > MAX_OUTPUT_CHARS or len(text.encode("utf-8")) < total_bytes):
+        return text[:MAX_OUTPUT_CHARS] + f"\n[... cut at {MAX_OUTPUT_CHARS:,} characters: {total_bytes:,} bytes in all]"
     if len(text) <= MAX_OUTPUT_CHARS:
         return text
     return text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS} more characters cut]"
+
+
+def _shell_limit(asked: Any, default: float) -> float:
+    """The model's timeout when it is a positive finite number of seconds (at most MAX_SHELL_TIMEOUT), else
+    the default: a NaN (JSON parsers read it) never times out, a negative one kills the command at once."""
+    try:
+        seconds = float(asked)
+    except (TypeError, ValueError):
+        return default
+    return min(seconds, MAX_SHELL_TIMEOUT) if math.isfinite(seconds) and seconds > 0 else default
+
+
+class _Drain:
+    """Reads a pipe to its end on a thread, keeping only its first MAX_OUTPUT_BYTES: the command is never
+    blocked on a full pipe, and what it prints beyond that is counted, not held."""
+
+    def __init__(self, pipe) -> None:
+        self.kept = bytearray()
+        self.total = 0
+        self._pipe = pipe
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        with self._pipe:
+            while chunk := self._pipe.read1(_CHUNK):
+                self.total += len(chunk)
+                if len(self.kept) < MAX_OUTPUT_BYTES:
+                    self.kept += chunk[:MAX_OUTPUT_BYTES - len(self.kept)]
+
+    def text(self) -> str:
+        output = self.kept.decode("utf-8", errors="replace")
+        return _clip(output, total_bytes=self.total) if self.total > len(self.kept) else _clip(output)
 
 
 class ToolBox:
@@ -101,13 +143,13 @@ class ToolBox:
         if not isinstance(arguments, dict):
             return ToolOutcome(error=f"{name} expects an object of arguments, got {type(arguments).__name__}")
         try:
-            return ToolOutcome(output=_clip(handler(**arguments)))
+            return ToolOutcome(output=utf8_safe(handler(**arguments)))  # each tool bounds what it returns
         except ToolFailure as failure:
-            return ToolOutcome(error=str(failure))
+            return ToolOutcome(error=utf8_safe(str(failure)))
         except TypeError as problem:  # missing or unexpected arguments
-            return ToolOutcome(error=f"{name}: bad arguments: {problem}")
+            return ToolOutcome(error=utf8_safe(f"{name}: bad arguments: {problem}"))
         except Exception as problem:  # noqa: BLE001 - reported to the model and the log, never swallowed
-            return ToolOutcome(error=f"{name}: {type(problem).__name__}: {problem}")
+            return ToolOutcome(error=utf8_safe(f"{name}: {type(problem).__name__}: {problem}"))
 
     def resolve(self, path: str) -> Path:
         """The real path inside the root; symlinks are followed first, so a link out is refused too."""
@@ -127,12 +169,17 @@ class ToolBox:
         target = self.resolve(path)
         if not target.is_file():
             raise ToolFailure(f"no such file: {path}")
-        return target.read_text(encoding="utf-8")
+        with open(target, encoding="utf-8") as handle:  # only what can be shown is read
+            text = handle.read(MAX_OUTPUT_CHARS + 1)
+            size = os.fstat(handle.fileno()).st_size
+        return _clip(text, total_bytes=size) if len(text) > MAX_OUTPUT_CHARS else text
 
     def _tool_write_file(self, path: str, content: str) -> str:
         target = self.resolve(path)
         if target.is_dir():
             raise ToolFailure(f"{path} is a folder, not a file")
+        if target.exists() and not target.is_file():  # a FIFO would wait for a reader for ever
+            raise ToolFailure(f"{path} is not a regular file; write_file writes regular files")
         # resolve() already placed every missing folder inside the root, so creating them cannot escape it.
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
@@ -146,11 +193,11 @@ class ToolBox:
         shown = [p.name + ("/" if p.is_dir() else "") for p in entries[:MAX_LIST_ENTRIES]]
         if len(entries) > MAX_LIST_ENTRIES:
             shown.append(f"[... {len(entries) - MAX_LIST_ENTRIES} more]")
-        return "\n".join(shown) if shown else "(empty folder)"
+        return _clip("\n".join(shown)) if shown else "(empty folder)"
 
     def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
-        limit = min(float(timeout), MAX_SHELL_TIMEOUT) if timeout else self.shell_timeout
+        limit = _shell_limit(timeout, self.shell_timeout)
         process = subprocess.Popen(
             command,
             shell=True,
@@ -158,22 +205,28 @@ class ToolBox:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            text=True,
-            errors="replace",
             start_new_session=True,  # its own process group, so a timeout kills its children too
         )
+        drain = _Drain(process.stdout)
         try:
-            output, _ = process.communicate(timeout=limit)
+            ends = time.monotonic() + limit
+            process.wait(timeout=limit)
+            # Its output ends when every process holding the pipe has exited (a child left running too).
+            drain.thread.join(timeout=max(0.0, ends - time.monotonic()))
+            if drain.thread.is_alive():
+                raise subprocess.TimeoutExpired(command, limit)
         except subprocess.TimeoutExpired:
             _kill_group(process)
-            output, _ = process.communicate()
-            raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{_clip(output or '')}".rstrip())
+            process.wait()
+            drain.thread.join()
+            raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{drain.text()}".rstrip())
         except BaseException:
             # Ctrl-C or any other way out: the command has its own session, so the terminal's signal did not
             # reach it; left alone it would outlive us.
             _kill_group(process)
             process.wait()
             raise
+        output = drain.text()
         if process.returncode != 0:
-            raise ToolFailure(f"command exited with status {process.returncode}: {command}\n{_clip(output)}".rstrip())
+            raise ToolFailure(f"command exited with status {process.returncode}: {command}\n{output}".rstrip())
         return output

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agentuse.core.file_access import check_regular
 from agentuse.core.clip import clip
-from agentuse.core.trace import ToolTrace, TraceCall, canonical_json
+from agentuse.core.trace import ToolTrace, TraceCall, canonical_json, indented
 from agentuse.runtime.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -63,7 +63,8 @@ def _another_file(recorded: Path, agent: Path) -> bool:
 
 def trace_from_events(events: list[Event], *, session: str | None = None) -> ToolTrace:
     start = next((e for e in events if isinstance(e, RunStart)), None)
-    calls: dict[str, TraceCall] = {}
+    calls: list[TraceCall] = []
+    open_calls: dict[str, TraceCall] = {}  # by id, the latest call still waiting for its result
     lines: list[str] = []
     output = ""
     if start is not None:
@@ -74,10 +75,18 @@ def trace_from_events(events: list[Event], *, session: str | None = None) -> Too
             if said:
                 lines.append(f"ASSISTANT:\n{said}")
         elif isinstance(event, ToolCallEvent):
-            calls[event.call_id] = TraceCall(call_id=event.call_id, tool=event.name, input=event.input)
+            # Position, not the id alone, tells calls apart: a server may give every turn's call the same id.
+            calls.append(call := TraceCall(call_id=event.call_id, tool=event.name, input=event.input))
+            open_calls[event.call_id] = call
             lines.append(f"TOOL CALL {event.name} {canonical_json(event.input)}")
+        elif isinstance(event, ToolResultEvent) and event.cut_off:
+            if (cut := open_calls.pop(event.call_id, None)) is not None:
+                calls = [c for c in calls if c is not cut]  # never run: the model's reply was cut off, no tool failed
+            lines.append(f"TOOL CALL NOT RUN {event.name}: the reply was cut off at the output limit")
         elif isinstance(event, ToolResultEvent):
-            call = calls.setdefault(event.call_id, TraceCall(call_id=event.call_id, tool=event.name))
+            call = open_calls.pop(event.call_id, None)
+            if call is None:  # a result whose call line was lost (a torn line, a hand-edited log)
+                calls.append(call := TraceCall(call_id=event.call_id, tool=event.name))
             call.ok = not event.is_error
             call.error, call.output = event.error, event.output
             if event.is_error:
@@ -101,8 +110,8 @@ def trace_from_events(events: list[Event], *, session: str | None = None) -> Too
         agent_key=start.agent_key if start else None,
         prompt=start.prompt if start else "",
         output=output,
-        calls=list(calls.values()),
-        transcript="\n".join(lines),
+        calls=calls,
+        transcript="\n".join(indented(line) for line in lines),  # the run's text cannot start a line
     )
 
 

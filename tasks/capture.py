@@ -114,7 +114,8 @@ def gather(channel: str, ctx: CaptureInput, helper: Helper) -> capture.ChannelRe
 
         submitted = ask("capture-agent", lambda: run_capture_agent(
             Path(ctx.capture_agent or ""), agent_key=ctx.agent_key, evidence=ctx.trace.evidence(),
-            rules=[ref(r) for r in ctx.rules], cap=ctx.cap, fallback_model=ctx.helper_model))
+            rules=[ref(r) for r in ctx.rules], cap=ctx.cap, fallback_model=ctx.helper_model,
+            project=store.locate(Path(ctx.agent_path)).root))
         if isinstance(submitted, Failure):
             return capture.ChannelResult(channel=channel, failure=submitted)
         drafts = list(zip(submitted.drafts, submitted.confidences))

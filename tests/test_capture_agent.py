@@ -149,18 +149,50 @@ def test_the_run_s_evidence_cannot_write_a_section_of_the_capture_agent_s_prompt
     assert "(id aaaa0001) [tip] Use numbered lists" in prompt
 
 
-def test_a_long_run_reaches_the_capture_agent_bounded_like_a_helper_trace(setup, fake_anthropic):
-    """Helper requests bound the trace (render.MAX_TRACE_CHARS, head and tail kept); the capture agent's
-    prompt carried the whole evidence: a run of megabytes was one request of megabytes, past any model's
-    context, so the capture failed (closed) on every long run."""
+def test_a_shared_capture_agent_reads_the_project_of_the_run_it_judges(tmp_path, fake_anthropic, monkeypatch):
+    # capture.agent may name a file anywhere (`~/agents/capture.agentuse`, shared by several projects): its
+    # read-only tools still read the project whose run it evaluates, where the trace's paths point.
+    for key, value in fake_anthropic.env().items():
+        monkeypatch.setenv(key, value)
+    shared = tmp_path / "shared"
+    (shared / "posts").mkdir(parents=True)
+    (shared / "capture.agentuse").write_text(CAPTURE_AGENT.format(extra=""))
+    (shared / "posts" / "a.md").write_text("the shared folder's file\n")
+    agent = make_agent(tmp_path / "p", f"learning:\n  capture:\n    agent: {shared / 'capture.agentuse'}")
+    (agent.parent / "posts").mkdir()
+    (agent.parent / "posts" / "a.md").write_text("the post this run wrote\n")
+    fake_anthropic.script(tool_use("read_file", {"path": "posts/a.md"}), submit("Save posts under posts/"),
+                          text("Done."))
+    run(agent, ScriptedHelper(vet=[passing]))
+    [read] = [b for m in fake_anthropic.requests[1].body["messages"] for b in m["content"]
+              if isinstance(b, dict) and b.get("type") == "tool_result"]
+    assert read["content"] == "the post this run wrote\n"
+
+
+@pytest.mark.parametrize("extra, said", [
+    ('approval: "true"', "approval must be true or false"),  # a main agent refuses it too (StrictBool)
+    ("model: 5", "model must be a provider:model string"),  # it ran on the main agent's model instead
+])
+def test_a_capture_agent_setting_of_the_wrong_type_is_an_error(setup, fake_anthropic, extra, said):
+    agent, write_capture_agent = setup
+    write_capture_agent(extra)
+    report = run(agent, ScriptedHelper())
+    assert fake_anthropic.requests == []
+    failure = next(n for n in report.notes if "The agent channel failed" in n)
+    assert said in failure
+
+
+def test_a_long_run_s_evidence_reaches_the_capture_agent_bounded(setup, fake_anthropic):
+    # The built-in evaluator's request bounds the trace (render.bound_trace, MAX_TRACE_CHARS); the capture
+    # agent got it whole, in every one of its model requests and in its session log's run_start.
     from agentuse.core.helper.render import MAX_TRACE_CHARS
 
     agent, _ = setup
-    output = "START " + "a long post paragraph. " * 60_000 + " END-OF-RUN"
-    assert len(output) > 10 * MAX_TRACE_CHARS
+    calls = [("read_file", {"path": f"notes/{n}.md"}, "x" * 1_400) for n in range(400)]  # ~600,000 characters
     fake_anthropic.script(submit("Save posts under posts/"), text("Done."))
-    run_capture(agent=str(agent), session=str(make_session(agent, UPLOAD_FAIL, output=output)),
-                helper=ScriptedHelper(vet=[passing]), today=TODAY)
+    run_capture(agent=str(agent), session=str(make_session(agent, calls)), helper=ScriptedHelper(vet=[passing]),
+                today=TODAY)
     prompt = fake_anthropic.requests[0].body["messages"][0]["content"][0]["text"]
-    assert "START" in prompt and "END-OF-RUN" in prompt and "characters of the trace omitted" in prompt
     assert len(prompt) < MAX_TRACE_CHARS + 5_000
+    assert "characters of the trace omitted" in prompt
+    assert "notes/0.md" in prompt and "notes/399.md" in prompt  # its start and its end are kept

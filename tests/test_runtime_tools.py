@@ -107,13 +107,34 @@ def test_an_interrupted_command_leaves_no_process_behind(box, monkeypatch):
     import subprocess
 
     started: list[int] = []
+    wait = subprocess.Popen.wait
 
-    def interrupted(self, *args, **kwargs):
-        started.append(self.pid)
-        raise KeyboardInterrupt
+    def interrupted(self, *args, **kwargs):  # Ctrl-C while the tool waits for the command
+        if not started:
+            started.append(self.pid)
+            raise KeyboardInterrupt
+        return wait(self, *args, **kwargs)
 
-    monkeypatch.setattr(subprocess.Popen, "communicate", interrupted)
+    monkeypatch.setattr(subprocess.Popen, "wait", interrupted)
     with pytest.raises(KeyboardInterrupt):  # Ctrl-C reaches the user as before
         box.run("run_shell", {"command": "sleep 30 & sleep 30"})
     [pgid] = started
     assert _group_left(pgid) == []  # the shell and its background child were killed with it
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), -1, "soon"])
+def test_a_timeout_that_is_not_a_positive_number_is_the_default(box, timeout):
+    # JSON from a model may hold NaN (Python's parser reads it): min(nan, 600) is nan, and a wait with a nan
+    # timeout never times out, so the command ran for ever; a negative one killed it before it began.
+    box.shell_timeout = 0.5
+    outcome = box.run("run_shell", {"command": "sleep 30", "timeout": timeout})
+    assert outcome.is_error and outcome.error.startswith("command timed out after 0.5 s")
+    assert box.run("run_shell", {"command": "echo ok", "timeout": timeout}).output == "ok\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_write_file_refuses_what_is_not_a_regular_file(box):
+    # Opening a FIFO for writing waits for a reader for ever: the run would never end.
+    os.mkfifo(box.root / "pipe")
+    outcome = box.run("write_file", {"path": "pipe", "content": "x"})
+    assert outcome.is_error and outcome.error == "pipe is not a regular file; write_file writes regular files"
