@@ -291,11 +291,11 @@ def _excludes(a: Analysis) -> bool:
     return bool(_EXCLUDING.search(normalize(a.text)))
 
 
-def _choice_in_other_words(o: Overlap) -> tuple[str, str] | None:
+def _choice_in_other_words(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str] | None:
     """Two members of one closed set for one shared thing (a term that leads at most one side: "indent
     code with spaces" / "use tabs for indentation"), with little else left over on either side but each
     instruction's own verb (paraphrases differ there)."""
-    alt = alternative_conflict(o)
+    alt = alternative_conflict(o, a, b)
     if alt is None or not any(x.weight >= 1 and y.weight >= 1 and not (x.lead and y.lead) for x, y in o.shared):
         return None
     rest = [t for t in o.left_a + o.left_b if t.word not in alt and t.weight >= 1 and not (t.lead and t.role == "main")]
@@ -368,7 +368,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if stance.clash:
         return Relation(Label.contradiction, sim, f"one puts in what the other leaves out: {stance.clash}")
     if sim < RELATED:
-        choice = _choice_in_other_words(o)
+        choice = _choice_in_other_words(o, a, b)
         if choice:
             # "Write all manifests in YAML" / "author every manifest as JSON": the verbs differ, so the
             # overlap is low, but one thing gets two members of one closed set and nothing else differs.
@@ -410,7 +410,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     order = _order_conflict(a, b)
     if order and not exception_only:
         return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
-    alt = alternative_conflict(o) or means_conflict(o)
+    alt = alternative_conflict(o, a, b) or means_conflict(o, a, b)
     if alt:
         residue = max(left_a, left_b) - 1
         if residue <= CONTRADICTION_RESIDUE and not exception_only:
