@@ -70,3 +70,17 @@ def test_a_persons_rule_on_another_case_is_not_archived_by_learnings_add(tmp_pat
         ("Summarize customer reviews written in French", State.active),
         ("Summarize customer reviews written in German.", State.active)]
     assert archived(agent) == []
+
+
+def test_a_note_that_replaces_a_repeated_rule_keeps_its_repeats(tmp_path):
+    # spec: "a rule you have repeated ... gets sharpened rather than dropped": the repeats are the
+    # evidence graduation counts, so the rule that replaces it carries them.
+    agent = make_agent(tmp_path / "p", APPLIED, name="blog-writer.agentuse")
+    seed(agent, [Learning(id="a1b2c3d4", title="Keep intros factual", body="Keep intros factual", re=2,
+                          date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
+    with override_helper(OfflineHelper()):
+        result = CliRunner().invoke(app, ["learnings", "add", str(agent), "Keep intros factual rather than promotional"])
+    assert result.exit_code == 0, (result.stdout, result.exception)
+    assert result.stdout.startswith('[Learning] Replaced an earlier rule: "Keep intros factual"'), result.stdout
+    [now] = stored(agent)
+    assert (now.title, now.re) == ("Keep intros factual rather than promotional", 2)
