@@ -28,6 +28,9 @@ DIFFERENT_CASES = [
     ("Write release notes for mobile users.", "Write release notes for desktop users."),
     ("Collect feedback about the morning session.", "Collect feedback about the evening session."),
     ("Take nightly backups of production databases.", "Take nightly backups of staging databases."),
+    # a noun modifier on the object of a removal: "remove duplicate X" is read "dedupe X", still a removal
+    ("Delete empty rows before exporting.", "Delete duplicate rows before exporting."),
+    ("Discard incomplete survey responses.", "Discard duplicate survey responses."),
 ]
 
 ONE_SETTING = [
@@ -38,6 +41,7 @@ ONE_SETTING = [
     ("Write the changelog in British spelling.", "Write the changelog in American spelling."),
     # the shared member describes the tickets; the two others are what the translation is set to
     ("Translate tickets written in Spanish into English.", "Translate tickets written in Spanish into German."),
+    ("Delete empty rows before exporting.", "Keep empty rows when exporting."),
 ]
 
 

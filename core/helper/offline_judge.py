@@ -130,9 +130,27 @@ def _polarity_conflict(o: Overlap) -> list[str]:
     conflict = [(x, y) for x, y in o.shared
                 if x.negative != y.negative and x.role in ("main", "contrast") and y.role in ("main", "contrast")
                 and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
-    if conflict and (_negates_a_manner(o, conflict) or only_the_verb_apart(o.shared, conflict)):
+    if conflict and (_negates_a_manner(o, conflict) or only_the_verb_apart(o.shared, conflict)
+                     or _both_take_out(o, conflict)):
         return []
     return [x.word for x, _ in conflict]
+
+
+# Verbs asked for that take out some of what they name: "dedupe rows" removes rows, as "drop null rows"
+# does (phrases.py reads "remove duplicate rows" as "dedupe rows").
+_TAKING_OUT = frozenset({canon("dedupe")})
+
+
+def _both_take_out(o: Overlap, conflict: list[tuple]) -> bool:
+    """"Drop null rows" against "drop duplicate rows": the object kept out on one side and named by a verb
+    that takes some of it out on the other. Both remove rows, each its own kind: not opposed."""
+    leads_a = [t for t in o.left_a + [x for x, _ in o.shared] if t.lead and t.role == "main"]
+    leads_b = [t for t in o.left_b + [y for _, y in o.shared] if t.lead and t.role == "main"]
+    for x, y in conflict:
+        removing, taking_out = (leads_a, leads_b) if x.negative else (leads_b, leads_a)
+        if any(t.negative for t in removing) and any(t.word in _TAKING_OUT and not t.negative for t in taking_out):
+            return True
+    return False
 
 
 def _negates_a_manner(o: Overlap, conflict: list[tuple]) -> bool:
