@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 
+from agentuse.core.helper.described import described_words
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.phrases import LITERAL
 from agentuse.core.helper.similarity import Analysis, Term
@@ -118,26 +119,31 @@ def counted(a: Analysis, b: Analysis) -> tuple[str, ...]:
     return counts if counts != a.values else (*a.values, "1x")
 
 
-def alternative_conflict(o: Overlap) -> tuple[str, str] | None:
+def alternative_conflict(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str] | None:
     """Two members of one closed set left over, one on each side ("JSON" / "YAML"); a scale's word in a
-    scope ("on short posts") names a case instead."""
+    scope ("on short posts") names a case instead, and so does a member in the description of the things
+    the rule is about ("reviews written in German", `described.py`)."""
+    described_a, described_b = described_words(a.text), described_words(b.text)
     for x in o.left_a:
         gx = alternative_group(x.word)
-        if gx is None or x.role in ("condition", "exception") or (is_scale(gx) and x.scoped):
+        if gx is None or x.role in ("condition", "exception") or (is_scale(gx) and x.scoped) or x.word in described_a:
             continue
         for y in o.left_b:
             if y.word != x.word and alternative_group(y.word) == gx and y.role not in ("condition", "exception") \
-                    and not (is_scale(gx) and y.scoped):
+                    and not (is_scale(gx) and y.scoped) and y.word not in described_b:
                 if x.negative == y.negative:
                     return x.word, y.word
     return None
 
 
-def means_conflict(o: Overlap) -> tuple[str, str] | None:
+def means_conflict(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str] | None:
     """The same action done by two different means, one word each: "sort new arrivals by author" / "by
-    title". Only when the action is shared and nothing else is left over, so a scope stays a near-miss."""
+    title". Only when the action is shared and nothing else is left over, so a scope stays a near-miss,
+    and not when the means describes the things acted on ("invoices which arrive as PDF")."""
     left_a = [t for t in o.left_a if t.weight >= 1]
     left_b = [t for t in o.left_b if t.weight >= 1]
+    if {t.word for t in left_a} & described_words(a.text) or {t.word for t in left_b} & described_words(b.text):
+        return None
     # One word against one or two ("by points" / "by win rate"): one means named in other words.
     if not left_a or not left_b or len(left_a) + len(left_b) > 3:
         return None

@@ -130,9 +130,27 @@ def _polarity_conflict(o: Overlap) -> list[str]:
     conflict = [(x, y) for x, y in o.shared
                 if x.negative != y.negative and x.role in ("main", "contrast") and y.role in ("main", "contrast")
                 and (max(x.weight, y.weight) >= 1 or (x.lead and y.lead))]  # the verb itself ("drop"/"keep")
-    if conflict and (_negates_a_manner(o, conflict) or only_the_verb_apart(o.shared, conflict)):
+    if conflict and (_negates_a_manner(o, conflict) or only_the_verb_apart(o.shared, conflict)
+                     or _both_take_out(o, conflict)):
         return []
     return [x.word for x, _ in conflict]
+
+
+# Verbs asked for that take out some of what they name: "dedupe rows" removes rows, as "drop null rows"
+# does (phrases.py reads "remove duplicate rows" as "dedupe rows").
+_TAKING_OUT = frozenset({canon("dedupe")})
+
+
+def _both_take_out(o: Overlap, conflict: list[tuple]) -> bool:
+    """"Drop null rows" against "drop duplicate rows": the object kept out on one side and named by a verb
+    that takes some of it out on the other. Both remove rows, each its own kind: not opposed."""
+    leads_a = [t for t in o.left_a + [x for x, _ in o.shared] if t.lead and t.role == "main"]
+    leads_b = [t for t in o.left_b + [y for _, y in o.shared] if t.lead and t.role == "main"]
+    for x, y in conflict:
+        removing, taking_out = (leads_a, leads_b) if x.negative else (leads_b, leads_a)
+        if any(t.negative for t in removing) and any(t.word in _TAKING_OUT and not t.negative for t in taking_out):
+            return True
+    return False
 
 
 def _negates_a_manner(o: Overlap, conflict: list[tuple]) -> bool:
@@ -291,11 +309,11 @@ def _excludes(a: Analysis) -> bool:
     return bool(_EXCLUDING.search(normalize(a.text)))
 
 
-def _choice_in_other_words(o: Overlap) -> tuple[str, str] | None:
+def _choice_in_other_words(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str] | None:
     """Two members of one closed set for one shared thing (a term that leads at most one side: "indent
     code with spaces" / "use tabs for indentation"), with little else left over on either side but each
     instruction's own verb (paraphrases differ there)."""
-    alt = alternative_conflict(o)
+    alt = alternative_conflict(o, a, b)
     if alt is None or not any(x.weight >= 1 and y.weight >= 1 and not (x.lead and y.lead) for x, y in o.shared):
         return None
     rest = [t for t in o.left_a + o.left_b if t.word not in alt and t.weight >= 1 and not (t.lead and t.role == "main")]
@@ -368,7 +386,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if stance.clash:
         return Relation(Label.contradiction, sim, f"one puts in what the other leaves out: {stance.clash}")
     if sim < RELATED:
-        choice = _choice_in_other_words(o)
+        choice = _choice_in_other_words(o, a, b)
         if choice:
             # "Write all manifests in YAML" / "author every manifest as JSON": the verbs differ, so the
             # overlap is low, but one thing gets two members of one closed set and nothing else differs.
@@ -410,7 +428,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     order = _order_conflict(a, b)
     if order and not exception_only:
         return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
-    alt = alternative_conflict(o) or means_conflict(o)
+    alt = alternative_conflict(o, a, b) or means_conflict(o, a, b)
     if alt:
         residue = max(left_a, left_b) - 1
         if residue <= CONTRADICTION_RESIDUE and not exception_only:

@@ -1,0 +1,90 @@
+"""Two members of one closed set are two values of one setting only when the value is what the instruction
+sets ("reply in Spanish" / "in German"). When the member sits in the description of what the rule is about
+("reviews written in German", "incidents that happen on weekends", "notes for mobile users") it picks
+which things, so the two rules are about different cases: a near-miss, both can hold. Pairs written for
+this test, not taken from the labelled sets."""
+
+from __future__ import annotations
+
+import pytest
+from capture_support import archived, make_agent, seed, stored
+from typer.testing import CliRunner
+
+from agentuse.cli.app import app
+from agentuse.core.helper.factory import override_helper
+from agentuse.core.helper.offline import OfflineHelper
+from agentuse.core.helper.offline_judge import Label, compare
+from agentuse.core.learning import Channel, Learning, Source, State
+
+DIFFERENT_CASES = [
+    # a participle clause on the object
+    ("Summarize customer reviews written in German.", "Summarize customer reviews written in French."),
+    ("Flag payments made in cash for review.", "Flag payments made by card for review."),
+    # a relative clause
+    ("Escalate incidents that happen on weekends.", "Escalate incidents that happen on weekdays."),
+    ("Archive invoices which arrive as PDF.", "Archive invoices which arrive as XLSX."),
+    # "from", "for", "about", "of" X
+    ("Prioritize tickets from internal teams.", "Prioritize tickets from external teams."),
+    ("Write release notes for mobile users.", "Write release notes for desktop users."),
+    ("Collect feedback about the morning session.", "Collect feedback about the evening session."),
+    ("Take nightly backups of production databases.", "Take nightly backups of staging databases."),
+    # a noun modifier on the object of a removal: "remove duplicate X" is read "dedupe X", still a removal
+    ("Delete empty rows before exporting.", "Delete duplicate rows before exporting."),
+    ("Discard incomplete survey responses.", "Discard duplicate survey responses."),
+]
+
+ONE_SETTING = [
+    ("Reply to customers in Spanish.", "Reply to customers in German."),
+    ("Export the monthly report as CSV.", "Export the monthly report as JSON."),
+    ("Sort search results in ascending order.", "Sort search results in descending order."),
+    ("Send the team digest weekly.", "Send the team digest daily."),
+    ("Write the changelog in British spelling.", "Write the changelog in American spelling."),
+    # the shared member describes the tickets; the two others are what the translation is set to
+    ("Translate tickets written in Spanish into English.", "Translate tickets written in Spanish into German."),
+    ("Delete empty rows before exporting.", "Keep empty rows when exporting."),
+]
+
+
+@pytest.mark.parametrize("a, b", DIFFERENT_CASES)
+def test_a_member_that_picks_which_things_makes_a_near_miss(a, b):
+    assert compare(a, b).label is Label.near_miss, compare(a, b)
+    assert compare(b, a).label is Label.near_miss, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", ONE_SETTING)
+def test_a_member_that_is_what_the_instruction_sets_is_still_a_contradiction(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)
+
+
+APPLIED = "learning:\n  capture: true\n  apply: true\n  max: 15"
+
+
+def test_a_persons_rule_on_another_case_is_not_archived_by_learnings_add(tmp_path):
+    agent = make_agent(tmp_path / "p", APPLIED, name="support.agentuse")
+    seed(agent, [Learning(id="a1b2c3d4", title="Summarize customer reviews written in German.",
+                          body="Summarize customer reviews written in German.", date="2026-08-01",
+                          src=Source.manual, ch=Channel.corrections)])
+    with override_helper(OfflineHelper()):
+        result = CliRunner().invoke(app, ["learnings", "add", str(agent),
+                                          "Summarize customer reviews written in French."])
+    assert result.exit_code == 0, (result.stdout, result.exception)
+    assert not any("Replaced" in line for line in result.stdout.splitlines()), result.stdout
+    assert sorted((r.title, r.state) for r in stored(agent)) == [
+        ("Summarize customer reviews written in French", State.active),
+        ("Summarize customer reviews written in German.", State.active)]
+    assert archived(agent) == []
+
+
+def test_a_note_that_replaces_a_repeated_rule_keeps_its_repeats(tmp_path):
+    # spec: "a rule you have repeated ... gets sharpened rather than dropped": the repeats are the
+    # evidence graduation counts, so the rule that replaces it carries them.
+    agent = make_agent(tmp_path / "p", APPLIED, name="blog-writer.agentuse")
+    seed(agent, [Learning(id="a1b2c3d4", title="Keep intros factual", body="Keep intros factual", re=2,
+                          date="2026-08-01", src=Source.manual, ch=Channel.corrections)])
+    with override_helper(OfflineHelper()):
+        result = CliRunner().invoke(app, ["learnings", "add", str(agent), "Keep intros factual rather than promotional"])
+    assert result.exit_code == 0, (result.stdout, result.exception)
+    assert result.stdout.startswith('[Learning] Replaced an earlier rule: "Keep intros factual"'), result.stdout
+    [now] = stored(agent)
+    assert (now.title, now.re) == ("Keep intros factual rather than promotional", 2)
