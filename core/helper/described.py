@@ -10,30 +10,33 @@ teams"). Two such rules are about different cases and both can hold (`offline_ch
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.vocabulary import canon
 from agentuse.core.helper.wording import normalize
+from agentuse.core.lazy_regex import lazy
+
+# Compiled on first use: only a pair holding two members of one closed set asks (tidy, add and capture
+# import this module whether or not one does).
 
 # Up to two words between the opener and the member: a determiner or a modifier ("about the morning").
 # The gap holds no preposition: in "tickets written in Spanish into English" the member after "into" is
 # what the translation is set to.
 _GAP = r"(?:(?!(?:in|into|as|by|on|at|to|from|with|for|of|about|via|over|through)\b)[a-z'-]+\s+){0,2}"
-_OF_A_KIND = re.compile(r"\b(?:for|about|of|from)\s+" + _GAP + r"$")
+_OF_A_KIND = lazy(r"\b(?:for|about|of|from)\s+" + _GAP + r"$")
 # A participle after the object, then the preposition that carries the member. -en/-ed words that are no
 # participle ("when", "often", "need") are left out; irregular participles come from the lexicon.
 _NOT_PARTICIPLES = frozenset({"when", "then", "even", "often", "open", "listen", "need", "seed", "feed",
                               "embed", "proceed", "exceed", "succeed", "speed", "indeed", "between", "screen"})
-_PARTICIPLE = re.compile(r"\b([a-z]+(?:ed|en)|" + "|".join(sorted(lx.IRREGULAR)) + r")\s+"
+_PARTICIPLE = lazy(r"\b([a-z]+(?:ed|en)|" + "|".join(sorted(lx.IRREGULAR)) + r")\s+"
                          r"(?:in|as|by|on|at|from|with|via|through|over|during)\s+" + _GAP + r"$")
-_RELATIVE = re.compile(r"\b(?<!sure )(?<!so )(?:that|which|who|whose|where)\b[^,;:.!?]*$")
+_RELATIVE = lazy(r"\b(?<!sure )(?<!so )(?:that|which|who|whose|where)\b[^,;:.!?]*$")
 # A participle after one of these verbs says what the object is to be ("keep dates stored in UTC",
 # "have replies written in Spanish"): the value the rule sets, not which things it is about.
-_RESULT_VERBS = re.compile(r"\b(?:keep|keeps|have|has|leave|get|make|want|need|needs|ensure|ensures)\b")
-_CLAUSE_BREAK = re.compile(r"[,;:.!?]")
-_NOUN_NEXT = re.compile(r"\s+(?!(?:" + "|".join(sorted(lx.STOPWORDS)) + r"|and|or|not|no|until|unless|when|if|before|after)\b)[a-z]")
+_RESULT_VERBS = lazy(r"\b(?:keep|keeps|have|has|leave|get|make|want|need|needs|ensure|ensures)\b")
+_CLAUSE_BREAK = lazy(r"[,;:.!?]")
+_NOUN_NEXT = lazy(r"\s+(?!(?:" + "|".join(sorted(lx.STOPWORDS)) + r"|and|or|not|no|until|unless|when|if|before|after)\b)[a-z]")
 
 
 @lru_cache(maxsize=8192)
