@@ -123,16 +123,17 @@ def alternative_conflict(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str
     """Two members of one closed set left over, one on each side ("JSON" / "YAML"); a scale's word in a
     scope ("on short posts") names a case instead, and so does a member in the description of the things
     the rule is about ("reviews written in German", `described.py`)."""
-    described_a, described_b = described_words(a.text), described_words(b.text)
+    # Which words are described is read only for a pair that is otherwise two members of one set (the rare
+    # case): reading it costs a pattern search per word of the rule.
     for x in o.left_a:
         gx = alternative_group(x.word)
-        if gx is None or x.role in ("condition", "exception") or (is_scale(gx) and x.scoped) or x.word in described_a:
+        if gx is None or x.role in ("condition", "exception") or (is_scale(gx) and x.scoped):
             continue
         for y in o.left_b:
             if y.word != x.word and alternative_group(y.word) == gx and y.role not in ("condition", "exception") \
-                    and not (is_scale(gx) and y.scoped) and y.word not in described_b:
-                if x.negative == y.negative:
-                    return x.word, y.word
+                    and not (is_scale(gx) and y.scoped) and x.negative == y.negative \
+                    and x.word not in described_words(a.text) and y.word not in described_words(b.text):
+                return x.word, y.word
     return None
 
 
@@ -142,8 +143,6 @@ def means_conflict(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str] | No
     and not when the means describes the things acted on ("invoices which arrive as PDF")."""
     left_a = [t for t in o.left_a if t.weight >= 1]
     left_b = [t for t in o.left_b if t.weight >= 1]
-    if {t.word for t in left_a} & described_words(a.text) or {t.word for t in left_b} & described_words(b.text):
-        return None
     # One word against one or two ("by points" / "by win rate"): one means named in other words.
     if not left_a or not left_b or len(left_a) + len(left_b) > 3:
         return None
@@ -154,6 +153,8 @@ def means_conflict(o: Overlap, a: Analysis, b: Analysis) -> tuple[str, str] | No
         return None
     if not any(s.lead and t.lead and s.role == "main" for s, t in o.shared):
         return None
+    if {t.word for t in left_a} & described_words(a.text) or {t.word for t in left_b} & described_words(b.text):
+        return None  # read last: the rare pair that is otherwise two means
     return " ".join(t.word for t in left_a), " ".join(t.word for t in left_b)
 
 
