@@ -15,6 +15,11 @@ MAX_FORM_FIELDS = 16  # the review form, the busiest, sends four
 TOO_LARGE = 413
 
 
+def header(scope: Scope, name: bytes) -> str:
+    """One request header's value, as text ("" when absent)."""
+    return next((value.decode("latin-1") for key, value in scope.get("headers", []) if key == name), "")
+
+
 def too_large() -> HTTPException:
     return HTTPException(TOO_LARGE)  # the page's words: app.HTTP_WORDS
 
@@ -31,7 +36,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = next((value for key, value in scope.get("headers", []) if key == b"content-length"), b"0")
+        declared = header(scope, b"content-length")
         received = 0
 
         async def counted() -> Message:

@@ -29,7 +29,7 @@ from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agentuse.serve.limits import read_form
+from agentuse.serve.limits import header, read_form
 
 TOKEN_COOKIE = "agentuse_token"
 CSRF_COOKIE = "agentuse_csrf"
@@ -84,10 +84,6 @@ def _cookies(scope: Scope) -> dict[str, str]:
 
 def _same(a: str | None, b: str | None) -> bool:
     return bool(a) and bool(b) and hmac.compare_digest(a.encode(), b.encode())  # type: ignore[union-attr]
-
-
-def _header(scope: Scope, name: bytes) -> str:
-    return next((value.decode("latin-1") for key, value in scope.get("headers", []) if key == name), "")
 
 
 def same_origin_path(target: str) -> str:
@@ -166,7 +162,7 @@ class TokenGate:
             response.set_cookie(name, self.token, httponly=True, samesite="strict")
             await response(scope, receive, send)
             return
-        scheme, _, credential = _header(scope, b"authorization").partition(" ")
+        scheme, _, credential = header(scope, b"authorization").partition(" ")
         header_token = credential.strip() if scheme.lower() in AUTH_SCHEMES else None
         if _same(_cookies(scope).get(name), self.token) or _same(header_token, self.token):
             await self.app(scope, receive, send)
@@ -188,8 +184,8 @@ class TokenGate:
 
 
 def _cross_site_navigation(scope: Scope) -> bool:
-    return (scope.get("method") == "GET" and _header(scope, b"sec-fetch-site") == "cross-site"
-            and _header(scope, b"sec-fetch-mode") == "navigate")
+    return (scope.get("method") == "GET" and header(scope, b"sec-fetch-site") == "cross-site"
+            and header(scope, b"sec-fetch-mode") == "navigate")
 
 
 class CsrfCookie:
