@@ -130,9 +130,27 @@ def _until_waiting(process: subprocess.Popen) -> list[str]:
     return said
 
 
-def test_two_undos_at_once_undo_the_two_newest_passes_one_each(tmp_path):
+def _all_through_the_commit_lock(location, *commands: tuple) -> list[tuple[int, str, str]]:
+    """Start `commands` while the tidy-up commit's lock is held here (as another process's commit holds it),
+    let go once each says it is waiting there, and return how each ended (exit code, stdout, stderr)."""
     import fcntl
 
+    from agentuse.core import snapshots
+
+    held = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        started = [_start(*command) for command in commands]
+        for process in started:
+            said = _until_waiting(process)
+            assert said and said[-1].startswith("waiting for "), said
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+    return [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in started]
+
+
+def test_two_undos_at_once_undo_the_two_newest_passes_one_each(tmp_path):
     from agentuse.core import snapshots
 
     agent = make_agent(tmp_path / "p", CAPPED)
@@ -143,17 +161,7 @@ def test_two_undos_at_once_undo_the_two_newest_passes_one_each(tmp_path):
     _pass_quarantining(location, "bbbb2222")
     assert len(snapshots.listing(location)) == 2
     # Both undos choose what to undo, then meet at the commit's lock, held here until both wait there.
-    held = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(held, fcntl.LOCK_EX)
-    try:
-        undos = [_start("learnings", "undo", agent) for _ in range(2)]
-        for process in undos:
-            said = _until_waiting(process)
-            assert said and said[-1].startswith("waiting for "), said
-    finally:
-        fcntl.flock(held, fcntl.LOCK_UN)
-        os.close(held)
-    ended = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in undos]
+    ended = _all_through_the_commit_lock(location, *[("learnings", "undo", agent)] * 2)
     assert [code for code, _, _ in ended] == [0, 0], ended
     assert location.store_path.read_bytes() == original and snapshots.listing(location) == []
 
@@ -257,24 +265,12 @@ def test_one_note_given_twice_at_once_is_one_rule_repeated_not_two_copies(tmp_pa
     """Both notes are planned against a store that holds neither, then written one after the other: the
     second is the first one repeated (re:1, the spec's signal that the wording is not landing), as it is
     when the two are given one after the other, never a second copy taking a slot of the cap."""
-    import fcntl
-
-    from agentuse.core import snapshots
 
     agent = make_agent(tmp_path / "p", CAPPED)
     location = seed(agent, [])
     note = "Always end with a question to the reader"
-    held = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(held, fcntl.LOCK_EX)  # both notes wait to be written, each planned on its own read
-    try:
-        adds = [_start("learnings", "add", agent, note) for _ in range(2)]
-        for process in adds:
-            said = _until_waiting(process)
-            assert said and said[-1].startswith("waiting for "), said
-    finally:
-        fcntl.flock(held, fcntl.LOCK_UN)
-        os.close(held)
-    ended = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in adds]
+    # Both notes wait to be written, each planned on its own read.
+    ended = _all_through_the_commit_lock(location, *[("learnings", "add", agent, note)] * 2)
     assert [code for code, _, _ in ended] == [0, 0], ended
     [kept] = store.load(location).learnings
     assert (kept.title, kept.re) == (note, 1)
@@ -462,14 +458,12 @@ def test_one_session_captured_twice_at_once_stores_its_rule_once(tmp_path, fake_
     """The post-run capture and a `learnings capture --session` of the same run (or a retry) at once: each
     vets the same candidate against a store holding neither, so both passed; the second is the first again
     (a model's rule said again stores nothing new), never a second copy in the cap."""
-    import fcntl
     import re
 
     from fakes import tool_use
 
     from capture_support import make_session
 
-    from agentuse.core import snapshots
 
     agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    custom: Only rules about saving posts.\n  max: 15")
     location = seed(agent, [])
@@ -486,16 +480,7 @@ def test_one_session_captured_twice_at_once_stores_its_rule_once(tmp_path, fake_
     fake_anthropic.script(default=reply)
     for key, value in fake_anthropic.env().items():
         monkeypatch.setenv(key, value)
-    held = os.open(f"{snapshots.tidy_lock_path(location)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(held, fcntl.LOCK_EX)  # both captures wait to write, each vetted on its own read
-    try:
-        captures = [_start("learnings", "capture", agent, "--session", session) for _ in range(2)]
-        for process in captures:
-            said = _until_waiting(process)
-            assert said and said[-1].startswith("waiting for "), said
-    finally:
-        fcntl.flock(held, fcntl.LOCK_UN)
-        os.close(held)
-    ended = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in captures]
+    # Both captures wait to write, each vetted on its own read.
+    ended = _all_through_the_commit_lock(location, *[("learnings", "capture", agent, "--session", session)] * 2)
     assert [code for code, _, _ in ended] == [0, 0], ended
     assert [r.title for r in store.load(location).learnings] == ["Save posts under posts/"]
