@@ -174,6 +174,18 @@ def test_the_sixth_frozen_set_is_the_committed_one_and_apart_from_every_other_se
     assert not domains & {p["domain"] for p in pairs}  # and no kind of agent another set has
 
 
+def test_the_seventh_frozen_set_is_the_committed_one_and_apart_from_every_other_set(bench):
+    pairs = bench.load_frozen7()  # raises if the file no longer has the frozen hash
+    assert len(pairs) >= 120 and len({p["domain"] for p in pairs}) >= 10
+    assert {p["label"] for p in pairs} == {"duplicate", "contradiction", "near-miss", "unrelated"}
+    others = [bench.DATA, bench.TUNING2, bench.TUNING3, bench.TUNING4, bench.TUNING5, bench.TUNING6, bench.TUNING7,
+              bench.TUNING8, bench.FROZEN, bench.FROZEN2, bench.FROZEN3, bench.FROZEN4, bench.FROZEN5, bench.FROZEN6]
+    seen = {text for path in others for p in bench.load(path) for text in (p["a"], p["b"])}
+    assert sum(p["a"] in seen or p["b"] in seen for p in pairs) == 0  # not even one sentence shared
+    domains = {p["domain"] for path in others for p in bench.load(path)}
+    assert not domains & {p["domain"] for p in pairs}  # and no kind of agent another set has
+
+
 def test_every_tuning_set_never_sees_a_distinct_pair_called_duplicate(bench):
     for path in (bench.DATA, bench.TUNING2, bench.TUNING3, bench.TUNING4, bench.TUNING5):
         assert bench.evaluate(bench.load(path))["distinct_called_duplicate"] == 0, path.name
