@@ -65,8 +65,9 @@ class Report(BaseModel):
 
     @property
     def never_injected(self) -> list[EntryView]:
-        """Rules that could reach a run (quarantined and graduated copies cannot) yet were in force for none."""
-        return [e for e in self.entries if e.group in LIVE_GROUPS and e.figures.runs == 0]
+        """Rules that could reach a run (quarantined and graduated copies cannot) yet were in force for none of
+        the counted runs since they were added."""
+        return [e for e in self.entries if e.group in LIVE_GROUPS and e.figures.runs == 0 and e.figures.since_added]
 
     @property
     def not_landing(self) -> list[EntryView]:

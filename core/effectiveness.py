@@ -22,6 +22,7 @@ it* on a run when a reviewer's comment answering a round it was in force for say
 from __future__ import annotations
 
 import json
+from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Literal
 
@@ -32,6 +33,7 @@ from agentuse.core.discovery import AGENT_SUFFIX
 from agentuse.core.file_access import read_optional
 from agentuse.core.learning import Channel, Learning
 from agentuse.core.model_defaults import empty_list
+from agentuse.core.session_ids import first_id_at, is_session_id
 
 Outcome = Literal["approved", "commented", "rejected", "no_gate", "pending", "failed"]
 INDEX_VERSION = 2  # 1 kept every session's digest: read as "from an older version", rebuilt from the logs
@@ -139,6 +141,11 @@ def settled(index: Index) -> Index:
 class RuleFigures(RunOutcomes):
     recurred: int | None = None  # tool-errors rules only: runs in force that hit the same failure again
     commented_about: int = 0  # runs in force whose reviewer commented on what the rule says
+    # Counted runs that started after the rule existed: a rule no run received is only "never injected"
+    # if some run could have received it. Counted among the latest RECENT_RUNS runs the index keeps; when
+    # the rule is older than all of them, `since_added_all` is False and the figure is a lower bound.
+    since_added: int = 0
+    since_added_all: bool = True
 
     @property
     def not_landing(self) -> bool:
@@ -241,8 +248,27 @@ def figures(rules: list[Learning], index: Index) -> dict[str, RuleFigures]:
         tally = view.rules.get(rule.id, RuleTally())
         recurred = tally.failures.get(failure_key(rule.tool or "", rule.sig or ""), 0) if _tool_error(rule) else None
         outcomes = {name: getattr(tally, name) for name in RunOutcomes.model_fields}
-        found[rule.id] = RuleFigures(**outcomes, recurred=recurred, commented_about=tally.about)
+        since, complete = _runs_since_added(rule, view)
+        found[rule.id] = RuleFigures(**outcomes, recurred=recurred, commented_about=tally.about,
+                                     since_added=since, since_added_all=complete)
     return found
+
+
+def _runs_since_added(rule: Learning, view: Index) -> tuple[int, bool]:
+    """Counted runs after the rule's origin, and whether the index's window of recent runs holds all of them.
+    A captured rule's origin is the session it came from (`sess:`); any other's is the end of its day, the
+    day being all a rule's date says (a run later that day may not be counted, one before it never is)."""
+    if rule.sess and is_session_id(rule.sess):
+        origin = rule.sess.upper()
+    else:
+        try:
+            day = date.fromisoformat(rule.date)
+        except ValueError:
+            return 0, False
+        origin = first_id_at(datetime.combine(day + timedelta(days=1), time(), tzinfo=timezone.utc).timestamp())
+    ids = [session_id for session_id, _ in view.recent]
+    complete = len(ids) >= view.runs or (bool(ids) and ids[0] <= origin)
+    return sum(session_id > origin for session_id in ids), complete
 
 
 def recurring_now(rules: list[Learning], index: Index) -> set[str]:

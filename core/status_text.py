@@ -213,11 +213,15 @@ def effectiveness_lines(report: Report, agent_arg: str) -> list[str]:
         ids = ", ".join(e.record["id"] for e in report.not_landing)
         lines.append(f"{len(report.not_landing)} rule(s) not landing: {NOT_LANDING_WHY} ({ids}); see agentuse "
                      f"learnings stats {agent_arg}")
-    if report.runs_counted and report.never_injected:
-        ids = ", ".join(e.record["id"] for e in report.never_injected)
-        lines.append(f"{len(report.never_injected)} rule(s) never injected in {report.runs_counted} counted run(s) "
-                     f"({ids})")
+    if report.never_injected:
+        named = ", ".join(f"{e.record['id']} ({_runs_since_added(e.figures)})" for e in report.never_injected)
+        lines.append(f"{len(report.never_injected)} rule(s) never injected since they were added: {named}")
     return lines
+
+
+def _runs_since_added(figures) -> str:
+    n = figures.since_added
+    return f"{n} counted run(s)" if figures.since_added_all else f"none of the latest {n} counted runs"
 
 
 def index_lines(report: Report) -> list[str]:

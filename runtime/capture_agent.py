@@ -33,7 +33,7 @@ from agentuse.core.helper.render import bound_trace, section
 from agentuse.core.learning import CAPTURE_AGENT_MAX_CANDIDATES, Category
 from agentuse.core.terminal_text import plain_values
 from agentuse.runtime.events import RunEnd, RunStart
-from agentuse.runtime.ids import new_session_id
+from agentuse.core.session_ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import ToolSpec
 from agentuse.runtime.providers import provider_for

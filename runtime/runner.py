@@ -23,7 +23,7 @@ from agentuse.core.inject import Injection, record_injection, select_for_run
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.effectiveness import count_session
 from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus, under_review
-from agentuse.runtime.ids import new_session_id
+from agentuse.core.session_ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
 from agentuse.core.terminal_text import not_utf8

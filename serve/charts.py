@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 
 from agentuse.core.effectiveness import Index, RuleFigures, settled
 from agentuse.core.status_text import figures_line
-from agentuse.runtime.ids import id_time
+from agentuse.core.session_ids import id_time
 
 BAR_WIDTH, BAR_HEIGHT = 120, 10
 CHART_WIDTH, CHART_HEIGHT, PAD_LEFT, PAD_BOTTOM, PAD_TOP = 640, 170, 34, 22, 12

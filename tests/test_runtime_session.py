@@ -18,7 +18,7 @@ from agentuse.runtime.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from agentuse.runtime.ids import ID_LENGTH, is_session_id, new_session_id, timestamp_ms
+from agentuse.core.session_ids import ID_LENGTH, is_session_id, new_session_id, timestamp_ms
 from agentuse.runtime.messages import TextBlock, Usage
 from agentuse.runtime.session import SessionError, SessionLog, find_log, list_logs, read_events
 from agentuse.runtime.summary import summarize

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agentuse.core import effectiveness, store
-from agentuse.runtime.ids import new_session_id
+from agentuse.core.session_ids import new_session_id
 from serve_project import (AGENT_KEY, counted, SERVE_TOKEN, awaiting_review, free_port, make_project, overcap_store,
                            recorded_replies)
 

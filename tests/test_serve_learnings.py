@@ -15,7 +15,7 @@ from agentuse.core import effectiveness, store
 from agentuse.core.describe import describe
 from agentuse.core.learning import Source, State
 from agentuse.core.status_text import figures_line, render_learnings
-from agentuse.runtime.ids import new_session_id
+from agentuse.core.session_ids import new_session_id
 from agentuse.serve.app import create_app
 from serve_project import (AGENT_KEY, SERVE_TOKEN, add_rules, counted, csrf_of, make_project, overcap_store, rule,
                            signed_in)

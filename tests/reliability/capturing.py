@@ -14,7 +14,7 @@ from agentuse.core.contract import agent_hash
 from agentuse.core.agent_file import load_agent
 from agentuse.flows.capture import run_capture
 from agentuse.runtime.events import RunEnd, RunStart, ToolCallEvent, ToolResultEvent
-from agentuse.runtime.ids import new_session_id
+from agentuse.core.session_ids import new_session_id
 from agentuse.runtime.session import SessionLog
 
 

@@ -20,12 +20,16 @@ from reliability.sessions_support import UPLOAD_SIG, Run, invoke, stats_json
 @pytest.fixture
 def agent(tmp_path):
     path = make_agent(tmp_path / "blog")
-    seed(path, [
-        rule("aaaa0001", "Save posts under posts/", src=Source.manual),
-        rule("bbbb0002", f"upload: {UPLOAD_SIG}", ch=Channel.tool_errors, tool="upload", sig=UPLOAD_SIG),
-        rule("cccc0003", "Link the sources"),
+    seed(path, [  # dated before the sessions below (2025-11-01), so every one of them could carry them
+        rule("aaaa0001", "Save posts under posts/", src=Source.manual, date_=BEFORE_THE_RUNS),
+        rule("bbbb0002", f"upload: {UPLOAD_SIG}", ch=Channel.tool_errors, tool="upload", sig=UPLOAD_SIG,
+             date_=BEFORE_THE_RUNS),
+        rule("cccc0003", "Link the sources", date_=BEFORE_THE_RUNS),
     ])
     return path
+
+
+BEFORE_THE_RUNS = "2025-10-01"
 
 
 def record_the_sessions(agent: Path) -> None:
@@ -74,7 +78,8 @@ def test_the_learnings_list_and_its_json_carry_the_same_figures(agent):
     entries = json.loads(invoke("learnings", str(agent), "--json").stdout)["entries"]
     figures = {e["record"]["id"]: e["figures"] for e in entries}
     assert figures["bbbb0002"] == {"runs": 6, "approved": 1, "commented": 2, "rejected": 1, "no_gate": 1,
-                                   "pending": 1, "failed": 0, "recurred": 2, "commented_about": 0}
+                                   "pending": 1, "failed": 0, "recurred": 2, "commented_about": 0, "since_added": 7,
+                                   "since_added_all": True}
 
 
 def test_rebuild_from_the_logs_equals_the_incremental_index(agent):
@@ -173,7 +178,24 @@ def test_doctor_names_the_rules_not_landing_and_the_rules_never_injected(agent):
     lines = [line.strip() for line in invoke("doctor", str(agent)).stdout.splitlines()]
     assert (f"1 rule(s) not landing: their failure recurred, or a reviewer commented on what they say, while they "
             f"were in force (bbbb0002); see agentuse learnings stats {agent}") in lines
-    assert "1 rule(s) never injected in 7 counted run(s) (cccc0003)" in lines
+    assert "1 rule(s) never injected since they were added: cccc0003 (7 counted run(s))" in lines
+
+
+def test_a_rule_is_never_injected_only_in_the_runs_counted_since_it_was_added(agent):
+    # One captured from the third session (its `sess:`), one a person added the day after the last run.
+    location = store.locate(agent)
+    doc = store.load(location)
+    doc.learnings += [rule("eeee0005", "Name the author", sess="01K8ZEFF000000000000000003", date_="2025-11-01"),
+                      rule("dddd0004", "Quote the title", src=Source.manual, date_="2025-11-02")]
+    store.save(location, doc)
+    record_the_sessions(agent)
+    found = stats_json(agent)
+    assert sorted(found["never_injected"]) == ["cccc0003", "eeee0005"]  # not dddd0004: no run came after it
+    by_id = {r["id"]: r for r in found["rules"]}
+    assert [by_id[i]["since_added"] for i in ("cccc0003", "eeee0005", "dddd0004")] == [7, 4, 0]
+    lines = [line.strip() for line in invoke("doctor", str(agent)).stdout.splitlines()]
+    assert ("2 rule(s) never injected since they were added: eeee0005 (4 counted run(s)), cccc0003 (7 counted "
+            "run(s))") in lines
 
 
 def test_the_dashboard_rules_table_carries_the_same_figures(agent):
@@ -222,3 +244,18 @@ def test_a_tool_errors_rule_whose_failure_came_back_waits_to_become_permanent(ag
     confirmed = run_tidy(agent, helper=OfflineHelper())
     assert confirmed.counts.permanent == 1
     assert b in {r.id for r in store.load(location).learnings if r.state.value == "graduated"}
+
+
+def test_a_rule_older_than_the_recent_window_counts_the_window_as_a_lower_bound():
+    from agentuse.core.session_ids import first_id_at
+
+    start = 1_760_000_000  # 2025-10-09, after the rule's day
+    ids = [first_id_at(start + n)[:-1] + "1" for n in range(effectiveness.RECENT_RUNS + 20)]
+    index = effectiveness.Index(agent="blog.agentuse")
+    for session_id in ids:
+        effectiveness.fold(index, session_id, effectiveness.SessionDigest(outcome="no_gate"))
+    old = rule("aaaa0001", "Save posts under posts/", date_="2025-10-01")
+    newer = rule("bbbb0002", "Link the sources", sess=ids[-10])  # captured in the tenth run from the end
+    found = effectiveness.figures([old, newer], index)
+    assert (found["aaaa0001"].since_added, found["aaaa0001"].since_added_all) == (effectiveness.RECENT_RUNS, False)
+    assert (found["bbbb0002"].since_added, found["bbbb0002"].since_added_all) == (9, True)

@@ -48,9 +48,9 @@ def timestamp_ms(session_id: str) -> int:
 
 def id_time(session_id: str) -> float | None:
     """Seconds since the epoch that a session id was made at (its first 10 characters); None if not an id."""
-    if not is_session_id(session_id):
-        return None
-    millis = 0
-    for char in session_id[:_TIME_CHARS].upper():
-        millis = millis * 32 + CROCKFORD.index(char)
-    return millis / 1000
+    return timestamp_ms(session_id) / 1000 if is_session_id(session_id) else None
+
+
+def first_id_at(seconds: float) -> str:
+    """The smallest id made at `seconds` (its randomness all zeros): every id made later sorts after it."""
+    return _encode(int(seconds * 1000) & ((1 << 48) - 1), _TIME_CHARS) + "0" * (ID_LENGTH - _TIME_CHARS)
