@@ -88,3 +88,33 @@ def test_a_note_that_replaces_a_repeated_rule_keeps_its_repeats(tmp_path):
     assert result.stdout.startswith('[Learning] Replaced an earlier rule: "Keep intros factual"'), result.stdout
     [now] = stored(agent)
     assert (now.title, now.re) == ("Keep intros factual rather than promotional", 2)
+
+
+# "Only" one way or place against another for the same act on the same thing: the second does what the
+# first rules out. Pairs written for this test.
+ONLY_ELSEWHERE = [
+    ("Store signed contracts only in the legal drive.", "Store signed contracts in the team's shared folder."),
+    ("Accept returns only at the service desk.", "Accept returns at the checkout lanes."),
+    ("Record meter readings only in the billing system.", "Log meter readings in a paper notebook on site."),
+]
+# The same "only" against the same place, a wider or narrower place, another act or another thing.
+NOT_ONLY_ELSEWHERE = [
+    ("Store signed contracts only in the legal drive.", "Store signed contracts in the legal drive."),
+    ("Store signed contracts only in the legal drive.", "Store unsigned drafts in the team's shared folder."),
+    ("Accept returns only at the service desk.", "Accept returns at the service desk on weekends."),
+    ("Accept returns only at the service desk.", "Issue refunds at the checkout lanes."),
+    ("Record meter readings only in the billing system.", "Delete meter readings in a paper notebook."),
+    ("Record meter readings only in the billing system.", "Record meter readings in the billing system and the audit log."),
+]
+
+
+@pytest.mark.parametrize("a, b", ONLY_ELSEWHERE)
+def test_only_one_place_against_another_place_is_a_contradiction(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", NOT_ONLY_ELSEWHERE)
+def test_only_against_the_same_or_a_narrower_place_or_another_act_is_no_contradiction(a, b):
+    assert compare(a, b).label is not Label.contradiction, compare(a, b)
+    assert compare(b, a).label is not Label.contradiction, compare(b, a)

@@ -30,6 +30,7 @@ from functools import lru_cache
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
+from agentuse.core.helper.only_elsewhere import only_elsewhere
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
 from agentuse.core.helper.overlap import Overlap, overlap
@@ -397,6 +398,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # "Never deploy on Fridays" / "deploy on Fridays when it is an urgent hotfix": the condition's
             # words keep the overlap low, but the one forbids outright what the other does in a case.
             return Relation(Label.contradiction, sim, f"one never does it, the other does it when {never}")
+        elsewhere = only_elsewhere(a, b, o) or only_elsewhere(b, a, _swapped(o))
+        if elsewhere:
+            return Relation(Label.contradiction, sim, f"one does it only {elsewhere[0]}, the other {elsewhere[1]}")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     values = values_relation(a, b)
     if values not in ("same", "none"):
@@ -464,6 +468,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
     only_other = _only_against_another(a, b, o) or (
         _only_against_another(b, a, _swapped(o)) if qualified_only(words_of(b.text)) else None)
+    only_other = only_other or only_elsewhere(a, b, o) or only_elsewhere(b, a, _swapped(o))
     if only_other:
         return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
     if _restricted(a) != _restricted(b):
