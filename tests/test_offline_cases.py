@@ -118,3 +118,31 @@ def test_only_one_place_against_another_place_is_a_contradiction(a, b):
 def test_only_against_the_same_or_a_narrower_place_or_another_act_is_no_contradiction(a, b):
     assert compare(a, b).label is not Label.contradiction, compare(a, b)
     assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+# An act put off until later against the same act done early (first, at once, before, within a span): the
+# two cannot both be followed. Pairs written for this test.
+DEFERRED_AGAINST_EARLY = [
+    ("Send the welcome pack as soon as a member signs up.", "Hold the welcome pack until the member's first visit."),
+    ("Answer the easiest questions first.", "Leave the easiest questions until the end of the exam."),
+    ("Publish the minutes within two days of the meeting.", "Save the minutes until the chair has approved them."),
+]
+# Another thing put off, the same event on both sides, or both put off.
+NOT_DEFERRED_AGAINST_EARLY = [
+    ("Send the welcome pack as soon as a member signs up.", "Hold the parking permit until the member's first visit."),
+    ("Send the invoice as soon as the job is finished.", "Hold the invoice until the job is finished."),
+    ("Hold the welcome pack until the member's first visit.", "Keep the welcome pack until the member's first visit."),
+    ("Answer the easiest questions first.", "Never leave the easiest questions until the end of the exam."),
+]
+
+
+@pytest.mark.parametrize("a, b", DEFERRED_AGAINST_EARLY)
+def test_an_act_put_off_against_the_same_act_done_early_is_a_contradiction(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", NOT_DEFERRED_AGAINST_EARLY)
+def test_putting_off_another_thing_or_until_the_same_event_is_no_contradiction(a, b):
+    assert compare(a, b).label is not Label.contradiction, compare(a, b)
+    assert compare(b, a).label is not Label.contradiction, compare(b, a)

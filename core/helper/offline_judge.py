@@ -28,6 +28,7 @@ from enum import Enum
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
+from agentuse.core.helper.deferral import put_off_against_early
 from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.only_elsewhere import only_elsewhere
@@ -401,6 +402,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         elsewhere = only_elsewhere(a, b, o) or only_elsewhere(b, a, _swapped(o))
         if elsewhere:
             return Relation(Label.contradiction, sim, f"one does it only {elsewhere[0]}, the other {elsewhere[1]}")
+        later = put_off_against_early(a, b, o) or put_off_against_early(b, a, _swapped(o))
+        if later:
+            return Relation(Label.contradiction, sim, f"one puts it off until {later}, the other does it early")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     values = values_relation(a, b)
     if values not in ("same", "none"):
@@ -448,6 +452,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     only = _only_against_always(a, b, o) or _only_against_always(b, a, o)
     if only and not exception_only:
         return Relation(Label.contradiction, sim, f"one does it only for {only}, the other always")
+    later = put_off_against_early(a, b, o) or put_off_against_early(b, a, _swapped(o))
+    if later and not exception_only:
+        return Relation(Label.contradiction, sim, f"one puts it off until {later}, the other does it early")
     if exception_only:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
     clock = clock_against_part(a, b, o) if values == "one-sided" else None

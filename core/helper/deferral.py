@@ -1,0 +1,52 @@
+"""An act put off against the same act done early, a contradiction of when: "hold the welcome pack until
+the first visit" / "send the welcome pack as soon as a member signs up", "leave the hardest piece until the
+end" / "rehearse the hardest piece first". One rule's instruction is a verb of keeping back with "until"; the
+other does the act first, at once, before something or within a span.
+
+Read from the texts (the two patterns) and the analysed rules' overlap (`overlap.py`): the thing put off must
+be the thing the other rule acts on, and the event it waits for must not be the other rule's own trigger
+("hold the invoice until the job is finished" / "send it as soon as the job is finished" say one thing).
+`offline_judge.py` decides with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentuse.core.helper.overlap import Overlap
+from agentuse.core.helper.similarity import Analysis
+
+# The instruction is to keep the thing back until an event: its first word a verb of keeping or putting off,
+# "until" later in the same sentence.
+_PUT_OFF = re.compile(r"^(?:please\s+)?(?:hold|save|leave|keep|postpone|delay|defer|reserve)\b[^.;!?]*?\buntil\b")
+# Said of the act on the other side: done at once, first, before something or within a span.
+_EARLY = re.compile(r"\b(?:first|immediately|instantly|promptly|right away|at once|straight away|as soon as|"
+                    r"before|within|upfront|up front|on the spot)\b")
+_NEGATED = re.compile(r"\b(?:never|not|no|don't|do not)\b")
+# A party or a detail of the kept-back thing ("leave suspected duplicates separate until ..."): at most this
+# many words of its own besides the verb and the awaited event, on either side.
+OWN_WORDS = 2
+
+
+def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
+    """`a` keeps a thing back until an event and `b` acts on the same thing early: the event, or None."""
+    # As written: normalizing reads "as soon as" as "when" and "within" as a bound.
+    text_a, text_b = a.text.lower().strip(), b.text.lower().strip()
+    if not _PUT_OFF.search(text_a) or _PUT_OFF.search(text_b) or not _EARLY.search(text_b):
+        return None
+    if _NEGATED.search(text_a) or _NEGATED.search(text_b) or a.values:
+        return None  # a number on the kept-back side names a case ("hold refunds over 500 until ...")
+    if any(x.negative or y.negative for x, y in o.shared):
+        return None
+    # The thing kept back is the thing acted on: shared, and not in the awaited event on `a`'s side.
+    if not any(x.role == "main" and not x.lead and x.weight >= 1 for x, _ in o.shared):
+        return None
+    event = [t for t in a.terms if t.role == "condition" and t.weight >= 1]
+    shared_a = {id(x) for x, _ in o.shared}
+    if not event or all(id(t) in shared_a for t in event):
+        return None  # waiting for what the other rule waits for: one instruction
+    own_a = [t for t in o.left_a if t.role == "main" and not t.lead and t.weight >= 1]
+    own_b = [t for t in o.left_b if t.role == "main" and not t.lead and t.weight >= 1]
+    if len(own_a) > OWN_WORDS or len(own_b) > OWN_WORDS:
+        return None
+    return " ".join(t.word for t in event)
