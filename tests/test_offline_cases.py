@@ -146,3 +146,30 @@ def test_an_act_put_off_against_the_same_act_done_early_is_a_contradiction(a, b)
 def test_putting_off_another_thing_or_until_the_same_event_is_no_contradiction(a, b):
     assert compare(a, b).label is not Label.contradiction, compare(a, b)
     assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+# One rule's include-verb takes in the very thing the other carves out ("excluding", "before tax"): two
+# values of one setting. Pairs written for this test.
+INCLUDED_AGAINST_CARVED_OUT = [
+    ("Include the deposit in the total.", "Show the total excluding the deposit."),
+    ("Add VAT to every price in the catalogue.", "List catalogue prices excluding VAT."),
+    ("Include tax in the price on the label.", "Print the label price before tax."),
+]
+# Another thing carved out, or a case of its own on the carving side.
+NOT_INCLUDED_AGAINST_CARVED_OUT = [
+    ("Include VAT in every quote.", "Quote prices excluding shipping."),
+    ("Include the deposit in the total.", "Show the total excluding the deposit for returning guests."),
+    ("Never include the deposit in the total.", "Show the total excluding the deposit."),
+]
+
+
+@pytest.mark.parametrize("a, b", INCLUDED_AGAINST_CARVED_OUT)
+def test_including_what_the_other_carves_out_is_a_contradiction(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", NOT_INCLUDED_AGAINST_CARVED_OUT)
+def test_another_thing_or_case_carved_out_is_no_contradiction(a, b):
+    assert compare(a, b).label is not Label.contradiction, compare(a, b)
+    assert compare(b, a).label is not Label.contradiction, compare(b, a)

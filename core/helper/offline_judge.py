@@ -29,6 +29,7 @@ from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.deferral import put_off_against_early
+from agentuse.core.helper.inclusion import included_against_carved
 from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.only_elsewhere import only_elsewhere
@@ -467,6 +468,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, "an order of steps on one side only")
     carved = [x.word for x, y in o.shared if x.role != y.role and "exception" in (x.role, y.role)
               and _excludes(a) != _excludes(b)]
+    taken_in = included_against_carved(a, b, o) if carved else None
+    if taken_in:
+        return Relation(Label.contradiction, sim, f"one puts in what the other leaves out: {taken_in}")
     if carved and _takes_in(a if _excludes(b) else b) and not _rest_besides_include(o):
         # "Show prices excluding VAT" / "show prices including VAT": one setting, two values.
         return Relation(Label.contradiction, sim, f"one takes in what the other leaves out: {', '.join(carved)}")
