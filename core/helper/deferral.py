@@ -11,18 +11,17 @@ be the thing the other rule acts on, and the event it waits for must not be the 
 
 from __future__ import annotations
 
-import re
-
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.similarity import Analysis
+from agentuse.core.lazy_regex import lazy
 
 # The instruction is to keep the thing back until an event: its first word a verb of keeping or putting off,
 # "until" later in the same sentence.
-_PUT_OFF = re.compile(r"^(?:please\s+)?(?:hold|save|leave|keep|postpone|delay|defer|reserve)\b[^.;!?]*?\buntil\b")
+_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|keep|postpone|delay|defer|reserve)\b[^.;!?]*?\buntil\b")
 # Said of the act on the other side: done at once, first, before something or within a span.
-_EARLY = re.compile(r"\b(?:first|immediately|instantly|promptly|right away|at once|straight away|as soon as|"
+_EARLY = lazy(r"\b(?:first|immediately|instantly|promptly|right away|at once|straight away|as soon as|"
                     r"before|within|upfront|up front|on the spot)\b")
-_NEGATED = re.compile(r"\b(?:never|not|no|don't|do not)\b")
+_NEGATED = lazy(r"\b(?:never|not|no|don't|do not)\b")
 # A party or a detail of the kept-back thing ("leave suspected duplicates separate until ..."): at most this
 # many words of its own besides the verb and the awaited event, on either side.
 OWN_WORDS = 2

@@ -11,16 +11,15 @@ the legal drive" / "in the legal drive on weekends") keeps the narrower rule a n
 
 from __future__ import annotations
 
-import re
-
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.qualifiers import qualified_only, words_of
 from agentuse.core.helper.similarity import Analysis, Term
 from agentuse.core.helper.wording import normalize
+from agentuse.core.lazy_regex import lazy
 
 # "only" right before the phrase that says where or how: "only in the billing system", "only through the
 # portal". "only after"/"only when" order or condition the act instead, and are read elsewhere.
-_ONLY_BEFORE_PLACE = re.compile(r"\b(?:only|solely|exclusively)\s+(?:in|on|at|through|via|by|over|from|into|using|inside)\b")
+_ONLY_BEFORE_PLACE = lazy(r"\b(?:only|solely|exclusively)\s+(?:in|on|at|through|via|by|over|from|into|using|inside)\b")
 
 
 def only_elsewhere(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
