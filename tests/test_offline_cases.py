@@ -126,6 +126,7 @@ DEFERRED_AGAINST_EARLY = [
     ("Send the welcome pack as soon as a member signs up.", "Hold the welcome pack until the member's first visit."),
     ("Answer the easiest questions first.", "Leave the easiest questions until the end of the exam."),
     ("Publish the minutes within two days of the meeting.", "Save the minutes until the chair has approved them."),
+    ("Put the strongest argument first.", "Save the strongest argument for the end."),
 ]
 # Another thing put off, the same event on both sides, or both put off.
 NOT_DEFERRED_AGAINST_EARLY = [
@@ -133,6 +134,11 @@ NOT_DEFERRED_AGAINST_EARLY = [
     ("Send the invoice as soon as the job is finished.", "Hold the invoice until the job is finished."),
     ("Hold the welcome pack until the member's first visit.", "Keep the welcome pack until the member's first visit."),
     ("Answer the easiest questions first.", "Never leave the easiest questions until the end of the exam."),
+    # "keep ... until" retains the thing, it does not put an act off
+    ("Submit receipts within a week.", "Keep receipts until the annual audit."),
+    # both wait, each for its own moment
+    ("Hold the front-row seats for the press until the day of the launch.",
+     "Keep the press's front-row seats back until two hours before the launch."),
 ]
 
 

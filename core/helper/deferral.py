@@ -15,12 +15,16 @@ from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.similarity import Analysis
 from agentuse.core.lazy_regex import lazy
 
-# The instruction is to keep the thing back until an event: its first word a verb of keeping or putting off,
-# "until" later in the same sentence.
-_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|keep|postpone|delay|defer|reserve)\b[^.;!?]*?\buntil\b")
+# The instruction is to put the thing off: its first word a verb of holding back, then "until" an event, or
+# "for"/"to" the end ("save the key facts for the end", "leave the hardest piece till last"). Not "keep":
+# "keep receipts until the audit" retains them, it does not put anything off.
+_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?\b(?:until|till)\b")
+_TO_THE_END = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?"
+                   r"\b(?:for|to|till|until)\s+(?:the\s+)?(?:very\s+)?(?:end|last|close)\b")
 # Said of the act on the other side: done at once, first, before something or within a span.
 _EARLY = lazy(r"\b(?:first|immediately|instantly|promptly|right away|at once|straight away|as soon as|"
-                    r"before|within|upfront|up front|on the spot)\b")
+              r"before|within|upfront|up front|on the spot)\b")
+_WAITS = lazy(r"\b(?:until|till)\b")
 _NEGATED = lazy(r"\b(?:never|not|no|don't|do not)\b")
 # A party or a detail of the kept-back thing ("leave suspected duplicates separate until ..."): at most this
 # many words of its own besides the verb and the awaited event, on either side.
@@ -31,7 +35,10 @@ def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     """`a` keeps a thing back until an event and `b` acts on the same thing early: the event, or None."""
     # As written: normalizing reads "as soon as" as "when" and "within" as a bound.
     text_a, text_b = a.text.lower().strip(), b.text.lower().strip()
-    if not _PUT_OFF.search(text_a) or _PUT_OFF.search(text_b) or not _EARLY.search(text_b):
+    to_the_end = bool(_TO_THE_END.search(text_a))
+    # The early side waits for nothing itself ("keep the seats back until 24 hours before ..." waits too).
+    if not (to_the_end or _PUT_OFF.search(text_a)) or _WAITS.search(text_b) or _TO_THE_END.search(text_b) \
+            or not _EARLY.search(text_b):
         return None
     if _NEGATED.search(text_a) or _NEGATED.search(text_b) or a.values:
         return None  # a number on the kept-back side names a case ("hold refunds over 500 until ...")
@@ -42,10 +49,10 @@ def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
         return None
     event = [t for t in a.terms if t.role == "condition" and t.weight >= 1]
     shared_a = {id(x) for x, _ in o.shared}
-    if not event or all(id(t) in shared_a for t in event):
+    if not to_the_end and (not event or all(id(t) in shared_a for t in event)):
         return None  # waiting for what the other rule waits for: one instruction
     own_a = [t for t in o.left_a if t.role == "main" and not t.lead and t.weight >= 1]
     own_b = [t for t in o.left_b if t.role == "main" and not t.lead and t.weight >= 1]
     if len(own_a) > OWN_WORDS or len(own_b) > OWN_WORDS:
         return None
-    return " ".join(t.word for t in event)
+    return " ".join(t.word for t in event) or "the end"
