@@ -179,3 +179,28 @@ def test_including_what_the_other_carves_out_is_a_contradiction(a, b):
 def test_another_thing_or_case_carved_out_is_no_contradiction(a, b):
     assert compare(a, b).label is not Label.contradiction, compare(a, b)
     assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+# "Take" and "accept", "collect" and "take" are one act where what comes in is the object: "only A" against
+# "always B" or another place holds across them. Any other verb is another act. Pairs written for this test.
+RECEIVED_ONE_WAY_AGAINST_ANOTHER = [
+    ("Accept card payments at every stall.", "Take card payments only at stalls with a reader."),
+    ("Collect entry forms only at the front desk.", "Take entry forms at the side door."),
+]
+NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER = [
+    ("Take card payments only at stalls with a reader.", "Refund card payments at every stall."),
+    ("Take photos only at the main stage.", "Share photos at the side stage."),
+    ("Collect entry forms only at the front desk.", "Print entry forms at the side door."),
+]
+
+
+@pytest.mark.parametrize("a, b", RECEIVED_ONE_WAY_AGAINST_ANOTHER)
+def test_verbs_of_receiving_are_one_act_for_only_against_another(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER)
+def test_another_verb_is_another_act_for_only_against_another(a, b):
+    assert compare(a, b).label is not Label.contradiction, compare(a, b)
+    assert compare(b, a).label is not Label.contradiction, compare(b, a)

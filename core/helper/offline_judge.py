@@ -38,6 +38,7 @@ from agentuse.core.helper.offline_choices import (alternative_conflict, clock_ag
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
+from agentuse.core.helper.receiving import one_act
 from agentuse.core.helper.rewording import REWORDED_LEFTOVER, modifier_added, reworded, verbs_apart
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
@@ -225,7 +226,7 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
     if lead_a is None or lead_b is None or lead_a.negative != lead_b.negative:
         return None
-    if lead_a.word != lead_b.word and not _other_party(o):
+    if not one_act(lead_a.word, lead_b.word) and not _other_party(o):
         return None  # the same action, asked for on both sides
     # The case may be a value alone: "only studies published after 2015" / "all studies".
     case = [t.word for t in o.left_a if t.weight >= 1] or list(a.values)

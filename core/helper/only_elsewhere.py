@@ -12,6 +12,7 @@ the legal drive" / "in the legal drive on weekends") keeps the narrower rule a n
 from __future__ import annotations
 
 from agentuse.core.helper.overlap import Overlap
+from agentuse.core.helper.receiving import one_act
 from agentuse.core.helper.qualifiers import qualified_only, words_of
 from agentuse.core.helper.similarity import Analysis, Term
 from agentuse.core.helper.wording import normalize
@@ -31,8 +32,11 @@ def only_elsewhere(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | No
         return None  # a number or an order of steps is a case of its own
     if any(x.negative != y.negative or x.role != "main" or y.role != "main" for x, y in o.shared):
         return None
-    # The act itself shared (its verb, or verbs of one synonym group), and the thing it is done to.
-    if not any(x.lead and y.lead and x.weight >= 0.3 for x, y in o.shared):
+    # The act itself shared (its verb, verbs of one synonym group, or of receiving), and the thing it is done to.
+    leads_left = [t for t in o.left_a + o.left_b if t.lead and t.role == "main"]
+    if any(x.lead and y.lead for x, y in o.shared) and leads_left:
+        return None  # a second act on one side
+    if not any(x.lead and y.lead for x, y in o.shared) and not _leads_one_act(o):
         return None
     if not any(not x.lead and not _placed(x) and not _placed(y) and x.weight >= 1 for x, y in o.shared):
         return None
@@ -42,8 +46,15 @@ def only_elsewhere(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | No
     return " ".join(t.word for t in own_a), " ".join(t.word for t in own_b)
 
 
+def _leads_one_act(o: Overlap) -> bool:
+    """Each side's own verb left over, the two verbs of one act ("collect" / "take" RSVPs)."""
+    leads_a = [t.word for t in o.left_a if t.lead and t.role == "main"]
+    leads_b = [t.word for t in o.left_b if t.lead and t.role == "main"]
+    return len(leads_a) == len(leads_b) == 1 and one_act(leads_a[0], leads_b[0])
+
+
 def _own(left: list[Term]) -> list[Term]:
-    return [t for t in left if t.weight >= 1]
+    return [t for t in left if t.weight >= 1 and not (t.lead and t.role == "main")]
 
 
 def _placed(t: Term) -> bool:
