@@ -204,3 +204,32 @@ def test_verbs_of_receiving_are_one_act_for_only_against_another(a, b):
 def test_another_verb_is_another_act_for_only_against_another(a, b):
     assert compare(a, b).label is not Label.contradiction, compare(a, b)
     assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+# A negation that falls on a word whose opposite the other rule asks for says the same thing twice over
+# ("don't let hikers go beyond the trail" / "keep hikers within the trail"): no contradiction. Pairs written
+# for this test.
+SAID_BOTH_WAYS = [
+    ("Don't let hikers go beyond the marked trail.", "Keep hikers within the marked trail."),
+    ("Never charge walk-in clients for a first consultation.", "Give walk-in clients a free first consultation."),
+    ("Never let the cat out of the house at night.", "Keep the cat in the house at night."),
+    ("Never sell tickets above face value.", "Sell tickets at or below face value."),
+]
+# The same word on both sides, one forbidding it: still a contradiction.
+NOT_SAID_BOTH_WAYS = [
+    ("Never charge walk-in clients for a consultation.", "Charge walk-in clients for every consultation."),
+    ("Never leave the fire door open.", "Leave the fire door open in summer."),
+    ("Never let hikers go beyond the marked trail.", "Let hikers go beyond the marked trail with a guide."),
+]
+
+
+@pytest.mark.parametrize("a, b", SAID_BOTH_WAYS)
+def test_a_negated_word_against_its_opposite_is_no_contradiction(a, b):
+    assert compare(a, b).label is not Label.contradiction, compare(a, b)
+    assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", NOT_SAID_BOTH_WAYS)
+def test_the_same_word_forbidden_and_asked_for_is_still_a_contradiction(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)

@@ -35,6 +35,7 @@ from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.only_elsewhere import only_elsewhere
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
+from agentuse.core.helper.opposite_words import said_both_ways
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
@@ -422,6 +423,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     literal = literal_conflict(o)
 
     conflict = [] if stance.apart else _polarity_conflict(o)
+    if said_both_ways(a, b, o, conflict):
+        conflict = []  # "never go beyond the trail" / "keep within the trail"
     if conflict and any(x.role == "exception" or y.role == "exception" for x, y in o.shared):
         # "End with a CTA unless the post is short" against "omit the CTA on short posts": the carve-out
         # on one side is exactly the other's case, so both hold.
