@@ -127,6 +127,9 @@ DEFERRED_AGAINST_EARLY = [
     ("Answer the easiest questions first.", "Leave the easiest questions until the end of the exam."),
     ("Publish the minutes within two days of the meeting.", "Save the minutes until the chair has approved them."),
     ("Put the strongest argument first.", "Save the strongest argument for the end."),
+    # "not ... until" and "only at the end" put it off too
+    ("Don't reveal the prize until the final round.", "Announce the prize in the first round."),
+    ("Show the delivery fee up front.", "Show the delivery fee only at the last step of checkout."),
 ]
 # Another thing put off, the same event on both sides, or both put off.
 NOT_DEFERRED_AGAINST_EARLY = [
@@ -136,6 +139,9 @@ NOT_DEFERRED_AGAINST_EARLY = [
     ("Answer the easiest questions first.", "Never leave the easiest questions until the end of the exam."),
     # "keep ... until" retains the thing, it does not put an act off
     ("Submit receipts within a week.", "Keep receipts until the annual audit."),
+    ("Don't reveal the prize until the final round.", "Announce the winner in the first round."),
+    # one sequence said twice
+    ("Lock the account before rotating its keys.", "Do not rotate the keys of an account until the account is locked."),
     # both wait, each for its own moment
     ("Hold the front-row seats for the press until the day of the launch.",
      "Keep the press's front-row seats back until two hours before the launch."),

@@ -16,11 +16,14 @@ from agentuse.core.helper.similarity import Analysis
 from agentuse.core.lazy_regex import lazy
 
 # The instruction is to put the thing off: its first word a verb of holding back, then "until" an event, or
-# "for"/"to" the end ("save the key facts for the end", "leave the hardest piece till last"). Not "keep":
+# "for"/"to" the end ("save the key facts for the end", "leave the hardest piece till last"); or not to do it
+# until an event ("don't reveal the prize until the final round"), or to do it only at the end. Not "keep":
 # "keep receipts until the audit" retains them, it does not put anything off.
-_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?\b(?:until|till)\b")
+_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?\b(?:until|till)\b"
+                r"|^(?:do not|don't|never)\s+(?!(?:hold|save|leave|postpone|delay|defer|wait)\b)[^.;!?]*?\b(?:until|till)\b")
 _TO_THE_END = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?"
-                   r"\b(?:for|to|till|until)\s+(?:the\s+)?(?:very\s+)?(?:end|last|close)\b")
+                   r"\b(?:for|to|till|until)\s+(?:the\s+)?(?:very\s+)?(?:end|last|close)\b"
+                   r"|\bonly\s+(?:at|in)\s+the\s+(?:very\s+)?(?:end|last|final|closing)\b")
 # Said of the act on the other side: done at once, first, before something or within a span.
 _EARLY = lazy(r"\b(?:first|immediately|instantly|promptly|right away|at once|straight away|as soon as|"
               r"before|within|upfront|up front|on the spot)\b")
@@ -40,18 +43,25 @@ def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     if not (to_the_end or _PUT_OFF.search(text_a)) or _WAITS.search(text_b) or _TO_THE_END.search(text_b) \
             or not _EARLY.search(text_b):
         return None
-    if _NEGATED.search(text_a) or _NEGATED.search(text_b) or a.values:
+    if (_NEGATED.search(text_a) and not _PUT_OFF.search(text_a)) or _NEGATED.search(text_b) or a.values:
         return None  # a number on the kept-back side names a case ("hold refunds over 500 until ...")
-    if any(x.negative or y.negative for x, y in o.shared):
-        return None
+    if a.order & b.order:
+        return None  # one sequence said twice: "don't upgrade until drained" / "drain before upgrading"
+    if any(y.negative for _, y in o.shared):
+        return None  # the early side forbids it (the kept-back side may read negated: "don't X until Y")
+    # What it waits for: a condition ("until the chair has approved them"), or the earlier step of the order
+    # normalizing reads "don't X until Y" as ("X only after Y").
+    earlier = {x for x, _ in a.order}
+    event = [t for t in a.terms if (t.role == "condition" or t.word in earlier) and t.weight >= 1 and not t.lead]
     # The thing kept back is the thing acted on: shared, and not in the awaited event on `a`'s side.
-    if not any(x.role == "main" and not x.lead and x.weight >= 1 for x, _ in o.shared):
+    if not any(x.role == "main" and not x.lead and not x.scoped and x.weight >= 1 and not any(x is t for t in event)
+               for x, _ in o.shared):
         return None
-    event = [t for t in a.terms if t.role == "condition" and t.weight >= 1]
     shared_a = {id(x) for x, _ in o.shared}
     if not to_the_end and (not event or all(id(t) in shared_a for t in event)):
         return None  # waiting for what the other rule waits for: one instruction
-    own_a = [t for t in o.left_a if t.role == "main" and not t.lead and t.weight >= 1]
+    # The kept-back side's phrases of place or time say when ("only at the last step of checkout").
+    own_a = [t for t in o.left_a if t.role == "main" and not t.lead and not t.scoped and t.weight >= 1]
     own_b = [t for t in o.left_b if t.role == "main" and not t.lead and t.weight >= 1]
     if len(own_a) > OWN_WORDS or len(own_b) > OWN_WORDS:
         return None
