@@ -239,3 +239,27 @@ def test_a_negated_word_against_its_opposite_is_no_contradiction(a, b):
 def test_the_same_word_forbidden_and_asked_for_is_still_a_contradiction(a, b):
     assert compare(a, b).label is Label.contradiction, compare(a, b)
     assert compare(b, a).label is Label.contradiction, compare(b, a)
+
+
+# Two values, each for its own party named in one word ("for staff" / "for visitors"): two cases, both can
+# hold. A word after the number is what it counts, not a party. Pairs written for this test.
+VALUES_FOR_TWO_PARTIES = [
+    ("Book taxis for staff up to a day ahead.", "Book taxis for visitors up to a week ahead."),
+    ("Reply to tenants within two days.", "Reply to landlords within five days."),
+]
+VALUES_FOR_ONE_SETTING = [
+    ("Book taxis for staff up to a day ahead.", "Book taxis for staff up to a week ahead."),
+    ("Reply in two sentences.", "Reply in at least four paragraphs."),
+]
+
+
+@pytest.mark.parametrize("a, b", VALUES_FOR_TWO_PARTIES)
+def test_two_values_for_two_parties_are_no_contradiction(a, b):
+    assert compare(a, b).label is not Label.contradiction, compare(a, b)
+    assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", VALUES_FOR_ONE_SETTING)
+def test_two_values_for_one_setting_are_still_a_contradiction(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)

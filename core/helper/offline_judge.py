@@ -32,9 +32,9 @@ from agentuse.core.helper.deferral import put_off_against_early
 from agentuse.core.helper.inclusion import included_against_carved
 from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
-from agentuse.core.helper.only_elsewhere import only_elsewhere
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
+from agentuse.core.helper.only_elsewhere import only_elsewhere
 from agentuse.core.helper.opposite_words import said_both_ways
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
@@ -42,6 +42,7 @@ from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualifi
 from agentuse.core.helper.receiving import one_act
 from agentuse.core.helper.rewording import REWORDED_LEFTOVER, modifier_added, reworded, verbs_apart
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
+from agentuse.core.helper.value_parties import values_for_own_parties
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
 from agentuse.core.helper.wording import normalize
 
@@ -450,7 +451,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if literal and not exception_only:
         return Relation(Label.contradiction, sim, f"they quote different words for one place: {literal[0]} / {literal[1]}")
     if values == "mismatch":
-        if max(left_a, left_b) <= VALUES_RESIDUE and not exception_only:
+        if max(left_a, left_b) <= VALUES_RESIDUE and not exception_only \
+                and not values_for_own_parties(a.text, b.text, o):
             return Relation(Label.contradiction, sim, "same rule, different values: "
                             f"{', '.join(counted(a, b))} / {', '.join(counted(b, a))}")
         return Relation(Label.near_miss, sim, "different values for different cases")
