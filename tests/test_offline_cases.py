@@ -196,11 +196,26 @@ VALUES_FOR_ONE_SETTING = [
 ]
 
 
+# One fixed member of a closed set against the party's own value of that setting ("in French" / "in the
+# customer's language"): two values of one setting. Pairs written for this test.
+FIXED_AGAINST_OWN = [
+    ("Answer support emails in French.", "Answer support emails in the customer's language."),
+    ("Bill clients in euros.", "Bill clients in their own currency."),
+    ("Schedule standups in UTC.", "Schedule standups in each attendee's time zone."),
+]
+# Another act on the party's own value, or the setting named on one side only.
+NOT_FIXED_AGAINST_OWN = [
+    ("Answer support emails in French.", "Log the customer's language on every support email."),
+    ("Bill clients in euros.", "Ask clients for their own currency."),
+    ("Answer support emails in French.", "Answer support emails from Quebec in the customer's language."),
+]
+
 # Each category's pairs: what it must now read as a contradiction, and the near-misses it must not.
 CONTRADICTIONS = (ONLY_ELSEWHERE + DEFERRED_AGAINST_EARLY + INCLUDED_AGAINST_CARVED_OUT + RECEIVED_ONE_WAY_AGAINST_ANOTHER
-                  + NOT_SAID_BOTH_WAYS + VALUES_FOR_ONE_SETTING)
+                  + NOT_SAID_BOTH_WAYS + VALUES_FOR_ONE_SETTING + FIXED_AGAINST_OWN)
 NO_CONTRADICTIONS = (NOT_ONLY_ELSEWHERE + NOT_DEFERRED_AGAINST_EARLY + NOT_INCLUDED_AGAINST_CARVED_OUT
-                     + NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER + SAID_BOTH_WAYS + VALUES_FOR_TWO_PARTIES)
+                     + NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER + SAID_BOTH_WAYS + VALUES_FOR_TWO_PARTIES
+                     + NOT_FIXED_AGAINST_OWN)
 
 
 @pytest.mark.parametrize("a, b", CONTRADICTIONS)

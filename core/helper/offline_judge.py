@@ -37,6 +37,7 @@ from agentuse.core.helper.offline_choices import (alternative_conflict, clock_ag
 from agentuse.core.helper.only_elsewhere import only_elsewhere
 from agentuse.core.helper.opposite_words import said_both_ways
 from agentuse.core.helper.overlap import Overlap, overlap
+from agentuse.core.helper.own_setting import fixed_against_own
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
 from agentuse.core.helper.receiving import one_act
@@ -442,6 +443,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     order = _order_conflict(a, b)
     if order and not exception_only:
         return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
+    own = fixed_against_own(a, b, o)
+    if own and not exception_only:  # "in French" / "in the customer's language"
+        return Relation(Label.contradiction, sim, f"they choose different values: {own[0]} / {own[1]}")
     alt = alternative_conflict(o, a, b) or means_conflict(o, a, b)
     if alt:
         residue = max(left_a, left_b) - 1
