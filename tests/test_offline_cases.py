@@ -210,12 +210,28 @@ NOT_FIXED_AGAINST_OWN = [
     ("Answer support emails in French.", "Answer support emails from Quebec in the customer's language."),
 ]
 
+# The same span run the other way ("from A to Z" / "from Z to A") is never a duplicate: between two values
+# of one setting (letters, ranks, languages, currencies) it is a contradiction; between two places or
+# parties both directions can hold. Pairs written for this test.
+RUN_THE_OTHER_WAY = [
+    ("Sort the guest list from A to Z.", "Sort the guest list from Z to A."),
+    ("Rank the candidates from strongest to weakest.", "Rank the candidates from weakest to strongest."),
+    ("Translate the help pages from Spanish into English.", "Translate the help pages from English into Spanish."),
+]
+NOT_RUN_THE_OTHER_WAY = [
+    ("Forward calls from the front desk to the night manager.", "Forward calls from the night manager to the front desk."),
+    ("Sort the guest list from A to Z on Mondays.", "Sort the guest list from Z to A on Fridays."),
+]
+# (two weekdays are two values of one schedule already: only "never a duplicate" is asked of that pair)
+NOT_RUN_THE_OTHER_WAY_AS_CONTRADICTION = NOT_RUN_THE_OTHER_WAY[:1]
+
 # Each category's pairs: what it must now read as a contradiction, and the near-misses it must not.
 CONTRADICTIONS = (ONLY_ELSEWHERE + DEFERRED_AGAINST_EARLY + INCLUDED_AGAINST_CARVED_OUT + RECEIVED_ONE_WAY_AGAINST_ANOTHER
-                  + NOT_SAID_BOTH_WAYS + VALUES_FOR_ONE_SETTING + FIXED_AGAINST_OWN)
+                  + NOT_SAID_BOTH_WAYS + VALUES_FOR_ONE_SETTING + FIXED_AGAINST_OWN
+                  + RUN_THE_OTHER_WAY)
 NO_CONTRADICTIONS = (NOT_ONLY_ELSEWHERE + NOT_DEFERRED_AGAINST_EARLY + NOT_INCLUDED_AGAINST_CARVED_OUT
                      + NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER + SAID_BOTH_WAYS + VALUES_FOR_TWO_PARTIES
-                     + NOT_FIXED_AGAINST_OWN)
+                     + NOT_FIXED_AGAINST_OWN + NOT_RUN_THE_OTHER_WAY_AS_CONTRADICTION)
 
 
 @pytest.mark.parametrize("a, b", CONTRADICTIONS)
@@ -228,3 +244,8 @@ def test_a_contradiction_of_its_category_is_read_either_way_round(a, b):
 def test_a_near_miss_of_its_category_is_no_contradiction(a, b):
     assert compare(a, b).label is not Label.contradiction, compare(a, b)
     assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", RUN_THE_OTHER_WAY + NOT_RUN_THE_OTHER_WAY)
+def test_a_span_run_the_other_way_is_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate, compare(a, b)

@@ -29,6 +29,7 @@ from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.deferral import put_off_against_early
+from agentuse.core.helper.direction import run_the_other_way
 from agentuse.core.helper.inclusion import included_against_carved
 from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
@@ -424,6 +425,11 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     literal = literal_conflict(o)
 
+    direction = run_the_other_way(a.text, b.text) if "from" in a.text.lower() else None
+    if direction == "values" and values in ("same", "none") and max(left_a, left_b) <= LEAD_DISCOUNT:
+        return Relation(Label.contradiction, sim, "they run one span the opposite way")
+    if direction:
+        return Relation(Label.near_miss, sim, "the same span run the other way")
     conflict = [] if stance.apart else _polarity_conflict(o)
     if said_both_ways(a, b, o, conflict):
         conflict = []  # "never go beyond the trail" / "keep within the trail"
