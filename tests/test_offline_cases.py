@@ -121,6 +121,9 @@ DEFERRED_AGAINST_EARLY = [
     # "not ... until" and "only at the end" put it off too
     ("Don't reveal the prize until the final round.", "Announce the prize in the first round."),
     ("Show the delivery fee up front.", "Show the delivery fee only at the last step of checkout."),
+    # the same event, one acting before it and the other waiting for it
+    ("Put off the team lunch until the launch is done.", "Hold the team lunch before the launch."),
+    ("Pay suppliers on receipt of the invoice.", "Hold supplier payments until the end of the quarter."),
 ]
 # Another thing put off, the same event on both sides, or both put off.
 NOT_DEFERRED_AGAINST_EARLY = [

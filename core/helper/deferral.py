@@ -17,16 +17,19 @@ from agentuse.core.lazy_regex import lazy
 
 # The instruction is to put the thing off: its first word a verb of holding back, then "until" an event, or
 # "for"/"to" the end ("save the key facts for the end", "leave the hardest piece till last"); or not to do it
-# until an event ("don't reveal the prize until the final round"), or to do it only at the end. Not "keep":
-# "keep receipts until the audit" retains them, it does not put anything off.
-_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?\b(?:until|till)\b"
+# until an event ("don't reveal the prize until the final round", "wait until it is signed to order"), or
+# to do it only at the end. "keep" only with "back": "keep receipts until the audit" retains them.
+_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer|put off|wait)\b[^.;!?]*?\b(?:until|till)\b"
+                r"|^(?:please\s+)?keep\b[^.;!?]*?\bback\b[^.;!?]*?\b(?:until|till)\b"
                 r"|^(?:do not|don't|never)\s+(?!(?:hold|save|leave|postpone|delay|defer|wait)\b)[^.;!?]*?\b(?:until|till)\b")
 _TO_THE_END = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?"
                    r"\b(?:for|to|till|until)\s+(?:the\s+)?(?:very\s+)?(?:end|last|close)\b"
                    r"|\bonly\s+(?:at|in)\s+the\s+(?:very\s+)?(?:end|last|final|closing)\b")
 # Said of the act on the other side: done at once, first, before something or within a span.
 _EARLY = lazy(r"\b(?:first|immediately|instantly|promptly|right away|at once|straight away|as soon as|"
-              r"before|within|upfront|up front|on the spot)\b")
+              r"before|within|upfront|up front|on the spot|in advance|ahead of time|beforehand|on receipt|"
+              r"on arrival|(?:right|straight|directly) after)\b")
+_BEFORE = lazy(r"\b(?:before|ahead of|in advance of|prior to)\b")
 _WAITS = lazy(r"\b(?:until|till)\b")
 _NEGATED = lazy(r"\b(?:never|not|no|don't|do not)\b")
 # A party or a detail of the kept-back thing ("leave suspected duplicates separate until ..."): at most this
@@ -52,14 +55,19 @@ def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     # What it waits for: a condition ("until the chair has approved them"), or the earlier step of the order
     # normalizing reads "don't X until Y" as ("X only after Y").
     earlier = {x for x, _ in a.order}
-    event = [t for t in a.terms if (t.role == "condition" or t.word in earlier) and t.weight >= 1 and not t.lead]
+    event = [t for t in a.terms if (t.role == "condition" or t.word in earlier) and t.weight >= 1
+             and not (t.lead and t.role == "main")]
     # The thing kept back is the thing acted on: shared, and not in the awaited event on `a`'s side.
     if not any(x.role == "main" and not x.lead and not x.scoped and x.weight >= 1 and not any(x is t for t in event)
                for x, _ in o.shared):
         return None
     shared_a = {id(x) for x, _ in o.shared}
-    if not to_the_end and (not event or all(id(t) in shared_a for t in event)):
-        return None  # waiting for what the other rule waits for: one instruction
+    if not to_the_end and not event:
+        return None
+    # Waiting for what the other rule acts upon ("hold the invoice until the job is finished" / "send it as
+    # soon as the job is finished") is one instruction, unless the other acts before it.
+    if not to_the_end and all(id(t) in shared_a for t in event) and not _BEFORE.search(text_b):
+        return None
     # The kept-back side's phrases of place or time say when ("only at the last step of checkout").
     own_a = [t for t in o.left_a if t.role == "main" and not t.lead and not t.scoped and t.weight >= 1]
     own_b = [t for t in o.left_b if t.role == "main" and not t.lead and t.weight >= 1]
