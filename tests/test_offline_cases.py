@@ -148,6 +148,7 @@ INCLUDED_AGAINST_CARVED_OUT = [
     ("Include the deposit in the total.", "Show the total excluding the deposit."),
     ("Add VAT to every price in the catalogue.", "List catalogue prices excluding VAT."),
     ("Include tax in the price on the label.", "Print the label price before tax."),
+    ("Add the booking fee to every quoted total.", "Quote totals exclusive of the booking fee."),
 ]
 # Another thing carved out, or a case of its own on the carving side.
 NOT_INCLUDED_AGAINST_CARVED_OUT = [
