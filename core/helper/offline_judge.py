@@ -425,7 +425,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     literal = literal_conflict(o)
 
-    direction = run_the_other_way(a.text, b.text) if "from" in a.text.lower() else None
+    both = (a.text + " " + b.text).lower()
+    direction = run_the_other_way(a.text, b.text) if "from" in both or "out of" in both else None
     if direction == "values" and values in ("same", "none") and max(left_a, left_b) <= LEAD_DISCOUNT:
         return Relation(Label.contradiction, sim, "they run one span the opposite way")
     if direction:
