@@ -233,13 +233,29 @@ RUN_THE_OTHER_WAY_ON_OTHER_DAYS = [
     ("Sort the guest list from A to Z on Mondays.", "Sort the guest list from Z to A on Fridays."),
 ]
 
+# A verb undone by its prefix ("install" / "uninstall", "pack" / "unpack"): opposed acts on one object,
+# never a duplicate. An un- word that describes the thing ("unread messages") is no act. Pairs written for
+# this test.
+UNDONE = [
+    ("Install the VPN client on every laptop.", "Uninstall the VPN client on every laptop."),
+    ("Follow vendor accounts on social media.", "Unfollow vendor accounts on social media."),
+    ("Pack the display kit before the show.", "Unpack the display kit before the show."),
+]
+NOT_UNDONE = [
+    ("Archive read messages weekly.", "Archive unread messages weekly."),
+    ("Install the VPN client on every laptop.", "Uninstall the old antivirus on every laptop."),
+    # "dis" and "de" begin words that undo nothing
+    ("Play the intro video in the lobby.", "Display the intro video in the lobby."),
+]
+
 # Each category's pairs: what it must now read as a contradiction, and the near-misses it must not.
 CONTRADICTIONS = (ONLY_ELSEWHERE + DEFERRED_AGAINST_EARLY + INCLUDED_AGAINST_CARVED_OUT + RECEIVED_ONE_WAY_AGAINST_ANOTHER
                   + NOT_SAID_BOTH_WAYS + VALUES_FOR_ONE_SETTING + FIXED_AGAINST_OWN
-                  + RUN_THE_OTHER_WAY)
+                  + RUN_THE_OTHER_WAY + UNDONE)
 NO_CONTRADICTIONS = (NOT_ONLY_ELSEWHERE + NOT_DEFERRED_AGAINST_EARLY + NOT_INCLUDED_AGAINST_CARVED_OUT
                      + NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER + SAID_BOTH_WAYS + VALUES_FOR_TWO_PARTIES
-                     + NOT_FIXED_AGAINST_OWN + NOT_RUN_THE_OTHER_WAY)
+                     + NOT_FIXED_AGAINST_OWN + NOT_RUN_THE_OTHER_WAY
+                     + NOT_UNDONE)
 
 
 @pytest.mark.parametrize("a, b", CONTRADICTIONS)

@@ -42,6 +42,7 @@ from agentuse.core.helper.own_setting import fixed_against_own
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
 from agentuse.core.helper.receiving import one_act
+from agentuse.core.helper.reversal import undone
 from agentuse.core.helper.rewording import REWORDED_LEFTOVER, modifier_added, reworded, verbs_apart
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
 from agentuse.core.helper.value_parties import values_for_own_parties
@@ -425,6 +426,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     literal = literal_conflict(o)
 
+    reversed_act = undone(a, b, o)
+    if reversed_act and not exception_only:  # "install the client" / "uninstall the client"
+        return Relation(Label.contradiction, sim, f"one undoes what the other does: {reversed_act[0]} / {reversed_act[1]}")
     both = (a.text + " " + b.text).lower()
     direction = run_the_other_way(a.text, b.text) if "from" in both or "out of" in both else None
     if direction == "values" and values in ("same", "none") and max(left_a, left_b) <= LEAD_DISCOUNT:

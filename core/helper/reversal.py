@@ -1,0 +1,43 @@
+"""A verb undone by its prefix: "install" / "uninstall", "follow" / "unfollow", "pack" / "unpack". The two
+rules do opposed acts to one object, a contradiction, where a word matcher reads the pair as one verb written
+two ways (`overlap.py` matches words that share most letters) and calls it a duplicate.
+
+Only the instruction's own verb counts: an un- word that describes the thing ("archive unread messages") is
+no act, and the object must be the same, nothing else left over on either side. `offline_judge.py` decides
+with it.
+"""
+
+from __future__ import annotations
+
+from agentuse.core.helper.overlap import Overlap
+from agentuse.core.helper.similarity import Analysis, Term
+
+# The prefix that undoes the verb it is put before; the rest must be a verb of four letters or more. ("dis" and
+# "de" also begin words that undo nothing: "display" / "play", "design" / "sign".)
+_UNDOING = ("un",)
+_SHORTEST = 4
+
+
+def undone(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
+    """One side's verb, and the other's verb that undoes it, or None."""
+    leads_a = [t for t in a.terms if t.lead and t.role == "main"]
+    leads_b = [t for t in b.terms if t.lead and t.role == "main"]
+    pair = next(((x, y) for x in leads_a for y in leads_b if _undoes(x, y) or _undoes(y, x)), None)
+    if pair is None:
+        return None
+    verbs = {id(pair[0]), id(pair[1])}
+    rest = [t for t in o.left_a + o.left_b if t.weight >= 1 and id(t) not in verbs]
+    objects = [(x, y) for x, y in o.shared if id(x) not in verbs and x.weight >= 1]
+    if rest or not objects or any(x.negative != y.negative for x, y in objects):
+        return None
+    return _surface(pair[0]), _surface(pair[1])
+
+
+def _surface(t: Term) -> str:
+    return t.surface or t.word
+
+
+def _undoes(x: Term, y: Term) -> bool:
+    """`y`'s verb is `x`'s with a prefix that undoes it."""
+    done, undoing = _surface(x), _surface(y)
+    return len(done) >= _SHORTEST and any(undoing == prefix + done for prefix in _UNDOING)
