@@ -116,7 +116,7 @@ NOT_ONLY_ELSEWHERE = [
 DEFERRED_AGAINST_EARLY = [
     ("Send the welcome pack as soon as a member signs up.", "Hold the welcome pack until the member's first visit."),
     ("Answer the easiest questions first.", "Leave the easiest questions until the end of the exam."),
-    ("Publish the minutes within two days of the meeting.", "Save the minutes until the chair has approved them."),
+    ("Publish the minutes within two days of the meeting.", "Hold the minutes until the chair has approved them."),
     ("Put the strongest argument first.", "Save the strongest argument for the end."),
     # "not ... until" and "only at the end" put it off too
     ("Don't reveal the prize until the final round.", "Announce the prize in the first round."),
@@ -133,6 +133,7 @@ NOT_DEFERRED_AGAINST_EARLY = [
     ("Answer the easiest questions first.", "Never leave the easiest questions until the end of the exam."),
     # "keep ... until" retains the thing, it does not put an act off
     ("Submit receipts within a week.", "Keep receipts until the annual audit."),
+    ("Submit receipts within a week.", "Save the receipts until the end of the year."),
     ("Don't reveal the prize until the final round.", "Announce the winner in the first round."),
     # one sequence said twice
     ("Lock the account before rotating its keys.", "Do not rotate the keys of an account until the account is locked."),

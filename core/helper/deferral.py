@@ -18,12 +18,15 @@ from agentuse.core.lazy_regex import lazy
 # The instruction is to put the thing off: its first word a verb of holding back, then "until" an event, or
 # "for"/"to" the end ("save the key facts for the end", "leave the hardest piece till last"); or not to do it
 # until an event ("don't reveal the prize until the final round", "wait until it is signed to order"), or
-# to do it only at the end. "keep" only with "back": "keep receipts until the audit" retains them.
-_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer|put off|wait)\b[^.;!?]*?\b(?:until|till)\b"
+# to do it only at the end. "keep" only with "back" and "save" only until after an event or for the end:
+# "keep receipts until the audit", "save receipts until the end of the year" retain them.
+_PUT_OFF = lazy(r"^(?:please\s+)?(?:hold|leave|postpone|delay|defer|put off|wait)\b[^.;!?]*?\b(?:until|till)\b"
+                r"|^(?:please\s+)?save\b[^.;!?]*?\b(?:until|till)\s+after\b"
                 r"|^(?:please\s+)?keep\b[^.;!?]*?\bback\b[^.;!?]*?\b(?:until|till)\b"
                 r"|^(?:do not|don't|never)\s+(?!(?:hold|save|leave|postpone|delay|defer|wait)\b)[^.;!?]*?\b(?:until|till)\b")
-_TO_THE_END = lazy(r"^(?:please\s+)?(?:hold|save|leave|postpone|delay|defer)\b[^.;!?]*?"
+_TO_THE_END = lazy(r"^(?:please\s+)?(?:hold|leave|postpone|delay|defer)\b[^.;!?]*?"
                    r"\b(?:for|to|till|until)\s+(?:the\s+)?(?:very\s+)?(?:end|last|close)\b"
+                   r"|^(?:please\s+)?save\b[^.;!?]*?\b(?:for|to)\s+(?:the\s+)?(?:very\s+)?(?:end|last|close)\b"
                    r"|\bonly\s+(?:at|in)\s+the\s+(?:very\s+)?(?:end|last|final|closing)\b")
 # Said of the act on the other side: done at once, first, before something or within a span.
 _EARLY = lazy(r"\b(?:first|immediately|instantly|promptly|right away|at once|straight away|as soon as|"
