@@ -241,12 +241,14 @@ UNDONE = [
     ("Install the VPN client on every laptop.", "Uninstall the VPN client on every laptop."),
     ("Follow vendor accounts on social media.", "Unfollow vendor accounts on social media."),
     ("Pack the display kit before the show.", "Unpack the display kit before the show."),
+    ("Compress log archives before upload.", "Decompress log archives before upload."),
 ]
 NOT_UNDONE = [
     ("Archive read messages weekly.", "Archive unread messages weekly."),
     ("Install the VPN client on every laptop.", "Uninstall the old antivirus on every laptop."),
     # "dis" and "de" begin words that undo nothing
     ("Play the intro video in the lobby.", "Display the intro video in the lobby."),
+    ("Sign the lease in the office.", "Design the lease in the office."),
 ]
 
 # Each category's pairs: what it must now read as a contradiction, and the near-misses it must not.

@@ -1,4 +1,4 @@
-"""A verb undone by its prefix: "install" / "uninstall", "follow" / "unfollow", "pack" / "unpack". The two
+"""A verb undone by its prefix: "install" / "uninstall", "follow" / "unfollow", "compress" / "decompress". The two
 rules do opposed acts to one object, a contradiction, where a word matcher reads the pair as one verb written
 two ways (`overlap.py` matches words that share most letters) and calls it a duplicate.
 
@@ -12,9 +12,11 @@ from __future__ import annotations
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.similarity import Analysis, Term
 
-# The prefix that undoes the verb it is put before; the rest must be a verb of four letters or more. ("dis" and
-# "de" also begin words that undo nothing: "display" / "play", "design" / "sign".)
+# The prefix that undoes the verb it is put before; the rest must be a verb of four letters or more. "dis" and
+# "de" also begin words that undo nothing ("display" / "play", "design" / "sign"): they count only where the
+# word matcher has already paired the two verbs as one ("compress" / "decompress").
 _UNDOING = ("un",)
+_UNDOING_IF_PAIRED = ("dis", "de")
 _SHORTEST = 4
 
 
@@ -22,7 +24,11 @@ def undone(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
     """One side's verb, and the other's verb that undoes it, or None."""
     leads_a = [t for t in a.terms if t.lead and t.role == "main"]
     leads_b = [t for t in b.terms if t.lead and t.role == "main"]
-    pair = next(((x, y) for x in leads_a for y in leads_b if _undoes(x, y) or _undoes(y, x)), None)
+    paired = {(id(x), id(y)) for x, y in o.shared}
+    pair = next(((x, y) for x in leads_a for y in leads_b
+                 if _undoes(x, y, _UNDOING) or _undoes(y, x, _UNDOING)
+                 or (id(x), id(y)) in paired and (_undoes(x, y, _UNDOING_IF_PAIRED) or _undoes(y, x, _UNDOING_IF_PAIRED))),
+                None)
     if pair is None:
         return None
     verbs = {id(pair[0]), id(pair[1])}
@@ -37,7 +43,7 @@ def _surface(t: Term) -> str:
     return t.surface or t.word
 
 
-def _undoes(x: Term, y: Term) -> bool:
-    """`y`'s verb is `x`'s with a prefix that undoes it."""
+def _undoes(x: Term, y: Term, prefixes: tuple[str, ...]) -> bool:
+    """`y`'s verb is `x`'s with one of `prefixes`, which undoes it."""
     done, undoing = _surface(x), _surface(y)
-    return len(done) >= _SHORTEST and any(undoing == prefix + done for prefix in _UNDOING)
+    return len(done) >= _SHORTEST and any(undoing == prefix + done for prefix in prefixes)
