@@ -242,6 +242,9 @@ UNDONE = [
     ("Follow vendor accounts on social media.", "Unfollow vendor accounts on social media."),
     ("Pack the display kit before the show.", "Unpack the display kit before the show."),
     ("Compress log archives before upload.", "Decompress log archives before upload."),
+    # a verb and its opposite
+    ("Open the side gate for delivery vans.", "Close the side gate for delivery vans."),
+    ("Expand every section of the FAQ by default.", "Collapse every section of the FAQ by default."),
 ]
 NOT_UNDONE = [
     ("Archive read messages weekly.", "Archive unread messages weekly."),
@@ -249,6 +252,8 @@ NOT_UNDONE = [
     # "dis" and "de" begin words that undo nothing
     ("Play the intro video in the lobby.", "Display the intro video in the lobby."),
     ("Sign the lease in the office.", "Design the lease in the office."),
+    ("Open the side gate for delivery vans.", "Close the car park gate for delivery vans."),
+    ("Open tickets for new bugs.", "Close tickets for duplicate bugs."),
 ]
 
 # Each category's pairs: what it must now read as a contradiction, and the near-misses it must not.
