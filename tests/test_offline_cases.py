@@ -256,14 +256,26 @@ NOT_UNDONE = [
     ("Open tickets for new bugs.", "Close tickets for duplicate bugs."),
 ]
 
+# One thing given free on one side and charged for on the other: two values of its price. Pairs written for
+# this test.
+FREE_AGAINST_CHARGED = [
+    ("Offer free parking to visitors.", "Charge visitors for parking."),
+    ("Hand out the printed map for free.", "Charge two dollars for the printed map."),
+]
+# Free on both sides said two ways, or another party charged.
+NOT_FREE_AGAINST_CHARGED = [
+    ("Don't charge for gift wrapping.", "Gift wrapping is free."),
+    ("Offer free parking to visitors.", "Charge staff for parking."),
+]
+
 # Each category's pairs: what it must now read as a contradiction, and the near-misses it must not.
 CONTRADICTIONS = (ONLY_ELSEWHERE + DEFERRED_AGAINST_EARLY + INCLUDED_AGAINST_CARVED_OUT + RECEIVED_ONE_WAY_AGAINST_ANOTHER
                   + NOT_SAID_BOTH_WAYS + VALUES_FOR_ONE_SETTING + FIXED_AGAINST_OWN
-                  + RUN_THE_OTHER_WAY + UNDONE)
+                  + RUN_THE_OTHER_WAY + UNDONE + FREE_AGAINST_CHARGED)
 NO_CONTRADICTIONS = (NOT_ONLY_ELSEWHERE + NOT_DEFERRED_AGAINST_EARLY + NOT_INCLUDED_AGAINST_CARVED_OUT
                      + NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER + SAID_BOTH_WAYS + VALUES_FOR_TWO_PARTIES
                      + NOT_FIXED_AGAINST_OWN + NOT_RUN_THE_OTHER_WAY
-                     + NOT_UNDONE)
+                     + NOT_UNDONE + NOT_FREE_AGAINST_CHARGED)
 
 
 @pytest.mark.parametrize("a, b", CONTRADICTIONS)

@@ -40,6 +40,7 @@ from agentuse.core.helper.opposite_words import said_both_ways
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.own_setting import fixed_against_own
 from agentuse.core.helper.presence import presence
+from agentuse.core.helper.price import free_against_charged
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
 from agentuse.core.helper.receiving import one_act
 from agentuse.core.helper.reversal import undone
@@ -457,6 +458,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     own = fixed_against_own(a, b, o)
     if own and not exception_only:  # "in French" / "in the customer's language"
         return Relation(Label.contradiction, sim, f"they choose different values: {own[0]} / {own[1]}")
+    priced = free_against_charged(a, b, o)
+    if priced and not exception_only:  # "offer free parking" / "charge for parking"
+        return Relation(Label.contradiction, sim, f"one gives free what the other charges for: {priced}")
     alt = alternative_conflict(o, a, b) or means_conflict(o, a, b)
     if alt:
         residue = max(left_a, left_b) - 1
