@@ -11,6 +11,9 @@ be the thing the other rule acts on, and the event it waits for must not be the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.similarity import Analysis
 from agentuse.core.lazy_regex import lazy
@@ -40,16 +43,34 @@ _NEGATED = lazy(r"\b(?:never|not|no|don't|do not)\b")
 OWN_WORDS = 2
 
 
+@dataclass(frozen=True)
+class _Timing:
+    """What a rule's text says of when, read once per text (a tidy-up compares each rule with every other)."""
+    put_off: bool  # keeps the thing back until an event
+    to_the_end: bool  # keeps it back for the end, or does it only at the end
+
+
+@lru_cache(maxsize=4096)
+def _timing(text: str) -> _Timing:
+    # As written: normalizing reads "as soon as" as "when" and "within" as a bound. The substring tests pass
+    # over most rules before any pattern is searched.
+    low = text.lower().strip()
+    waits = "til" in low and bool(_WAITS.search(low))
+    to_the_end = any(map(low.__contains__, ("end", "last", "clos", "final"))) and bool(_TO_THE_END.search(low))
+    return _Timing(put_off=waits and bool(_PUT_OFF.search(low)), to_the_end=to_the_end)
+
+
 def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     """`a` keeps a thing back until an event and `b` acts on the same thing early: the event, or None."""
-    # As written: normalizing reads "as soon as" as "when" and "within" as a bound.
-    text_a, text_b = a.text.lower().strip(), b.text.lower().strip()
-    to_the_end = bool(_TO_THE_END.search(text_a))
+    ta = _timing(a.text)
+    if not (ta.to_the_end or ta.put_off):
+        return None  # most rules put nothing off
+    low_a, low_b = a.text.lower(), b.text.lower()
+    to_the_end = ta.to_the_end
     # The early side waits for nothing itself ("keep the seats back until 24 hours before ..." waits too).
-    if not (to_the_end or _PUT_OFF.search(text_a)) or _WAITS.search(text_b) or _TO_THE_END.search(text_b) \
-            or not _EARLY.search(text_b):
+    if _WAITS.search(low_b) or _timing(b.text).to_the_end or not _EARLY.search(low_b):
         return None
-    if (_NEGATED.search(text_a) and not _PUT_OFF.search(text_a)) or _NEGATED.search(text_b) or a.values:
+    if (_NEGATED.search(low_a) and not ta.put_off) or _NEGATED.search(low_b) or a.values:
         return None  # a number on the kept-back side names a case ("hold refunds over 500 until ...")
     if a.order & b.order:
         return None  # one sequence said twice: "don't upgrade until drained" / "drain before upgrading"
@@ -69,7 +90,7 @@ def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
         return None
     # Waiting for what the other rule acts upon ("hold the invoice until the job is finished" / "send it as
     # soon as the job is finished") is one instruction, unless the other acts before it.
-    if not to_the_end and all(id(t) in shared_a for t in event) and not _BEFORE.search(text_b):
+    if not to_the_end and all(id(t) in shared_a for t in event) and not _BEFORE.search(low_b):
         return None
     # The kept-back side's phrases of place or time say when ("only at the last step of checkout").
     own_a = [t for t in o.left_a if t.role == "main" and not t.lead and not t.scoped and t.weight >= 1]

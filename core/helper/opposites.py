@@ -26,18 +26,17 @@ _OPPOSITE_GROUPS = ["open close shut", "expand collapse", "merge split", "encryp
                     "attach detach", "push pull", "buy sell", "hire fire", "promote demote", "upgrade downgrade",
                     "lengthen shorten", "widen narrow", "freeze thaw", "arrive depart"]
 _OPPOSITE_VERBS: frozenset[frozenset[str]] | None = None  # built on first use
+_PREFIXES = _UNDOING + _UNDOING_IF_PAIRED
+_OPPOSITE_VERB_WORDS = frozenset(written(w) for group in _OPPOSITE_GROUPS for w in group.split())
 
 
 def undone(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
     """One side's verb, and the other's verb that undoes it, or None."""
     leads_a = [t for t in a.terms if t.lead and t.role == "main"]
     leads_b = [t for t in b.terms if t.lead and t.role == "main"]
-    paired = {(id(x), id(y)) for x, y in o.shared}
-    pair = next(((x, y) for x in leads_a for y in leads_b
-                 if _undoes(x, y, _UNDOING) or _undoes(y, x, _UNDOING)
-                 or (id(x), id(y)) in paired and (_undoes(x, y, _UNDOING_IF_PAIRED) or _undoes(y, x, _UNDOING_IF_PAIRED))
-                 or _opposite(x, y)),
-                None)
+    if not any(_surface(t).startswith(_PREFIXES) or _surface(t) in _OPPOSITE_VERB_WORDS for t in leads_a + leads_b):
+        return None  # no verb with an undoing prefix or an opposite: most pairs
+    pair = next(((x, y) for x in leads_a for y in leads_b if _surface(x) != _surface(y) and _reversed(x, y, o)), None)
     if pair is None:
         return None
     verbs = {id(pair[0]), id(pair[1])}
@@ -50,6 +49,13 @@ def undone(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
 
 def _surface(t: Term) -> str:
     return t.surface or t.word
+
+
+def _reversed(x: Term, y: Term, o: Overlap) -> bool:
+    if _undoes(x, y, _UNDOING) or _undoes(y, x, _UNDOING) or _opposite(x, y):
+        return True
+    return (_undoes(x, y, _UNDOING_IF_PAIRED) or _undoes(y, x, _UNDOING_IF_PAIRED)) \
+        and any(s is x and t is y for s, t in o.shared)
 
 
 def _opposite(x: Term, y: Term) -> bool:

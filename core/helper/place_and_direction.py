@@ -33,10 +33,16 @@ def one_act(x: str, y: str) -> bool:
 _ONLY_BEFORE_PLACE = lazy(r"\b(?:only|solely|exclusively)\s+(?:in|on|at|through|via|by|over|from|into|using|inside)\b")
 
 
+@lru_cache(maxsize=4096)
+def _only_before_place(text: str) -> bool:
+    norm = normalize(text)
+    return any(map(norm.__contains__, ("only", "solely", "exclusively"))) and bool(_ONLY_BEFORE_PLACE.search(norm))
+
+
 def only_elsewhere(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
     """`a` restricts an act to one place or means and `b` does the same act, to the same thing, in another:
     the two places, or None."""
-    if not _ONLY_BEFORE_PLACE.search(normalize(a.text)) or qualified_only(words_of(b.text)):
+    if not _only_before_place(a.text) or qualified_only(words_of(b.text)):
         return None
     if a.values or b.values or a.order or b.order:
         return None  # a number or an order of steps is a case of its own

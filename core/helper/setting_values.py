@@ -15,6 +15,8 @@ side keeps the pair a near-miss. `offline_judge.py` decides with them.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.similarity import Analysis, Term, canon
 from agentuse.core.helper.vocabulary import alternative_group, number_of, written
@@ -29,8 +31,17 @@ _OWNED = lazy(r"\b(?:\w+'s|\w+s'|their|his|her|your|my|our|own|local|native|pref
 _OWN_WORDS = frozenset(canon(w) for w in ("own", "local", "native", "preferred"))
 
 
+@lru_cache(maxsize=1)
+def _setting_nouns() -> dict[int, frozenset[str]]:
+    """The nouns of each setting, by the closed set that fills it."""
+    return {alternative_group(canon(member)): frozenset(canon(n) for n in names) for member, names in _SETTINGS.items()}
+
+
 def fixed_against_own(a: Analysis, b: Analysis, o: Overlap) -> tuple[str, str] | None:
     """A member fixed on one side, the party's own value of its setting on the other: the two, or None."""
+    settings = _setting_nouns()
+    if not any(alternative_group(t.word) in settings for t in o.left_a + o.left_b):
+        return None  # no member of a set whose setting has a name: most pairs
     for fixed, owned, left_fixed, left_owned in ((a, b, o.left_a, o.left_b), (b, a, o.left_b, o.left_a)):
         found = _fixed_and_owned(owned, _own(left_fixed), _own(left_owned))
         if found and not any(x.negative != y.negative for x, y in o.shared) \
@@ -47,9 +58,8 @@ def _fixed_and_owned(owned: Analysis, left_fixed: list[Term], left_owned: list[T
     if len(left_fixed) != 1 or left_fixed[0].negative or left_fixed[0].role != "main":
         return None
     group = alternative_group(left_fixed[0].word)
-    nouns = next((frozenset(canon(n) for n in names) for member, names in _SETTINGS.items()
-                  if alternative_group(canon(member)) == group), None)
-    if group is None or nouns is None or not _OWNED.search(owned.text.lower()):
+    nouns = _setting_nouns().get(group) if group is not None else None
+    if nouns is None or not _OWNED.search(owned.text.lower()):
         return None
     setting = [t for t in left_owned if t.word in nouns]
     rest = [t for t in left_owned if t.word not in nouns and t.word not in _OWN_WORDS]
@@ -66,11 +76,18 @@ _PRICE_WORDS = frozenset(canon(w) for w in ("free", "charge", "fee", "cost", "pr
 _CURRENCY = alternative_group(canon("euro"))
 
 
+@lru_cache(maxsize=4096)
+def _says_free(text: str) -> bool:
+    low = text.lower()
+    return any(map(low.__contains__, ("free", "no ", "complimentary", "gratis"))) and bool(_FREE.search(low))
+
+
 def free_against_charged(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     """What is free on one side and charged for on the other, or None."""
-    for free, charged in ((a, b), (b, a)):
-        if not _FREE.search(free.text.lower()) or _FREE.search(charged.text.lower()):
-            continue
+    free_a, free_b = _says_free(a.text), _says_free(b.text)
+    if free_a == free_b:
+        return None  # most pairs: neither says free
+    for free, charged in ((a, b), (b, a)) if free_a else ((b, a),):
         lead = next((t for t in charged.terms if t.lead and t.role == "main"), None)
         if lead is None or lead.negative or (lead.word != _CHARGE and not charged.values):
             continue
