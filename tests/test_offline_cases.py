@@ -213,6 +213,7 @@ NOT_FIXED_AGAINST_OWN = [
     ("Answer support emails in French.", "Log the customer's language on every support email."),
     ("Bill clients in euros.", "Ask clients for their own currency."),
     ("Answer support emails in French.", "Answer support emails from Quebec in the customer's language."),
+    ("Bill clients in euros.", "Bill EU clients in their local currency."),
 ]
 
 # The same span run the other way ("from A to Z" / "from Z to A") is never a duplicate: between two values

@@ -28,6 +28,7 @@ from agentuse.core.lazy_regex import lazy
 _SETTINGS = {"english": ("language",), "euro": ("currency",), "utc": ("zone", "timezone", "time")}
 # Words that make the setting the party's own ("the customer's language", "their own currency", "local time").
 _OWNED = lazy(r"\b(?:\w+'s|\w+s'|their|his|her|your|my|our|own|local|native|preferred)\b")
+_POSSESSIVE = lazy(r"\b(\w+?)(?:'s|s')(?!\w)")
 _OWN_WORDS = frozenset(canon(w) for w in ("own", "local", "native", "preferred"))
 
 
@@ -54,6 +55,12 @@ def _own(left: list[Term]) -> list[Term]:
     return [t for t in left if t.weight >= 1 and not t.lead]
 
 
+@lru_cache(maxsize=4096)
+def _possessors(text: str) -> frozenset[str]:
+    """The stems of the words a text writes as owners: "the customer's", "each attendee's", "users'"."""
+    return frozenset(written(m.group(1)) for m in _POSSESSIVE.finditer(text.lower()))
+
+
 def _fixed_and_owned(owned: Analysis, left_fixed: list[Term], left_owned: list[Term]) -> tuple[str, str] | None:
     if len(left_fixed) != 1 or left_fixed[0].negative or left_fixed[0].role != "main":
         return None
@@ -62,8 +69,11 @@ def _fixed_and_owned(owned: Analysis, left_fixed: list[Term], left_owned: list[T
     if nouns is None or not _OWNED.search(owned.text.lower()):
         return None
     setting = [t for t in left_owned if t.word in nouns]
+    # The one word more may only be whose it is ("the customer's"), not which things ("EU clients").
     rest = [t for t in left_owned if t.word not in nouns and t.word not in _OWN_WORDS]
     if not setting or len(rest) > 1 or any(t.negative or t.role != "main" for t in left_owned):
+        return None
+    if rest and (rest[0].surface or rest[0].word) not in _possessors(owned.text):
         return None
     if any(alternative_group(t.word) == group for t in owned.terms if t.word not in _OWN_WORDS):
         return None  # the owned side names a member itself
