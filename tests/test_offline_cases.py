@@ -129,6 +129,7 @@ DEFERRED_AGAINST_EARLY = [
 NOT_DEFERRED_AGAINST_EARLY = [
     ("Send the welcome pack as soon as a member signs up.", "Hold the parking permit until the member's first visit."),
     ("Send the invoice as soon as the job is finished.", "Hold the invoice until the job is finished."),
+    ("Send the newsletter as soon as it is approved.", "Hold the newsletter until it is approved by legal."),
     ("Hold the welcome pack until the member's first visit.", "Keep the welcome pack until the member's first visit."),
     ("Answer the easiest questions first.", "Never leave the easiest questions until the end of the exam."),
     # "keep ... until" retains the thing, it does not put an act off

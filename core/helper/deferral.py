@@ -92,6 +92,11 @@ def put_off_against_early(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     # soon as the job is finished") is one instruction, unless the other acts before it.
     if not to_the_end and all(id(t) in shared_a for t in event) and not _BEFORE.search(low_b):
         return None
+    # The other acts once what `a` waits for happens, `a` waiting for that and a detail more ("send it as soon
+    # as it is approved" / "hold it until legal has approved it"): a near-miss, not two times.
+    trigger = {t.word for t in b.terms if t.role == "condition" and t.weight >= 1}
+    if trigger and trigger <= {t.word for t in event}:
+        return None
     # The kept-back side's phrases of place or time say when ("only at the last step of checkout").
     own_a = [t for t in o.left_a if t.role == "main" and not t.lead and not t.scoped and t.weight >= 1]
     own_b = [t for t in o.left_b if t.role == "main" and not t.lead and t.weight >= 1]
