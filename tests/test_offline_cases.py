@@ -187,6 +187,8 @@ NOT_SAID_BOTH_WAYS = [
     ("Never charge walk-in clients for a consultation.", "Charge walk-in clients for every consultation."),
     ("Never leave the fire door open.", "Leave the fire door open in summer."),
     ("Never let hikers go beyond the marked trail.", "Let hikers go beyond the marked trail with a guide."),
+    # "in" said of something else
+    ("Never store paint out of the locked cabinet.", "Store paint in the basement."),
 ]
 
 

@@ -10,9 +10,9 @@ consultation" / "give a free first consultation". `offline_judge.py` decides wit
 from __future__ import annotations
 
 from agentuse.core.helper.overlap import Overlap
-from agentuse.core.helper.qualifiers import words_of
-from agentuse.core.helper.similarity import Analysis, Term
+from agentuse.core.helper.similarity import Analysis, Term, canon
 from agentuse.core.helper.vocabulary import written
+from agentuse.core.lazy_regex import lazy
 
 
 # The prefix that undoes the verb it is put before; the rest must be a verb of four letters or more. "dis" and
@@ -87,6 +87,10 @@ def _table() -> dict[str, frozenset[str]]:
     return {word: frozenset(words) for word, words in table.items()}
 
 
+_WORDS = lazy(r"[a-z0-9'-]+")
+# Opposites so common that they count only with the shared thing right after them, this near.
+_SAID_OF_THE_THING = frozenset({"in"})
+_NEAR = 4
 _TABLE: dict[str, frozenset[str]] | None = None  # built on first use: most pairs hold no polarity conflict
 
 
@@ -99,6 +103,14 @@ def said_both_ways(a: Analysis, b: Analysis, o: Overlap, conflict: list[str]) ->
     if _TABLE is None:
         _TABLE = _table()
     negative_a = sum(x.negative for x, _ in o.shared) >= sum(y.negative for _, y in o.shared)
-    negated, other, left = (o.left_a, b, o.left_b) if negative_a else (o.left_b, a, o.left_a)
-    asked = {written(w) for w in words_of(other.text)} | {_surface(t) for t in left if not t.negative}
-    return any(t.negative and not asked.isdisjoint(_TABLE.get(_surface(t), ())) for t in negated)
+    negated, other = (o.left_a, b) if negative_a else (o.left_b, a)
+    opposites = set().union(*(_TABLE.get(_surface(t), ()) for t in negated if t.negative))
+    if not opposites:
+        return False
+    # "in" is in most rules: it must be said of the shared thing ("keep the cat in the house" for "never let it
+    # out of the house"), not of another ("take laptops home in a padded bag" against "never take them out").
+    shared = {w for x, y in o.shared for w in (x.word, y.word, _surface(x), _surface(y))}
+    tokens = _WORDS.findall(other.text.lower())
+    return any(written(w) in opposites and (w not in _SAID_OF_THE_THING or any(
+        canon(n) in shared or written(n) in shared for n in tokens[i + 1:i + 1 + _NEAR]))
+        for i, w in enumerate(tokens))
