@@ -1,8 +1,11 @@
 """Two members of one closed set are two values of one setting only when the value is what the instruction
 sets ("reply in Spanish" / "in German"). When the member sits in the description of what the rule is about
 ("reviews written in German", "incidents that happen on weekends", "notes for mobile users") it picks
-which things, so the two rules are about different cases: a near-miss, both can hold. Pairs written for
-this test, not taken from the labelled sets."""
+which things, so the two rules are about different cases: a near-miss, both can hold. Below, contradictions
+read by clause structure (an "only" place against another, an act put off against the same act done early,
+an include-verb against a carve-out, verbs of receiving, a negated word against its opposite, values per
+party), each with the near-misses it must not take. Pairs written for this test, not taken from the
+labelled sets."""
 
 from __future__ import annotations
 
@@ -88,3 +91,209 @@ def test_a_note_that_replaces_a_repeated_rule_keeps_its_repeats(tmp_path):
     assert result.stdout.startswith('[Learning] Replaced an earlier rule: "Keep intros factual"'), result.stdout
     [now] = stored(agent)
     assert (now.title, now.re) == ("Keep intros factual rather than promotional", 2)
+
+
+# "Only" one way or place against another for the same act on the same thing: the second does what the
+# first rules out. Pairs written for this test.
+ONLY_ELSEWHERE = [
+    ("Store signed contracts only in the legal drive.", "Store signed contracts in the team's shared folder."),
+    ("Accept returns only at the service desk.", "Accept returns at the checkout lanes."),
+    ("Record meter readings only in the billing system.", "Log meter readings in a paper notebook on site."),
+]
+# The same "only" against the same place, a wider or narrower place, another act or another thing.
+NOT_ONLY_ELSEWHERE = [
+    ("Store signed contracts only in the legal drive.", "Store signed contracts in the legal drive."),
+    ("Store signed contracts only in the legal drive.", "Store unsigned drafts in the team's shared folder."),
+    ("Accept returns only at the service desk.", "Accept returns at the service desk on weekends."),
+    ("Accept returns only at the service desk.", "Issue refunds at the checkout lanes."),
+    ("Record meter readings only in the billing system.", "Delete meter readings in a paper notebook."),
+    ("Record meter readings only in the billing system.", "Record meter readings in the billing system and the audit log."),
+]
+
+
+# An act put off until later against the same act done early (first, at once, before, within a span): the
+# two cannot both be followed. Pairs written for this test.
+DEFERRED_AGAINST_EARLY = [
+    ("Send the welcome pack as soon as a member signs up.", "Hold the welcome pack until the member's first visit."),
+    ("Answer the easiest questions first.", "Leave the easiest questions until the end of the exam."),
+    ("Publish the minutes within two days of the meeting.", "Hold the minutes until the chair has approved them."),
+    ("Put the strongest argument first.", "Save the strongest argument for the end."),
+    # "not ... until" and "only at the end" put it off too
+    ("Don't reveal the prize until the final round.", "Announce the prize in the first round."),
+    ("Show the delivery fee up front.", "Show the delivery fee only at the last step of checkout."),
+    # the same event, one acting before it and the other waiting for it
+    ("Put off the team lunch until the launch is done.", "Hold the team lunch before the launch."),
+    ("Pay suppliers on receipt of the invoice.", "Hold supplier payments until the end of the quarter."),
+]
+# Another thing put off, the same event on both sides, or both put off.
+NOT_DEFERRED_AGAINST_EARLY = [
+    ("Send the welcome pack as soon as a member signs up.", "Hold the parking permit until the member's first visit."),
+    ("Send the invoice as soon as the job is finished.", "Hold the invoice until the job is finished."),
+    ("Send the newsletter as soon as it is approved.", "Hold the newsletter until it is approved by legal."),
+    ("Hold the welcome pack until the member's first visit.", "Keep the welcome pack until the member's first visit."),
+    ("Answer the easiest questions first.", "Never leave the easiest questions until the end of the exam."),
+    # "keep ... until" retains the thing, it does not put an act off
+    ("Submit receipts within a week.", "Keep receipts until the annual audit."),
+    ("Submit receipts within a week.", "Save the receipts until the end of the year."),
+    ("Don't reveal the prize until the final round.", "Announce the winner in the first round."),
+    # one sequence said twice
+    ("Lock the account before rotating its keys.", "Do not rotate the keys of an account until the account is locked."),
+    # both wait, each for its own moment
+    ("Hold the front-row seats for the press until the day of the launch.",
+     "Keep the press's front-row seats back until two hours before the launch."),
+]
+
+
+# One rule's include-verb takes in the very thing the other carves out ("excluding", "before tax"): two
+# values of one setting. Pairs written for this test.
+INCLUDED_AGAINST_CARVED_OUT = [
+    ("Include the deposit in the total.", "Show the total excluding the deposit."),
+    ("Add VAT to every price in the catalogue.", "List catalogue prices excluding VAT."),
+    ("Include tax in the price on the label.", "Print the label price before tax."),
+    ("Add the booking fee to every quoted total.", "Quote totals exclusive of the booking fee."),
+]
+# Another thing carved out, or a case of its own on the carving side.
+NOT_INCLUDED_AGAINST_CARVED_OUT = [
+    ("Include VAT in every quote.", "Quote prices excluding shipping."),
+    ("Include the deposit in the total.", "Show the total excluding the deposit for returning guests."),
+    ("Never include the deposit in the total.", "Show the total excluding the deposit."),
+]
+
+
+# "Take" and "accept", "collect" and "take" are one act where what comes in is the object: "only A" against
+# "always B" or another place holds across them. Any other verb is another act. Pairs written for this test.
+RECEIVED_ONE_WAY_AGAINST_ANOTHER = [
+    ("Accept card payments at every stall.", "Take card payments only at stalls with a reader."),
+    ("Collect entry forms only at the front desk.", "Take entry forms at the side door."),
+]
+NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER = [
+    ("Take card payments only at stalls with a reader.", "Refund card payments at every stall."),
+    ("Take photos only at the main stage.", "Share photos at the side stage."),
+    ("Collect entry forms only at the front desk.", "Print entry forms at the side door."),
+]
+
+
+# A negation that falls on a word whose opposite the other rule asks for says the same thing twice over
+# ("don't let hikers go beyond the trail" / "keep hikers within the trail"): no contradiction. Pairs written
+# for this test.
+SAID_BOTH_WAYS = [
+    ("Don't let hikers go beyond the marked trail.", "Keep hikers within the marked trail."),
+    ("Never charge walk-in clients for a first consultation.", "Give walk-in clients a free first consultation."),
+    ("Never let the cat out of the house at night.", "Keep the cat in the house at night."),
+    ("Never sell tickets above face value.", "Sell tickets at or below face value."),
+]
+# The same word on both sides, one forbidding it: still a contradiction.
+NOT_SAID_BOTH_WAYS = [
+    ("Never charge walk-in clients for a consultation.", "Charge walk-in clients for every consultation."),
+    ("Never leave the fire door open.", "Leave the fire door open in summer."),
+    ("Never let hikers go beyond the marked trail.", "Let hikers go beyond the marked trail with a guide."),
+    # "in" said of something else
+    ("Never store paint out of the locked cabinet.", "Store paint in the basement."),
+]
+
+
+# Two values, each for its own party named in one word ("for staff" / "for visitors"): two cases, both can
+# hold. A word after the number is what it counts, not a party. Pairs written for this test.
+VALUES_FOR_TWO_PARTIES = [
+    ("Book taxis for staff up to a day ahead.", "Book taxis for visitors up to a week ahead."),
+    ("Reply to tenants within two days.", "Reply to landlords within five days."),
+]
+VALUES_FOR_ONE_SETTING = [
+    ("Book taxis for staff up to a day ahead.", "Book taxis for staff up to a week ahead."),
+    ("Reply in two sentences.", "Reply in at least four paragraphs."),
+]
+
+
+# One fixed member of a closed set against the party's own value of that setting ("in French" / "in the
+# customer's language"): two values of one setting. Pairs written for this test.
+FIXED_AGAINST_OWN = [
+    ("Answer support emails in French.", "Answer support emails in the customer's language."),
+    ("Bill clients in euros.", "Bill clients in their own currency."),
+    ("Schedule standups in UTC.", "Schedule standups in each attendee's time zone."),
+]
+# Another act on the party's own value, or the setting named on one side only.
+NOT_FIXED_AGAINST_OWN = [
+    ("Answer support emails in French.", "Log the customer's language on every support email."),
+    ("Bill clients in euros.", "Ask clients for their own currency."),
+    ("Answer support emails in French.", "Answer support emails from Quebec in the customer's language."),
+    ("Bill clients in euros.", "Bill EU clients in their local currency."),
+]
+
+# The same span run the other way ("from A to Z" / "from Z to A") is never a duplicate: between two values
+# of one setting (letters, ranks, languages, currencies) it is a contradiction; between two places or
+# parties both directions can hold. Pairs written for this test.
+RUN_THE_OTHER_WAY = [
+    ("Sort the guest list from A to Z.", "Sort the guest list from Z to A."),
+    ("Rank the candidates from strongest to weakest.", "Rank the candidates from weakest to strongest."),
+    ("Translate the help pages from Spanish into English.", "Translate the help pages from English into Spanish."),
+]
+NOT_RUN_THE_OTHER_WAY = [
+    ("Forward calls from the front desk to the night manager.", "Forward calls from the night manager to the front desk."),
+    # one thing reached "to" on one side and "from" on the other: the flow runs the other way
+    ("Back up the photos to the shared drive.", "Back up the photos from the shared drive."),
+    ("Mirror the wiki to the staging server.", "Mirror the wiki from the staging server."),
+]
+# Two weekdays are two values of one schedule already: only "never a duplicate" is asked of this one.
+RUN_THE_OTHER_WAY_ON_OTHER_DAYS = [
+    ("Sort the guest list from A to Z on Mondays.", "Sort the guest list from Z to A on Fridays."),
+]
+
+# A verb undone by its prefix ("install" / "uninstall", "pack" / "unpack"): opposed acts on one object,
+# never a duplicate. An un- word that describes the thing ("unread messages") is no act. Pairs written for
+# this test.
+UNDONE = [
+    ("Install the VPN client on every laptop.", "Uninstall the VPN client on every laptop."),
+    ("Follow vendor accounts on social media.", "Unfollow vendor accounts on social media."),
+    ("Pack the display kit before the show.", "Unpack the display kit before the show."),
+    ("Compress log archives before upload.", "Decompress log archives before upload."),
+    # a verb and its opposite
+    ("Open the side gate for delivery vans.", "Close the side gate for delivery vans."),
+    ("Expand every section of the FAQ by default.", "Collapse every section of the FAQ by default."),
+]
+NOT_UNDONE = [
+    ("Archive read messages weekly.", "Archive unread messages weekly."),
+    ("Install the VPN client on every laptop.", "Uninstall the old antivirus on every laptop."),
+    # "dis" and "de" begin words that undo nothing
+    ("Play the intro video in the lobby.", "Display the intro video in the lobby."),
+    ("Sign the lease in the office.", "Design the lease in the office."),
+    ("Open the side gate for delivery vans.", "Close the car park gate for delivery vans."),
+    ("Open tickets for new bugs.", "Close tickets for duplicate bugs."),
+]
+
+# One thing given free on one side and charged for on the other: two values of its price. Pairs written for
+# this test.
+FREE_AGAINST_CHARGED = [
+    ("Offer free parking to visitors.", "Charge visitors for parking."),
+    ("Hand out the printed map for free.", "Charge two dollars for the printed map."),
+]
+# Free on both sides said two ways, or another party charged.
+NOT_FREE_AGAINST_CHARGED = [
+    ("Don't charge for gift wrapping.", "Gift wrapping is free."),
+    ("Offer free parking to visitors.", "Charge staff for parking."),
+]
+
+# Each category's pairs: what it must now read as a contradiction, and the near-misses it must not.
+CONTRADICTIONS = (ONLY_ELSEWHERE + DEFERRED_AGAINST_EARLY + INCLUDED_AGAINST_CARVED_OUT + RECEIVED_ONE_WAY_AGAINST_ANOTHER
+                  + NOT_SAID_BOTH_WAYS + VALUES_FOR_ONE_SETTING + FIXED_AGAINST_OWN
+                  + RUN_THE_OTHER_WAY + UNDONE + FREE_AGAINST_CHARGED)
+NO_CONTRADICTIONS = (NOT_ONLY_ELSEWHERE + NOT_DEFERRED_AGAINST_EARLY + NOT_INCLUDED_AGAINST_CARVED_OUT
+                     + NOT_RECEIVED_ONE_WAY_AGAINST_ANOTHER + SAID_BOTH_WAYS + VALUES_FOR_TWO_PARTIES
+                     + NOT_FIXED_AGAINST_OWN + NOT_RUN_THE_OTHER_WAY
+                     + NOT_UNDONE + NOT_FREE_AGAINST_CHARGED)
+
+
+@pytest.mark.parametrize("a, b", CONTRADICTIONS)
+def test_a_contradiction_of_its_category_is_read_either_way_round(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", NO_CONTRADICTIONS)
+def test_a_near_miss_of_its_category_is_no_contradiction(a, b):
+    assert compare(a, b).label is not Label.contradiction, compare(a, b)
+    assert compare(b, a).label is not Label.contradiction, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", RUN_THE_OTHER_WAY + NOT_RUN_THE_OTHER_WAY + RUN_THE_OTHER_WAY_ON_OTHER_DAYS)
+def test_a_span_run_the_other_way_is_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate, compare(a, b)

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
+from types import SimpleNamespace
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.measures import without_implied_measures
@@ -84,6 +85,22 @@ class Relation:
     # Close wording apart from a word or so on each side the lexicon cannot read: a paraphrase or a
     # different case, the evaluator cannot tell which (a vet answers "unsure" on it).
     unsure: bool = False
+
+
+@lru_cache(maxsize=1)
+def _by_structure() -> SimpleNamespace:
+    """The readings by clause structure (`deferral.py`, `opposites.py`, `place_and_direction.py`,
+    `setting_values.py`), loaded by the first comparison rather than with the evaluator, so importing it costs
+    what it did before them."""
+    from agentuse.core.helper import deferral, opposites, place_and_direction, setting_values
+
+    return SimpleNamespace(
+        put_off_against_early=deferral.put_off_against_early, said_both_ways=opposites.said_both_ways,
+        undone=opposites.undone, one_act=place_and_direction.one_act, only_elsewhere=place_and_direction.only_elsewhere,
+        run_the_other_way=place_and_direction.run_the_other_way, fixed_against_own=setting_values.fixed_against_own,
+        free_against_charged=setting_values.free_against_charged,
+        included_against_carved=setting_values.included_against_carved,
+        values_for_own_parties=setting_values.values_for_own_parties)
 
 
 def compare(a: str, b: str) -> Relation:
@@ -222,7 +239,7 @@ def _only_against_always(a: Analysis, b: Analysis, o: Overlap) -> str | None:
     lead_b = next((t for t in b.terms if t.lead and t.role == "main"), None)
     if lead_a is None or lead_b is None or lead_a.negative != lead_b.negative:
         return None
-    if lead_a.word != lead_b.word and not _other_party(o):
+    if not _by_structure().one_act(lead_a.word, lead_b.word) and not _other_party(o):
         return None  # the same action, asked for on both sides
     # The case may be a value alone: "only studies published after 2015" / "all studies".
     case = [t.word for t in o.left_a if t.weight >= 1] or list(a.values)
@@ -379,6 +396,7 @@ def _case_only(b: Analysis) -> str | None:
 
 def judge(a: Analysis, b: Analysis) -> Relation:
     o = overlap(a, b)
+    st = _by_structure()
     sim = o.dice
     # Checked before relatedness: "Skip the call-to-action" shares one word with "End every post with a
     # clear call-to-action", and still forbids what it asks for.
@@ -397,6 +415,12 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # "Never deploy on Fridays" / "deploy on Fridays when it is an urgent hotfix": the condition's
             # words keep the overlap low, but the one forbids outright what the other does in a case.
             return Relation(Label.contradiction, sim, f"one never does it, the other does it when {never}")
+        elsewhere = st.only_elsewhere(a, b, o) or st.only_elsewhere(b, a, _swapped(o))
+        if elsewhere:
+            return Relation(Label.contradiction, sim, f"one does it only {elsewhere[0]}, the other {elsewhere[1]}")
+        later = st.put_off_against_early(a, b, o) or st.put_off_against_early(b, a, _swapped(o))
+        if later:
+            return Relation(Label.contradiction, sim, f"one puts it off until {later}, the other does it early")
         return Relation(Label.unrelated, sim, "they share too few terms to be about the same thing")
     values = values_relation(a, b)
     if values not in ("same", "none"):
@@ -411,7 +435,18 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     exception_only = [t.word for t in o.left_a + o.left_b if t.role == "exception" and t.weight >= 1]
     literal = literal_conflict(o)
 
+    reversed_act = st.undone(a, b, o)
+    if reversed_act and not exception_only:  # "install the client" / "uninstall the client"
+        return Relation(Label.contradiction, sim, "one undoes what the other does: " + " / ".join(reversed_act))
+    both = (a.text + " " + b.text).lower()
+    direction = st.run_the_other_way(a.text, b.text) if "from" in both or "out of" in both else None
+    if direction == "values" and values in ("same", "none") and max(left_a, left_b) <= LEAD_DISCOUNT:
+        return Relation(Label.contradiction, sim, "they run one span the opposite way")
+    if direction:
+        return Relation(Label.near_miss, sim, "the same span run the other way")
     conflict = [] if stance.apart else _polarity_conflict(o)
+    if st.said_both_ways(a, b, o, conflict):
+        conflict = []  # "never go beyond the trail" / "keep within the trail"
     if conflict and any(x.role == "exception" or y.role == "exception" for x, y in o.shared):
         # "End with a CTA unless the post is short" against "omit the CTA on short posts": the carve-out
         # on one side is exactly the other's case, so both hold.
@@ -428,6 +463,12 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     order = _order_conflict(a, b)
     if order and not exception_only:
         return Relation(Label.contradiction, sim, f"they order {order[0]} and {order[1]} the opposite way")
+    own = st.fixed_against_own(a, b, o)
+    if own and not exception_only:  # "in French" / "in the customer's language"
+        return Relation(Label.contradiction, sim, f"they choose different values: {own[0]} / {own[1]}")
+    priced = st.free_against_charged(a, b, o)
+    if priced and not exception_only:  # "offer free parking" / "charge for parking"
+        return Relation(Label.contradiction, sim, f"one gives free what the other charges for: {priced}")
     alt = alternative_conflict(o, a, b) or means_conflict(o, a, b)
     if alt:
         residue = max(left_a, left_b) - 1
@@ -437,13 +478,17 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     if literal and not exception_only:
         return Relation(Label.contradiction, sim, f"they quote different words for one place: {literal[0]} / {literal[1]}")
     if values == "mismatch":
-        if max(left_a, left_b) <= VALUES_RESIDUE and not exception_only:
+        if max(left_a, left_b) <= VALUES_RESIDUE and not exception_only \
+                and not st.values_for_own_parties(a.text, b.text, o):
             return Relation(Label.contradiction, sim, "same rule, different values: "
                             f"{', '.join(counted(a, b))} / {', '.join(counted(b, a))}")
         return Relation(Label.near_miss, sim, "different values for different cases")
     only = _only_against_always(a, b, o) or _only_against_always(b, a, o)
     if only and not exception_only:
         return Relation(Label.contradiction, sim, f"one does it only for {only}, the other always")
+    later = st.put_off_against_early(a, b, o) or st.put_off_against_early(b, a, _swapped(o))
+    if later and not exception_only:
+        return Relation(Label.contradiction, sim, f"one puts it off until {later}, the other does it early")
     if exception_only:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(exception_only)}")
     clock = clock_against_part(a, b, o) if values == "one-sided" else None
@@ -456,6 +501,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, "an order of steps on one side only")
     carved = [x.word for x, y in o.shared if x.role != y.role and "exception" in (x.role, y.role)
               and _excludes(a) != _excludes(b)]
+    taken_in = st.included_against_carved(a, b, o) if carved else None
+    if taken_in:
+        return Relation(Label.contradiction, sim, f"one puts in what the other leaves out: {taken_in}")
     if carved and _takes_in(a if _excludes(b) else b) and not _rest_besides_include(o):
         # "Show prices excluding VAT" / "show prices including VAT": one setting, two values.
         return Relation(Label.contradiction, sim, f"one takes in what the other leaves out: {', '.join(carved)}")
@@ -464,6 +512,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, f"an exception on one side only: {', '.join(carved)}")
     only_other = _only_against_another(a, b, o) or (
         _only_against_another(b, a, _swapped(o)) if qualified_only(words_of(b.text)) else None)
+    only_other = only_other or st.only_elsewhere(a, b, o) or st.only_elsewhere(b, a, _swapped(o))
     if only_other:
         return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
     if _restricted(a) != _restricted(b):

@@ -143,6 +143,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bplainly\\b|\\bin plain terms\\b': ('in plain terms', 'plainly'),
     '\\b(before tax|before taxes|before vat|before gst|pre-tax|pretax)\\b': ('before gst', 'before tax', 'before taxes', 'before vat', 'pre-tax', 'pretax'),
     '\\b(after tax|after taxes|after vat|after gst|post-tax|posttax)\\b': ('after gst', 'after tax', 'after taxes', 'after vat', 'post-tax', 'posttax'),
+    '\\b(?:exclusive|net) of\\b': ('exclusive', 'net'),
     '\\b(?:the nearest )?(?:whole numbers?|integers?)\\b': ('integer', 'whole number'),
     '\\bright away\\b|\\bat once\\b': ('at once', 'right away'),
     '\\bunder no circumstances\\b|\\bat no time\\b': ('at no time', 'under no circumstances'),

@@ -206,6 +206,8 @@ PHRASES: list[tuple[str, str]] = [
     # "quote them excluding VAT".
     (r"\b(before tax|before taxes|before vat|before gst|pre-tax|pretax)\b", lambda m: " excluding " + _taxed(m)),
     (r"\b(after tax|after taxes|after vat|after gst|post-tax|posttax)\b", lambda m: " including " + _taxed(m)),
+    # "quote totals exclusive of shipping", "net of fees": left out, as "excluding" leaves it.
+    (r"\b(?:exclusive|net) of\b", " excluding "),
     (r"\b(?:the nearest )?(?:whole numbers?|integers?)\b", " 0 decimals "), (r"\bright away\b|\bat once\b", " immediately "),
     (r"\bunder no circumstances\b|\bat no time\b", " never "), (r"\bevery time\b|\beach time\b", " whenever "),
     # A verb of telling before what is told ("remind buyers that ...", "explain to clients that ...", "let
