@@ -235,6 +235,12 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
     (r"\b(?:is|are|be|being)(?: strictly| always)? (?:forbidden|prohibited|banned|disallowed)\b", " not "),
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
+    # "X and after that Y" is "X, then Y", and "Y after that" at a clause's end "Y afterwards": the next step,
+    # where a bare "after" would take "that" for the step it follows. ("After that date" names a day.)
+    (r"(?:\band |, ?)(?:after that|after this|thereafter)\b,?", " then "),
+    (r"\b(?:after that|after this|thereafter)(?=\s*(?:[.;!?]|$))", " afterwards"),
+    # "carry out a check of X" is "perform a check of X": a light verb whose noun says what is done.
+    (r"\bcarr(?:y|ies|ied|ying) out\b", " perform "),
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
     # "No truck leaves until it is confirmed" negates the act through its subject: read as "never" too.
