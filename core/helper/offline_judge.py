@@ -35,6 +35,7 @@ from agentuse.core.helper.offline_choices import (alternative_conflict, clock_ag
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
+from agentuse.core.helper.restated import restated
 from agentuse.core.helper.rewording import REWORDED_LEFTOVER, modifier_added, reworded, verbs_apart
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
@@ -378,7 +379,7 @@ def _case_only(b: Analysis) -> str | None:
 
 
 def judge(a: Analysis, b: Analysis) -> Relation:
-    o = overlap(a, b)
+    o = restated(overlap(a, b), a, b)
     sim = o.dice
     # Checked before relatedness: "Skip the call-to-action" shares one word with "End every post with a
     # clear call-to-action", and still forbids what it asks for.

@@ -1,0 +1,68 @@
+"""Leftovers one rule restates in the other's place: words left over on both sides of an overlap that the
+two rules say each in their own way, so that neither is a detail of its own.
+
+- Two qualifiers of one family ("usually" / "typically", "solely" / "exclusively") are one qualifier said
+  two ways: the family is what `qualifiers.py` compares, so the words are matched as one term, written apart.
+- A possessive placeholder says whose, not who: "sharing someone's number" is "sharing a number"
+  ("someone else's" is another's, a qualifier of its own).
+- A noun that only says "one of these" ("vegetarian options", "a kind of bread") stands where the other rule
+  has a placeholder ("something vegetarian"): each side's is the thing itself.
+
+`offline_judge.py` reads every pair through `restated` before it judges; most pairs have none of these and
+pass unchanged after a look at their leftovers.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from agentuse.core.helper import lexicon as lx
+from agentuse.core.helper.overlap import Overlap
+from agentuse.core.helper.similarity import Analysis, Term
+from agentuse.core.helper.vocabulary import canon
+from agentuse.core.lazy_regex import lazy
+
+# Nouns that name no thing but a choice among things: "gluten-free options" is "something gluten-free".
+_CHOICE_NOUNS = ("option", "options", "choice", "choices", "kind", "kinds", "variety", "varieties")
+# Whose, with no one named: the possessive of a placeholder person ("someone's", "somebody's").
+_POSSESSIVE_PLACEHOLDER = lazy(r"\b(?:someone|somebody)['\u2019]s\b")
+_PERSON_PLACEHOLDERS = ("someone", "somebody")
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[dict[str, str], frozenset[str], frozenset[str], frozenset[str]]:
+    """Built on first use: most comparisons never need them."""
+    families = {canon(word): family for word, family in lx.QUALIFIERS.items()}
+    return (families, frozenset(canon(w) for w in _CHOICE_NOUNS), frozenset(canon(w) for w in lx.PLACEHOLDERS),
+            frozenset(canon(w) for w in _PERSON_PLACEHOLDERS))
+
+
+def restated(o: Overlap, a: Analysis, b: Analysis) -> Overlap:
+    """`o` with what each side restates of the other taken off its leftovers; `o` itself when nothing is."""
+    if not o.left_a and not o.left_b:
+        return o
+    families, choices, placeholders, persons = _tables()
+    shared, left_a, left_b = list(o.shared), list(o.left_a), list(o.left_b)
+    changed = False
+    for x in list(left_a):
+        family = families.get(x.word)
+        y = next((t for t in left_b if family and families.get(t.word) == family and t.negative == x.negative), None)
+        if y is not None:
+            shared.append((x, y))
+            left_a.remove(x)
+            left_b.remove(y)
+            changed = True
+    for side, text in ((left_a, a.text), (left_b, b.text)):
+        if any(t.word in persons for t in side) and _POSSESSIVE_PLACEHOLDER.search(text.lower()):
+            side[:] = [t for t in side if t.word not in persons]
+            changed = True
+    for side, other in ((left_a, left_b), (left_b, left_a)):
+        if _is_a_choice(side, choices) and any(t.word in placeholders for t in other):
+            side[:] = [t for t in side if t.word not in choices]
+            changed = True
+    return Overlap(shared=shared, left_a=left_a, left_b=left_b) if changed else o
+
+
+def _is_a_choice(side: list[Term], choices: frozenset[str]) -> bool:
+    """A choice noun left over on this side, and nothing else but its verb."""
+    return any(t.word in choices for t in side) and all(t.word in choices or t.weight < 1 or t.lead for t in side)
