@@ -107,6 +107,8 @@ RESTATED = [
     ("Ask before sharing someone's phone number.", "Ask before sharing a phone number."),
     # "options" after what they are is the thing itself ("vegetarian options" / "something vegetarian")
     ("Include gluten-free options in every breakfast.", "Make sure each breakfast includes something gluten-free."),
+    # a position after a possessive, whatever a rewrite before it wrote ("pull request" is "pr")
+    ("Thank a volunteer after their first PR.", "After a volunteer's first pull request, thank them."),
 ]
 
 NOT_RESTATED = [
@@ -126,6 +128,8 @@ NOT_RESTATED = [
     # "options" against a thing named
     ("Include gluten-free options in every breakfast.", "Make sure each breakfast includes gluten-free bread."),
     ("Include gluten-free options in every breakfast.", "Include gluten-free bread in every breakfast."),
+    # the first one against any
+    ("Thank a volunteer after their first PR.", "After a volunteer's pull request, thank them."),
 ]
 
 

@@ -107,7 +107,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bon[- ]site\\b': ('site',),
     '\\bmost recent\\b': ('most recent',),
     "\\bbr(?:eak|eaks|eaking|oke|oken)((?: [\\w'-]+){0,4}?) down by\\b": (' down by',),
-    "(?:\\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\\b(?= [a-z])(?! (?:names?|person|class)\\b)": ('closing', 'final', 'first', 'last', 'opening'),
+    "(?:\\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\\b(?= +[a-z])(?! +(?:names?|person|class)\\b)": ('closing', 'final', 'first', 'last', 'opening'),
     '\\bclose to\\b': ('close to',),
     '\\bdegrees? (celsius|fahrenheit|kelvin)\\b': ('degree',),
     '\\ball caps\\b|\\bcapital letters\\b|\\bblock capitals\\b': ('all caps', 'block capitals', 'capital letters'),

@@ -173,8 +173,9 @@ PHRASES: list[tuple[str, str]] = [
     # "the most recent game" is "the last game" (a position, below); "break the report down by team" groups it.
     (r"\bmost recent\b", "last"),
     (r"\bbr(?:eak|eaks|eaking|oke|oken)((?: [\w'-]+){0,4}?) down by\b", r" group\1 by"),
-    # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
-    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! (?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
+    # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own. (Spaces,
+    # not a space: an earlier rewrite pads what it writes, "first  pr".)
+    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= +[a-z])(?! +(?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
     (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
     (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
