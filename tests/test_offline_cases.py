@@ -109,6 +109,14 @@ RESTATED = [
     ("Include gluten-free options in every breakfast.", "Make sure each breakfast includes something gluten-free."),
     # a position after a possessive, whatever a rewrite before it wrote ("pull request" is "pr")
     ("Thank a volunteer after their first PR.", "After a volunteer's first pull request, thank them."),
+    # an event's own boundary is implied by the order word before it
+    ("Send speakers the schedule two days before the conference.",
+     "Speakers should get the schedule two days before the conference starts."),
+    ("Collect the badges after the workshop.", "Collect the badges once the workshop ends."),
+    # a verb particle that makes another verb ("comes back" returns)
+    ("Refund the deposit when the key comes back.", "Refund the deposit when the key is returned."),
+    # a noun's own verb in "-lve" ("shelve" / "on the shelf")
+    ("Shelve returned books the same day.", "Put returned books on the shelf the same day."),
 ]
 
 NOT_RESTATED = [
@@ -130,6 +138,12 @@ NOT_RESTATED = [
     ("Include gluten-free options in every breakfast.", "Include gluten-free bread in every breakfast."),
     # the first one against any
     ("Thank a volunteer after their first PR.", "After a volunteer's pull request, thank them."),
+    # the event's other boundary is a case of its own
+    ("Send speakers the schedule two days before the conference.",
+     "Speakers should get the schedule two days before the conference ends."),
+    ("Collect the badges after the workshop.", "Collect the badges once the workshop starts."),
+    ("Refund the deposit when the key comes back.", "Refund the deposit when the key is lost."),
+    ("Shelve returned books the same day.", "Put returned books on the cart the same day."),
 ]
 
 

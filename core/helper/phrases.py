@@ -72,6 +72,15 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b|\bfree of\b(?! charge)", " without "),
     # Verb particles that make another verb: "turn away" rejects, "hand back" returns.
     (r"\bturn(?:s|ed|ing)? away\b", " reject "), (r"\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\b", " return "),
+    # "once the key comes back" is "once it is returned", as "hand back" is "return".
+    (r"\b(?:come|comes|came|coming) back\b", " return "),
+    # An event's own boundary is implied by the order word before it: "before the shift starts" is "before
+    # the shift", "after the class ends" (or "once it ends") is "after the class". The other boundary is a
+    # case of its own ("before the shift ends").
+    (r"\bbefore ((?:the|a|an|its|their|your|our|each|every|any) (?:[a-z-]+ ){0,2}?[a-z-]+) (?:starts|begins|opens|commences)\b",
+     r"before \1"),
+    (r"\b(?:after|once) ((?:the|a|an|its|their|your|our|each|every|any) (?:[a-z-]+ ){0,2}?[a-z-]+) (?:ends|finishes|closes|concludes)\b",
+     r"after \1"),
     # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
     (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
     # "every sixty minutes" is hourly, "every 24 hours" daily, "every seven days" weekly; "Monday through
