@@ -117,6 +117,11 @@ RESTATED = [
     ("Refund the deposit when the key comes back.", "Refund the deposit when the key is returned."),
     # a noun's own verb in "-lve" ("shelve" / "on the shelf")
     ("Shelve returned books the same day.", "Put returned books on the shelf the same day."),
+    # "only" fronted before the verb still orders or conditions it: "only X after Y" is "X only after Y"
+    ("Don't merge until CI passes.", "Only merge after CI passes."),
+    ("Never publish a post until an editor approves it.", "Only publish a post once an editor has approved it."),
+    # a restriction written after its case or before it ("on weekends only" / "only on weekends")
+    ("Tell visitors the gift shop opens on weekends only.", "Let visitors know the gift shop opens only on weekends."),
 ]
 
 NOT_RESTATED = [
@@ -144,6 +149,11 @@ NOT_RESTATED = [
     ("Collect the badges after the workshop.", "Collect the badges once the workshop starts."),
     ("Refund the deposit when the key comes back.", "Refund the deposit when the key is lost."),
     ("Shelve returned books the same day.", "Put returned books on the cart the same day."),
+    # "only" restricting who or which, or on one side only; a gate moved with it is still the gate it names
+    ("Only publish a post once an editor has approved it.", "Publish a post only once the author has approved it."),
+    ("Only email customers who opted in when a sale starts.", "Email customers who opted in when a sale starts."),
+    ("Tell visitors the gift shop opens on weekends only.", "Let visitors know the gift shop opens on weekends."),
+    ("Let visitors know the gift shop opens only on weekends.", "Tell visitors the gift shop opens on weekends."),
 ]
 
 

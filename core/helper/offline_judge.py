@@ -467,8 +467,9 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         _only_against_another(b, a, _swapped(o)) if qualified_only(words_of(b.text)) else None)
     if only_other:
         return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
-    if _restricted(a) != _restricted(b):
-        # "Share the export with the analytics team only": a restriction the other rule does not make.
+    if _restricted(a) != _restricted(b) and not ONLY_A_WAY.search(normalize((b if _restricted(a) else a).text)):
+        # "Share the export with the analytics team only": a restriction the other rule does not make (or makes
+        # before its case: "on weekends only" / "only on weekends").
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
     opposed = _opposed(o)
     if not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):

@@ -175,6 +175,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\b(?:after that|after this|thereafter)(?=\\s*(?:[.;!?]|$))': ('after that', 'after this', 'thereafter'),
     '\\bcarr(?:y|ies|ied|ying) out\\b': ('carr',),
     '(?:\\b(?:never|do not|does not|must not|should not|can not|may not|will not|shall not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\\s+((?:(?!\\b(?:unless|until|before|without)\\b)[^,.;!?])+?)\\s+(unless|until|before)\\b': ('before', 'unless', 'until'),
+    "(?:^|(?<=[.;!?]))\\s*only ((?:(?!(?:who|whom|whose|that|which|where|with|without|from|to|for|by|via|through|in|on|at)\\b)[a-z'-]+ ){1,5}?)(after|before|when|if|once|until|while|whenever)\\b": ('only ',),
     '\\b(?!e\\.g\\.|i\\.e\\.)([a-z])\\.([a-z])\\.(?= )': ('.',),
     '\\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\\b': ('everyday', 'plain', 'simple'),
     '\\b(?:business|working|work) days?\\b': ('business', 'work', 'working'),

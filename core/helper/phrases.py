@@ -256,6 +256,10 @@ PHRASES: list[tuple[str, str]] = [
     # "No truck leaves until it is confirmed" negates the act through its subject: read as "never" too.
     (r"(?:\b(?:never|do not|does not|must not|should not|can not|may not|will not|shall not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
+    # "Only merge after CI passes" is "merge only after CI passes": a fronted "only" still orders or conditions
+    # the act, unless what stands between restricts who or which ("only email customers who opted in ...").
+    (r"(?:^|(?<=[.;!?]))\s*only ((?:(?!(?:who|whom|whose|that|which|where|with|without|from|to|for|by|via|through|in|on|at)\b)"
+     r"[a-z'-]+ ){1,5}?)(after|before|when|if|once|until|while|whenever)\b", r" \1only \2"),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
     # "in plain language", "using simple words": one manner of writing.
