@@ -122,6 +122,9 @@ RESTATED = [
     ("Never publish a post until an editor approves it.", "Only publish a post once an editor has approved it."),
     # a restriction written after its case or before it ("on weekends only" / "only on weekends")
     ("Tell visitors the gift shop opens on weekends only.", "Let visitors know the gift shop opens only on weekends."),
+    # a noun spelt apart from its verb ("advice" / "advise"), and "anywhere" before the place it stresses
+    ("Give new hires advice on setting up their laptops.", "Advise new hires on setting up their laptops."),
+    ("Never post prices on the notice board.", "Do not post prices anywhere on the notice board."),
 ]
 
 NOT_RESTATED = [
@@ -154,6 +157,9 @@ NOT_RESTATED = [
     ("Only email customers who opted in when a sale starts.", "Email customers who opted in when a sale starts."),
     ("Tell visitors the gift shop opens on weekends only.", "Let visitors know the gift shop opens on weekends."),
     ("Let visitors know the gift shop opens only on weekends.", "Tell visitors the gift shop opens on weekends."),
+    ("Give new hires advice on setting up their laptops.", "Advise new hires on setting up their phones."),
+    # a bare "anywhere" is every place, wider than one
+    ("Never post prices on the notice board.", "Do not post prices anywhere."),
 ]
 
 

@@ -5,6 +5,7 @@ two rules say each in their own way, so that neither is a detail of its own.
   two ways: the family is what `qualifiers.py` compares, so the words are matched as one term, written apart.
 - A possessive placeholder says whose, not who: "sharing someone's number" is "sharing a number"
   ("someone else's" is another's, a qualifier of its own).
+- A place with none named, before the place it stresses: "anywhere in the newsletter" is "in the newsletter".
 - A noun that only says "one of these" ("vegetarian options", "a kind of bread") stands where the other rule
   has a placeholder ("something vegetarian"): each side's is the thing itself.
 
@@ -27,21 +28,25 @@ _CHOICE_NOUNS = ("option", "options", "choice", "choices", "kind", "kinds", "var
 # Whose, with no one named: the possessive of a placeholder person ("someone's", "somebody's").
 _POSSESSIVE_PLACEHOLDER = lazy(r"\b(?:someone|somebody)['\u2019]s\b")
 _PERSON_PLACEHOLDERS = ("someone", "somebody")
+# A place with none named before the place it stresses: "anywhere in the newsletter" is "in the newsletter"
+# (a bare "anywhere" is every place, wider than one).
+_PLACE_PLACEHOLDERS = ("anywhere", "everywhere")
+_BEFORE_A_PLACE = lazy(r"\b(?:anywhere|everywhere) (?:in|on|at|within|inside|across|throughout)\b")
 
 
 @lru_cache(maxsize=1)
-def _tables() -> tuple[dict[str, str], frozenset[str], frozenset[str], frozenset[str]]:
+def _tables() -> tuple[dict[str, str], frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
     """Built on first use: most comparisons never need them."""
     families = {canon(word): family for word, family in lx.QUALIFIERS.items()}
     return (families, frozenset(canon(w) for w in _CHOICE_NOUNS), frozenset(canon(w) for w in lx.PLACEHOLDERS),
-            frozenset(canon(w) for w in _PERSON_PLACEHOLDERS))
+            frozenset(canon(w) for w in _PERSON_PLACEHOLDERS), frozenset(canon(w) for w in _PLACE_PLACEHOLDERS))
 
 
 def restated(o: Overlap, a: Analysis, b: Analysis) -> Overlap:
     """`o` with what each side restates of the other taken off its leftovers; `o` itself when nothing is."""
     if not o.left_a and not o.left_b:
         return o
-    families, choices, placeholders, persons = _tables()
+    families, choices, placeholders, persons, places = _tables()
     shared, left_a, left_b = list(o.shared), list(o.left_a), list(o.left_b)
     changed = False
     for x in list(left_a):
@@ -55,6 +60,10 @@ def restated(o: Overlap, a: Analysis, b: Analysis) -> Overlap:
     for side, text in ((left_a, a.text), (left_b, b.text)):
         if any(t.word in persons for t in side) and _POSSESSIVE_PLACEHOLDER.search(text.lower()):
             side[:] = [t for t in side if t.word not in persons]
+            changed = True
+    for side, text in ((left_a, a.text), (left_b, b.text)):
+        if any(t.word in places for t in side) and _BEFORE_A_PLACE.search(text.lower()):
+            side[:] = [t for t in side if t.word not in places]
             changed = True
     for side, other in ((left_a, left_b), (left_b, left_a)):
         if _is_a_choice(side, choices) and any(t.word in placeholders for t in other):
