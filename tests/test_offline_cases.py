@@ -125,6 +125,9 @@ RESTATED = [
     # a noun spelt apart from its verb ("advice" / "advise"), and "anywhere" before the place it stresses
     ("Give new hires advice on setting up their laptops.", "Advise new hires on setting up their laptops."),
     ("Never post prices on the notice board.", "Do not post prices anywhere on the notice board."),
+    # "leave X untouched / as it is / intact" is "do not change X", however X is written
+    ("Don't alter template variables such as {order_id}.", "Leave template variables like {order_id} untouched."),
+    ("Never modify the config file.", "Keep the config file intact."),
 ]
 
 NOT_RESTATED = [
@@ -160,6 +163,8 @@ NOT_RESTATED = [
     ("Give new hires advice on setting up their laptops.", "Advise new hires on setting up their phones."),
     # a bare "anywhere" is every place, wider than one
     ("Never post prices on the notice board.", "Do not post prices anywhere."),
+    ("Never modify the config file.", "Keep the config file intact when upgrading."),
+    ("Leave the quoted passages as they are.", "Shorten the quoted passages."),
 ]
 
 
@@ -167,6 +172,12 @@ NOT_RESTATED = [
 def test_a_restatement_the_reader_accounts_for_is_a_duplicate(a, b):
     assert compare(a, b).label is Label.duplicate, compare(a, b)
     assert compare(b, a).label is Label.duplicate, compare(b, a)
+
+
+def test_leaving_a_thing_as_it_is_is_against_changing_it():
+    assert compare("Leave the quoted passages as they are.", "Shorten the quoted passages.").label is Label.contradiction
+    assert compare("Leave placeholder tags like {name} untouched.", "Translate placeholder tags like {name}.").label \
+        is Label.contradiction
 
 
 @pytest.mark.parametrize("a, b", NOT_RESTATED)

@@ -134,6 +134,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bleav(?:e|es|ing) ((?:the|your|our|their|any|all) \\w+(?: \\w+)?|it|them) out\\b|\\bleft ((?:the|your|our|their|any|all) \\w+(?: \\w+)?|it|them) out\\b': (' out',),
     '\\bcheck(?:s|ed|ing)? in with\\b|\\breach(?:es|ed|ing)? out to\\b|\\bget(?:s|ting)? in touch with\\b': (' in touch with', ' in with', ' out to'),
     '\\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\\b(?=\\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\\b))': ('keep', 'keeping', 'keeps', 'kept', 'leave', 'leaves', 'leaving', 'left'),
+    '\\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[^\\s,.;:!?]+ ){1,5}?)(?:untouched|intact|as is|as they are|as it is|as written)(?=\\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\\b))': ('as is', 'as it is', 'as they are', 'as written', 'intact', 'untouched'),
     '\\bon behalf of\\b': ('on behalf of',),
     '\\bdue dates?\\b': ('due date',),
     '\\bdouble[- ]check': ('double',),

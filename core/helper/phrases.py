@@ -207,6 +207,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
     # "leave brand names untranslated" is "do not translate brand names".
     (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\b(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not \2 \1 "),
+    # "leave the tags untouched" (or "as they are", "intact") is "do not change the tags", whatever the tags are
+    # written in ("{player_name}").
+    (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[^\s,.;:!?]+ ){1,5}?)(?:untouched|intact|as is|as they are|"
+     r"as it is|as written)(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not change \1 "),
     (r"\bon behalf of\b", " for "), (r"\bdue dates?\b", " deadline "), (r"\bdouble[- ]check", " check"),
     (r"\bwrap(?:s|ped|ping)? up\b", " finish "), (r"\bcall(?:s|ed|ing)? off\b", " cancel "),
     (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
