@@ -128,6 +128,9 @@ RESTATED = [
     # "leave X untouched / as it is / intact" is "do not change X", however X is written
     ("Don't alter template variables such as {order_id}.", "Leave template variables like {order_id} untouched."),
     ("Never modify the config file.", "Keep the config file intact."),
+    # an omission negated is the thing put in, before an order too ("never skip X before Y")
+    ("Never skip the spell check before sending.", "Always run the spell check before sending."),
+    ("Don't omit the safety notice before the first lesson.", "Always include the safety notice before the first lesson."),
 ]
 
 NOT_RESTATED = [
@@ -165,6 +168,8 @@ NOT_RESTATED = [
     ("Never post prices on the notice board.", "Do not post prices anywhere."),
     ("Never modify the config file.", "Keep the config file intact when upgrading."),
     ("Leave the quoted passages as they are.", "Shorten the quoted passages."),
+    ("Never skip the spell check before sending.", "Skip the spell check before sending."),
+    ("Never skip the spell check before sending.", "Never run the spell check before sending."),
 ]
 
 

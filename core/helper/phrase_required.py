@@ -74,6 +74,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     "\\bwon['’]?t\\b": ('won',),
     "\\b(\\w+)(?:n't|n’t)\\b": ("'t", '’t'),
     '\\b(?:do not|never) forget to\\b|\\bfeel free to\\b|\\btake care to\\b|\\bbe careful to\\b': (' forget to', 'be careful to', 'feel free to', 'take care to'),
+    '\\b(?:do not|never) (?:skip|omit|exclude|leave out)\\b': ('do not', 'never'),
     "\\b(you|we|they)(?:'re|’re)\\b": ("'re", '’re'),
     "\\b(i|you|we|they)(?:'ve|’ve)\\b": ("'ve", '’ve'),
     "\\b(i|you|we|they|it|he|she)(?:'ll|’ll)\\b": ("'ll", '’ll'),

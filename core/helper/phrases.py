@@ -144,6 +144,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)(?:n't|n’t)\b", r"\1 not"),
     # "don't forget to X" asks for X, read before "do not ... before" below takes it for a negation.
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
+    # "never skip the spell check before sending" asks for the check: an omission negated is the thing put in,
+    # read before "never X before Y" below makes it "skip the spell check only after sending".
+    (r"\b(?:do not|never) (?:skip|omit|exclude|leave out)\b", " include "),
     (r"\b(you|we|they)(?:'re|’re)\b", r"\1 are"), (r"\b(i|you|we|they)(?:'ve|’ve)\b", r"\1 have"),
     (r"\b(i|you|we|they|it|he|she)(?:'ll|’ll)\b", r"\1 will"), (r"\bi(?:'m|’m)\b", "i am"),
     # Hours of a day are a span a thing is done inside or outside of: "during business hours" is inside them,
