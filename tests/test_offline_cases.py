@@ -131,6 +131,12 @@ RESTATED = [
     # an omission negated is the thing put in, before an order too ("never skip X before Y")
     ("Never skip the spell check before sending.", "Always run the spell check before sending."),
     ("Don't omit the safety notice before the first lesson.", "Always include the safety notice before the first lesson."),
+    # a state kept, against its opposite forbidden: "keep X on" is "never let X off"
+    ("Don't let the cat off the harness in the garden.", "Keep the cat on the harness in the garden."),
+    ("Keep the window closed during storms.", "Never open the window during storms."),
+    ("Keep the toddlers inside the play area.", "Never let the toddlers outside the play area."),
+    # "at all times" is "always"
+    ("Wear a helmet on the site at all times.", "Always wear a helmet on the site."),
 ]
 
 NOT_RESTATED = [
@@ -170,6 +176,13 @@ NOT_RESTATED = [
     ("Leave the quoted passages as they are.", "Shorten the quoted passages."),
     ("Never skip the spell check before sending.", "Skip the spell check before sending."),
     ("Never skip the spell check before sending.", "Never run the spell check before sending."),
+    # the state itself against its opposite, or kept in another place
+    ("Keep the cat on the harness in the garden.", "Let the cat off the harness in the garden."),
+    ("Keep the cat on the harness in the garden.", "Never keep the cat on the harness in the garden."),
+    ("Don't let the cat off the harness in the garden.", "Keep the cat on the harness in the house."),
+    ("Keep the window closed during storms.", "Never close the window during storms."),
+    ("Keep the window closed during storms.", "Open the window during storms."),
+    ("Wear a helmet on the site at all times.", "Always wear a helmet on the scaffold."),
 ]
 
 

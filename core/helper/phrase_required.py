@@ -205,6 +205,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bword (?:documents?|files?|format)\\b': ('word ',),
     '\\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\\w+(?: \\w+)?) open\\b': (' open',),
     '\\bas soon as\\b': ('as soon as',),
+    '\\bat all times\\b': ('at all times',),
     '\\b(debug|info|warn|warning|error|critical)[- ]level\\b': ('level',),
     '\\bthe (?:full|whole|entire)\\b': ('the ',),
     '\\b(?:a|an|one) (?:full|whole|entire) (minute|hour|day|week|month|year)\\b': ('entire', 'full', 'whole'),

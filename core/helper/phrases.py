@@ -305,6 +305,8 @@ PHRASES: list[tuple[str, str]] = [
     # "keep tickets open" is "do not close them"; "as soon as" opens a condition like "when".
     (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) open\b",
      r" do not close \1 "), (r"\bas soon as\b", " when "),
+    # "at all times" is "always": a modality filler, no time of its own.
+    (r"\bat all times\b", " always "),
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
     # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
     (r"\bthe (?:full|whole|entire)\b", " all "),
