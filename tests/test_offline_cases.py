@@ -137,6 +137,9 @@ RESTATED = [
     ("Keep the toddlers inside the play area.", "Never let the toddlers outside the play area."),
     # "at all times" is "always"
     ("Wear a helmet on the site at all times.", "Always wear a helmet on the site."),
+    # "take off" what one wears or carries is "remove" it
+    ("Ask guests to remove their shoes at the door.", "Have guests take off their shoes at the door."),
+    ("Take the expired items off the shelf.", "Remove the expired items from the shelf."),
 ]
 
 NOT_RESTATED = [
@@ -183,6 +186,8 @@ NOT_RESTATED = [
     ("Keep the window closed during storms.", "Never close the window during storms."),
     ("Keep the window closed during storms.", "Open the window during storms."),
     ("Wear a helmet on the site at all times.", "Always wear a helmet on the scaffold."),
+    ("Ask guests to remove their shoes at the door.", "Have guests put on slippers at the door."),
+    ("Take 10 percent off orders over $50.", "Remove orders over $50."),
 ]
 
 

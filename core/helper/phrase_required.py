@@ -206,6 +206,8 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\\w+(?: \\w+)?) open\\b': (' open',),
     '\\bas soon as\\b': ('as soon as',),
     '\\bat all times\\b': ('at all times',),
+    '\\b(?:take|takes|taking|took|taken) off\\b(?= (?:the|their|your|his|her|its|our|any|all|every|each|a|an)\\b)': (' off',),
+    "\\b(?:take|takes|taking|took|taken) ((?:the|their|your|his|her|its|our|any|all|every|each|a|an) (?:[\\w'-]+ ){0,3}?)off\\b": ('ake', 'aken', 'akes', 'aking', 'ook'),
     '\\b(debug|info|warn|warning|error|critical)[- ]level\\b': ('level',),
     '\\bthe (?:full|whole|entire)\\b': ('the ',),
     '\\b(?:a|an|one) (?:full|whole|entire) (minute|hour|day|week|month|year)\\b': ('entire', 'full', 'whole'),

@@ -307,6 +307,10 @@ PHRASES: list[tuple[str, str]] = [
      r" do not close \1 "), (r"\bas soon as\b", " when "),
     # "at all times" is "always": a modality filler, no time of its own.
     (r"\bat all times\b", " always "),
+    # "take off their shoes", "take the items off the shelf" remove them (not "take 10 percent off", a discount).
+    (r"\b(?:take|takes|taking|took|taken) off\b(?= (?:the|their|your|his|her|its|our|any|all|every|each|a|an)\b)", " remove "),
+    (r"\b(?:take|takes|taking|took|taken) ((?:the|their|your|his|her|its|our|any|all|every|each|a|an) (?:[\w'-]+ ){0,3}?)off\b",
+     r" remove \1 from "),
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
     # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
     (r"\bthe (?:full|whole|entire)\b", " all "),
