@@ -140,6 +140,10 @@ RESTATED = [
     # "take off" what one wears or carries is "remove" it
     ("Ask guests to remove their shoes at the door.", "Have guests take off their shoes at the door."),
     ("Take the expired items off the shelf.", "Remove the expired items from the shelf."),
+    # "X are not to be V-ed" is "X must not be V-ed"
+    ("Access badges are not to be shared with visitors.", "Never share access badges with visitors."),
+    # "a second" before a thing is "another", not a second of time
+    ("Ask a second nurse to check every dose.", "Have another nurse check each dose."),
 ]
 
 NOT_RESTATED = [
@@ -188,6 +192,9 @@ NOT_RESTATED = [
     ("Wear a helmet on the site at all times.", "Always wear a helmet on the scaffold."),
     ("Ask guests to remove their shoes at the door.", "Have guests put on slippers at the door."),
     ("Take 10 percent off orders over $50.", "Remove orders over $50."),
+    ("Access badges are not to be shared with visitors.", "Share access badges with visitors."),
+    ("Ask a second nurse to check every dose.", "Ask a nurse to check every dose."),
+    ("Wait a second before retrying.", "Wait a minute before retrying."),
 ]
 
 

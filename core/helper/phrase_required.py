@@ -170,6 +170,8 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\b(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred) or (?:fewer|less)\\b': (' or ',),
     '\\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\\b': ('are', 'be', 'being', 'is'),
     '\\b(?:is|are|be|being)(?: strictly| always)? (?:forbidden|prohibited|banned|disallowed)\\b': ('banned', 'disallowed', 'forbidden', 'prohibited'),
+    '\\b(?:is|are) (not|never) to be\\b': (' to be',),
+    '\\ba second (?=[a-z])(?!(?:or|and|to|of|in|per|before|after|later|longer|more|less|each|every|between|at|on|for|when|if|then|so|too|delay|pause|wait|break|gap)\\b)': ('a second ',),
     '\\bno later than\\b': ('no later than',),
     '\\blater than\\b': ('later than',),
     '\\bearlier than\\b': ('earlier than',),

@@ -251,6 +251,11 @@ PHRASES: list[tuple[str, str]] = [
     # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
     (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
     (r"\b(?:is|are|be|being)(?: strictly| always)? (?:forbidden|prohibited|banned|disallowed)\b", " not "),
+    # "badges are not to be lent" is "badges must not be lent": the passive of a prohibition.
+    (r"\b(?:is|are) (not|never) to be\b", r" must \1 be "),
+    # "a second nurse", "a second read" is another one, not a second of time ("wait a second", "a second or two").
+    (r"\ba second (?=[a-z])(?!(?:or|and|to|of|in|per|before|after|later|longer|more|less|each|every|between|at|on|for|"
+     r"when|if|then|so|too|delay|pause|wait|break|gap)\b)", " another "),
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
     # "X and after that Y" is "X, then Y", and "Y after that" at a clause's end "Y afterwards": the next step,
     # where a bare "after" would take "that" for the step it follows. ("After that date" names a day.)
