@@ -135,6 +135,7 @@ RESTATED = [
     ("Don't let the cat off the harness in the garden.", "Keep the cat on the harness in the garden."),
     ("Keep the window closed during storms.", "Never open the window during storms."),
     ("Keep the toddlers inside the play area.", "Never let the toddlers outside the play area."),
+    ("Keep the goats within the paddock.", "Never let the goats beyond the paddock."),
     # "at all times" is "always"
     ("Wear a helmet on the site at all times.", "Always wear a helmet on the site."),
     # "take off" what one wears or carries is "remove" it
@@ -189,6 +190,8 @@ NOT_RESTATED = [
     ("Don't let the cat off the harness in the garden.", "Keep the cat on the harness in the house."),
     ("Keep the window closed during storms.", "Never close the window during storms."),
     ("Keep the window closed during storms.", "Open the window during storms."),
+    ("Keep the goats within the paddock.", "Let the goats beyond the paddock."),
+    ("Keep the goats within the paddock.", "Never let the goats beyond the paddock at night."),
     ("Wear a helmet on the site at all times.", "Always wear a helmet on the scaffold."),
     ("Ask guests to remove their shoes at the door.", "Have guests put on slippers at the door."),
     ("Take 10 percent off orders over $50.", "Remove orders over $50."),

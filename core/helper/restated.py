@@ -40,8 +40,8 @@ _BEFORE_A_PLACE = lazy(r"\b(?:anywhere|everywhere) (?:in|on|at|within|inside|acr
 
 
 # A state and the words of its opposite: general English, the places and positions a rule keeps a thing in.
-_OPPOSITES = {"off": ("on",), "outside": ("inside", "in", "within"), "inside": ("outside",), "beyond": ("within", "inside"),
-              "open": ("closed", "shut"), "closed": ("open",), "shut": ("open",), "out": ("in", "inside", "within")}
+_OPPOSITES = {"off": ("on",), "outside": ("inside", "in", "within", "atmost"), "inside": ("outside",), "beyond": ("within", "inside", "atmost"),
+              "open": ("closed", "shut"), "closed": ("open",), "shut": ("open",), "out": ("in", "inside", "within", "atmost")}
 
 
 @lru_cache(maxsize=1)
