@@ -145,6 +145,8 @@ RESTATED = [
     ("Access badges are not to be shared with visitors.", "Never share access badges with visitors."),
     # "a second" before a thing is "another", not a second of time
     ("Ask a second nurse to check every dose.", "Have another nurse check each dose."),
+    # the day an event names is the event ("before wedding day" / "before the wedding")
+    ("Send the seating plan before the wedding.", "Send the seating plan before wedding day."),
 ]
 
 NOT_RESTATED = [
@@ -198,6 +200,8 @@ NOT_RESTATED = [
     ("Access badges are not to be shared with visitors.", "Share access badges with visitors."),
     ("Ask a second nurse to check every dose.", "Ask a nurse to check every dose."),
     ("Wait a second before retrying.", "Wait a minute before retrying."),
+    ("Send the seating plan before the wedding.", "Send the seating plan the day before the wedding."),
+    ("Send the seating plan before the wedding.", "Send the seating plan before the rehearsal day."),
 ]
 
 

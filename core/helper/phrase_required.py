@@ -16,6 +16,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bturn(?:s|ed|ing)? away\\b': (' away',),
     '\\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\\b': (' back',),
     '\\b(?:come|comes|came|coming) back\\b': (' back',),
+    '\\b(before|after|on|until|by) (?:the )?(?!(?:morning|evening|opening|closing|working|during|spring|string|something|anything|nothing|everything|ring|king)\\b)([a-z]{3,}ing) day\\b': (' day',),
     '\\bbefore ((?:the|a|an|its|their|your|our|each|every|any) (?:[a-z-]+ ){0,2}?[a-z-]+) (?:starts|begins|opens|commences)\\b': ('before ',),
     '\\b(?:after|once) ((?:the|a|an|its|their|your|our|each|every|any) (?:[a-z-]+ ){0,2}?[a-z-]+) (?:ends|finishes|closes|concludes)\\b': ('after', 'once'),
     '\\bevery other day\\b|\\bon alternate days\\b': ('every other day', 'on alternate days'),

@@ -74,6 +74,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bturn(?:s|ed|ing)? away\b", " reject "), (r"\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\b", " return "),
     # "once the key comes back" is "once it is returned", as "hand back" is "return".
     (r"\b(?:come|comes|came|coming) back\b", " return "),
+    # "before moving day" is "before the move", "on wedding day" "on the wedding": the day an event names.
+    (r"\b(before|after|on|until|by) (?:the )?(?!(?:morning|evening|opening|closing|working|during|spring|string|"
+     r"something|anything|nothing|everything|ring|king)\b)([a-z]{3,}ing) day\b", r"\1 the \2"),
     # An event's own boundary is implied by the order word before it: "before the shift starts" is "before
     # the shift", "after the class ends" (or "once it ends") is "after the class". The other boundary is a
     # case of its own ("before the shift ends").
