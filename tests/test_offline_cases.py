@@ -147,6 +147,8 @@ RESTATED = [
     ("Ask a second nurse to check every dose.", "Have another nurse check each dose."),
     # the day an event names is the event ("before wedding day" / "before the wedding")
     ("Send the seating plan before the wedding.", "Send the seating plan before wedding day."),
+    # one manner of writing, however many of its adjectives
+    ("Explain fees in simple, everyday words.", "Use plain language to explain fees."),
 ]
 
 NOT_RESTATED = [
@@ -202,6 +204,7 @@ NOT_RESTATED = [
     ("Wait a second before retrying.", "Wait a minute before retrying."),
     ("Send the seating plan before the wedding.", "Send the seating plan the day before the wedding."),
     ("Send the seating plan before the wedding.", "Send the seating plan before the rehearsal day."),
+    ("Explain fees in simple, everyday words.", "Explain fees in technical language."),
 ]
 
 

@@ -182,7 +182,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '(?:\\b(?:never|do not|does not|must not|should not|can not|may not|will not|shall not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\\s+((?:(?!\\b(?:unless|until|before|without)\\b)[^,.;!?])+?)\\s+(unless|until|before)\\b': ('before', 'unless', 'until'),
     "(?:^|(?<=[.;!?]))\\s*only ((?:(?!(?:who|whom|whose|that|which|where|with|without|from|to|for|by|via|through|in|on|at)\\b)[a-z'-]+ ){1,5}?)(after|before|when|if|once|until|while|whenever)\\b": ('only ',),
     '\\b(?!e\\.g\\.|i\\.e\\.)([a-z])\\.([a-z])\\.(?= )': ('.',),
-    '\\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\\b': ('everyday', 'plain', 'simple'),
+    '\\b(?:in |using |with )?(?:simple|plain|everyday)(?:(?:,| and| or|, and) (?:simple|plain|everyday))* (?:words|language|english|terms)\\b': ('everyday', 'plain', 'simple'),
     '\\b(?:business|working|work) days?\\b': ('business', 'work', 'working'),
     '\\blast (week|month|year|quarter|time|run)\\b': ('last ',),
     '\\bhead(?:ed|ful)\\b|\\bvisible window\\b': ('head', 'visible window'),

@@ -277,8 +277,9 @@ PHRASES: list[tuple[str, str]] = [
      r"[a-z'-]+ ){1,5}?)(after|before|when|if|once|until|while|whenever)\b", r" \1only \2"),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
-    # "in plain language", "using simple words": one manner of writing.
-    (r"\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\b", " plainlanguage "),
+    # "in plain language", "using simple words", "in simple, everyday words": one manner of writing.
+    (r"\b(?:in |using |with )?(?:simple|plain|everyday)(?:(?:,| and| or|, and) (?:simple|plain|everyday))* "
+     r"(?:words|language|english|terms)\b", " plainlanguage "),
     (r"\b(?:business|working|work) days?\b", " workday "),
     (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
     (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
