@@ -149,6 +149,9 @@ RESTATED = [
     ("Send the seating plan before the wedding.", "Send the seating plan before wedding day."),
     # one manner of writing, however many of its adjectives
     ("Explain fees in simple, everyday words.", "Use plain language to explain fees."),
+    # connectives of one kind: "provided that" is "if", "except when" is "unless"
+    ("Refund the fee provided that the ticket is unused.", "Refund the fee if the ticket is unused."),
+    ("Refund the fee unless the ticket was used.", "Refund the fee except when the ticket was used."),
 ]
 
 NOT_RESTATED = [
@@ -205,6 +208,12 @@ NOT_RESTATED = [
     ("Send the seating plan before the wedding.", "Send the seating plan the day before the wedding."),
     ("Send the seating plan before the wedding.", "Send the seating plan before the rehearsal day."),
     ("Explain fees in simple, everyday words.", "Explain fees in technical language."),
+    ("Refund the fee provided that the ticket is unused.", "Refund the fee unless the ticket is unused."),
+    ("Refund the fee except when the ticket was used.", "Refund the fee when the ticket was used."),
+    ("Use the template provided by legal.", "Use the template if legal sends it."),
+    # the case one applies in is the case the other carves out
+    ("Approve the refund if the receipt is attached.", "Approve the refund unless the receipt is attached."),
+    ("Publish the post when the editor approves.", "Publish the post unless the editor approves."),
 ]
 
 

@@ -237,7 +237,7 @@ PHRASES: list[tuple[str, str]] = [
      r"((?:(?!to\b|that\b)[\w'-]+ ){1,3}?)to (?=[a-z])",
      r" notify \1to "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
-    (r"\bas long as\b", " if "),
+    (r"\bas long as\b|\bso long as\b|\bprovid(?:ed|ing) that\b", " if "), (r"\bexcept (?:when|if|where)\b", " unless "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
     # "say sorry" is "apologize"; "technical terms" are jargon.
     (r"\b(?:say|says|said|saying) sorry\b", " apologize "),
