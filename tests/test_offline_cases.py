@@ -214,6 +214,9 @@ NOT_RESTATED = [
     # the case one applies in is the case the other carves out
     ("Approve the refund if the receipt is attached.", "Approve the refund unless the receipt is attached."),
     ("Publish the post when the editor approves.", "Publish the post unless the editor approves."),
+    # one rule copied with a negation put in, inside a case
+    ("Close tickets that were resolved.", "Close tickets that were never resolved."),
+    ("Publish posts that an editor approved.", "Publish posts that no editor approved."),
 ]
 
 

@@ -5,12 +5,14 @@ side's exception is the other's case" is where the two also differ in polarity).
 
 A prohibition with an exception is a condition said the other way round ("never approve a refund without
 a receipt" is "approve it only with one"), so only an exception to an act asked for counts.
-`offline_judge.py` asks before any duplicate reading.
+So is one rule copied with a negation put in (`negation_inserted`). `offline_judge.py` asks before any
+duplicate reading.
 """
 
 from __future__ import annotations
 
 from agentuse.core.helper.overlap import Overlap
+from agentuse.core.helper.qualifiers import tokens_of
 from agentuse.core.helper.similarity import Analysis
 from agentuse.core.helper.wording import normalize
 from agentuse.core.lazy_regex import lazy
@@ -23,6 +25,23 @@ def case_against_exception(o: Overlap, a: Analysis, b: Analysis) -> str | None:
              if max(x.weight, y.weight) >= 1 and {x.role, y.role} == {"condition", "exception"}
              and _excepts(o, a if x.role == "exception" else b, excepting_a=x.role == "exception")]
     return ", ".join(words) if words else None
+
+
+def negation_inserted(a: Analysis, b: Analysis) -> bool:
+    """One rule the other's copy with a negation put in or taken out, word for word otherwise: "close tickets
+    that were resolved" / "... that were never resolved", "posts that an editor approved" / "that no editor
+    approved". Where the negation falls inside a case the reading of terms may miss it; the copy cannot."""
+    words_a, words_b = tokens_of(a.text), tokens_of(b.text)
+    negators_a = sum(1 for w in words_a if w in _NEGATING)
+    negators_b = sum(1 for w in words_b if w in _NEGATING)
+    if negators_a % 2 == negators_b % 2:
+        return False
+    return [w for w in words_a if w not in _NEGATING and w not in _ARTICLES] == \
+        [w for w in words_b if w not in _NEGATING and w not in _ARTICLES]
+
+
+_NEGATING = frozenset({"not", "no", "never", "none", "nobody", "nothing"})
+_ARTICLES = frozenset({"a", "an", "the", "any", "some"})
 
 
 def _excepts(o: Overlap, excepting: Analysis, excepting_a: bool) -> bool:
