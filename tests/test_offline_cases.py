@@ -217,6 +217,8 @@ NOT_RESTATED = [
     # one rule copied with a negation put in, inside a case
     ("Close tickets that were resolved.", "Close tickets that were never resolved."),
     ("Publish posts that an editor approved.", "Publish posts that no editor approved."),
+    # "after an hour" is an hour or more, "within an hour" at most one
+    ("Call the customer within an hour.", "Call the customer after an hour."),
 ]
 
 

@@ -89,6 +89,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\b(?:more|greater|longer|higher|larger|bigger) than\\b|\\b(?:over|above)\\b(?= \\$?\\d| (?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)\\b| an? (?:second|minute|hour|day|week|month|year)\\b)': (' than', 'above', 'over'),
     '\\b(?:do|does|must|should|may|can|will) not exceed\\b|\\bnot exceeding\\b': (' not exceed', 'not exceeding'),
     '\\bexceed(?:s|ing)?\\b': ('exceed',),
+    '\\bafter (?=(?:a|an|one|\\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred) (?:second|minute|hour|day|week|month|year)s?\\b(?!\\s+(?:of|from|since|after|before|past|without|with|in|on|at|the|a|an|its|their|your|our|it|they|he|she)\\b))': ('after ',),
     '\\bprefer\\b(.*?)\\bover\\b': ('prefer',),
     '\\brather than\\b': ('rather than',),
     '\\binstead of\\b': ('instead of',),

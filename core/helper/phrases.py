@@ -9,6 +9,8 @@ lowercased text, by `similarity.normalize`.
 
 from __future__ import annotations
 
+import re
+
 from agentuse.core.helper.lexicon import NUMBER_WORDS
 
 
@@ -38,6 +40,15 @@ def _taxed(m) -> str:
     """The tax a "before tax" / "post-VAT" names, without its "before" or "post"."""
     return m.group(1).removeprefix("before ").removeprefix("after ").removeprefix("pre").removeprefix("post") \
         .removeprefix("-") + " "
+
+
+_NEGATED_BEFORE = re.compile(r"\b(?:not|no|never|nobody|nothing|none|without|un\w+ed)\b")
+
+
+def _bare_span_after(m) -> str:
+    """ "after" before a bare span: "atleast", unless a negation comes before it in its sentence."""
+    sentence = re.split(r"[.;!?]", m.string[:m.start()])[-1]
+    return "after " if _NEGATED_BEFORE.search(sentence) else " atleast "
 
 
 # The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
@@ -164,6 +175,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:second|minute|hour|day|week|month|year)\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
+    # "call back after an hour" is an hour or more from now, not "within an hour": a bare span after "after"
+    # (no event of its own follows) is a lower bound. Not under a negation ("no reply after two hours" is the
+    # reply missing for that long), which would turn the bound over.
+    (r"\bafter (?=(?:a|an|one|\d+|" + _NUMBERS + r") (?:second|minute|hour|day|week|month|year)s?\b(?!\s+(?:of|from|since|after|before|past|"
+     r"without|with|in|on|at|the|a|an|its|their|your|our|it|they|he|she)\b))", _bare_span_after),
     (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
     (r"\bpull requests?\b|\bmerge requests?\b", " pr "), (r"\bcall[- ]to[- ]action\b", " cta "),
     (r"\bback(?:ed|ing)? up\b|\bbackups?\b", " backup "), (r"\bplain[- ]?text\b", " plaintext "),
