@@ -219,6 +219,11 @@ NOT_RESTATED = [
     ("Publish posts that an editor approved.", "Publish posts that no editor approved."),
     # "after an hour" is an hour or more, "within an hour" at most one
     ("Call the customer within an hour.", "Call the customer after an hour."),
+    # the same words, two in each other's place: who does what to whom, which over which
+    ("Hire for attitude over skill.", "Hire for skill over attitude."),
+    ("Copy the manager on emails to the client.", "Copy the client on emails to the manager."),
+    ("Forward complaints from suppliers to legal.", "Forward complaints from legal to suppliers."),
+    ("Teachers grade the students' essays.", "Students grade the teachers' essays."),
 ]
 
 

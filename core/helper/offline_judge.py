@@ -32,7 +32,7 @@ from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
-from agentuse.core.helper.opposite_cases import case_against_exception, negation_inserted
+from agentuse.core.helper.opposite_cases import arguments_swapped, case_against_exception, negation_inserted
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
@@ -478,6 +478,8 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         return Relation(Label.near_miss, sim, f"one side's case is the other's exception: {excepted}")
     if negation_inserted(a, b):  # "close tickets that were resolved" / "... that were never resolved"
         return Relation(Label.near_miss, sim, "one is the other with a negation put in")
+    if arguments_swapped(a, b):  # "hire for attitude over skill" / "hire for skill over attitude"
+        return Relation(Label.near_miss, sim, "the same words, two of them in each other's place")
     if not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):
         qualified = qualified_apart(a, b)
         if qualified:

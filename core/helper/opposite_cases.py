@@ -11,6 +11,7 @@ duplicate reading.
 
 from __future__ import annotations
 
+from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap
 from agentuse.core.helper.qualifiers import tokens_of
 from agentuse.core.helper.similarity import Analysis
@@ -56,3 +57,43 @@ def _excepts(o: Overlap, excepting: Analysis, excepting_a: bool) -> bool:
 
 _CARVING = lazy(r"\b(?:unless|except)\b")
 _GATE = lazy(r"\bwithout\b")
+
+
+def arguments_swapped(a: Analysis, b: Analysis) -> bool:
+    """One rule the other with two of its words in each other's place: "hire for attitude over skill" /
+    "hire for skill over attitude", "copy the manager on emails to the client" / "copy the client on emails
+    to the manager", "teachers grade the students' essays" / "students grade the teachers' essays". Words
+    next to each other ("spelling and grammar", "12 March") may trade places in a paraphrase; a moved phrase
+    ("reply in English to customers" / "to customers in English") is more than one exchange."""
+    words_a, words_b = _reading(a.text), _reading(b.text)
+    if len(words_a) != len(words_b) or _CLAUSE_MARKS.findall(normalize(a.text)) != _CLAUSE_MARKS.findall(normalize(b.text)):
+        return False  # of other lengths, or a clause moved ("the first time it appears, define it")
+    apart = [i for i, (x, y) in enumerate(zip(words_a, words_b)) if x != y]
+    if len(apart) != 2:
+        return False
+    i, j = apart
+    return words_a[i] == words_b[j] and words_a[j] == words_b[i] and j - i > 1
+
+
+def _reading(text: str) -> list[str]:
+    """A text's words in order, fillers left out, prepositions and connectives kept (they say what role
+    the next word has), and a possessive marked after its owner."""
+    owners = set(_OWNER.findall(text.lower())) | set(_OWNERS.findall(text.lower()))
+    out: list[str] = []
+    for word in _WORD.findall(normalize(text)):
+        if word in lx.STOPWORDS and word not in _PHRASE_OPENERS:
+            continue
+        out.append(word)
+        if word in owners:
+            out.append("'s")
+    return out
+
+
+_OWNER = lazy(r"\b([a-z][a-z-]*)['\u2019]s\b")
+_OWNERS = lazy(r"\b([a-z][a-z-]*s)['\u2019](?=\s|$|[,.;:!?])")
+_WORD = lazy(r"[a-z0-9$%_-]+")
+_CLAUSE_MARKS = lazy(r"[,;:]")
+_PHRASE_OPENERS = frozenset("""
+in on at to for from with without by via over above below under before after into onto about of during
+if when whenever unless until once while then than rather instead except
+""".split())
