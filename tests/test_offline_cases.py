@@ -224,6 +224,8 @@ NOT_RESTATED = [
     ("Copy the manager on emails to the client.", "Copy the client on emails to the manager."),
     ("Forward complaints from suppliers to legal.", "Forward complaints from legal to suppliers."),
     ("Teachers grade the students' essays.", "Students grade the teachers' essays."),
+    # "every morning" is daily in the morning, not daily at any time
+    ("Water the plants every morning.", "Water the plants every evening."),
 ]
 
 

@@ -202,7 +202,7 @@ REQUIRED: dict[str, tuple[str, ...] | None] = {
     '\\bwith\\s+no\\b': ('with',),
     '\\btext messages?\\b|\\b(?<=by )texts?\\b': ('text', 'text message'),
     '\\bdirect messages?\\b': ('direct message',),
-    '\\b(?:every|each) (?:night|evening|morning)\\b|\\bnightly\\b': ('evening', 'morning', 'night', 'nightly'),
+    '\\b(?:every|each) (night|evening|morning)\\b|\\bnightly\\b': ('evening', 'morning', 'night', 'nightly'),
     '\\bwelcome back\\b': ('welcome back',),
     '\\b(?:every|each) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\\b': ('friday', 'monday', 'saturday', 'sunday', 'thursday', 'tuesday', 'wednesday'),
     '\\bkeep(?:s|ing)? ((?:the |your |our |their |any |all )?\\w+(?: \\w+)?) out of\\b': (' out of',),

@@ -322,7 +322,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(deny|denies|block|ban|forbid|prohibit)(?:s|ed|ned|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b",
      r" do not allow \2 without "),
     (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
-    (r"\b(?:every|each) (?:night|evening|morning)\b|\bnightly\b", " daily "), (r"\bwelcome back\b", " welcome "),
+    # "every morning" is daily, in the morning: the part of the day stays a value ("every evening" is another).
+    (r"\b(?:every|each) (night|evening|morning)\b|\bnightly\b", lambda m: f" daily {m.group(1) or 'night'} "), (r"\bwelcome back\b", " welcome "),
     # "every Sunday" is weekly, on Sunday: a frequency against "daily", a day against "every Monday".
     (r"\b(?:every|each) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r" weekly \1 "),
     (r"\bkeep(?:s|ing)? ((?:the |your |our |their |any |all )?\w+(?: \w+)?) out of\b", r" leaveout \1 in "),
