@@ -5,11 +5,13 @@ side's exception is the other's case" is where the two also differ in polarity).
 
 A prohibition with an exception is a condition said the other way round ("never approve a refund without
 a receipt" is "approve it only with one"), so only an exception to an act asked for counts.
-So is one rule copied with a negation put in (`negation_inserted`). `offline_judge.py` asks before any
-duplicate reading.
+`offline_judge.py` asks before any duplicate reading. Before it calls a pair a duplicate it also asks
+`copy_changed`: one rule copied with a negation put in, or with two words in each other's place.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.overlap import Overlap
@@ -26,6 +28,16 @@ def case_against_exception(o: Overlap, a: Analysis, b: Analysis) -> str | None:
              if max(x.weight, y.weight) >= 1 and {x.role, y.role} == {"condition", "exception"}
              and _excepts(o, a if x.role == "exception" else b, excepting_a=x.role == "exception")]
     return ", ".join(words) if words else None
+
+
+def copy_changed(a: Analysis, b: Analysis) -> str | None:
+    """Why a pair read as a duplicate is one rule copied with one thing changed, or None. Read only for a
+    pair about to be called a duplicate: it reads the words again."""
+    if negation_inserted(a, b):  # "close tickets that were resolved" / "... that were never resolved"
+        return "one is the other with a negation put in"
+    if arguments_swapped(a, b):  # "hire for attitude over skill" / "hire for skill over attitude"
+        return "the same words, two of them in each other's place"
+    return None
 
 
 def negation_inserted(a: Analysis, b: Analysis) -> bool:
@@ -66,7 +78,7 @@ def arguments_swapped(a: Analysis, b: Analysis) -> bool:
     next to each other ("spelling and grammar", "12 March") may trade places in a paraphrase; a moved phrase
     ("reply in English to customers" / "to customers in English") is more than one exchange."""
     words_a, words_b = _reading(a.text), _reading(b.text)
-    if len(words_a) != len(words_b) or _CLAUSE_MARKS.findall(normalize(a.text)) != _CLAUSE_MARKS.findall(normalize(b.text)):
+    if len(words_a) != len(words_b) or _CLAUSE_MARKS.findall(a.text) != _CLAUSE_MARKS.findall(b.text):
         return False  # of other lengths, or a clause moved ("the first time it appears, define it")
     apart = [i for i, (x, y) in enumerate(zip(words_a, words_b)) if x != y]
     if len(apart) != 2:
@@ -75,23 +87,23 @@ def arguments_swapped(a: Analysis, b: Analysis) -> bool:
     return words_a[i] == words_b[j] and words_a[j] == words_b[i] and j - i > 1
 
 
-def _reading(text: str) -> list[str]:
+@lru_cache(maxsize=8192)  # a tidy-up compares each rule with every other
+def _reading(text: str) -> tuple[str, ...]:
     """A text's words in order, fillers left out, prepositions and connectives kept (they say what role
     the next word has), and a possessive marked after its owner."""
     owners = set(_OWNER.findall(text.lower())) | set(_OWNERS.findall(text.lower()))
     out: list[str] = []
-    for word in _WORD.findall(normalize(text)):
+    for word in tokens_of(text):  # the normalized words, remembered by the qualifier reading before this
         if word in lx.STOPWORDS and word not in _PHRASE_OPENERS:
             continue
         out.append(word)
         if word in owners:
             out.append("'s")
-    return out
+    return tuple(out)
 
 
 _OWNER = lazy(r"\b([a-z][a-z-]*)['\u2019]s\b")
 _OWNERS = lazy(r"\b([a-z][a-z-]*s)['\u2019](?=\s|$|[,.;:!?])")
-_WORD = lazy(r"[a-z0-9$%_-]+")
 _CLAUSE_MARKS = lazy(r"[,;:]")
 _PHRASE_OPENERS = frozenset("""
 in on at to for from with without by via over above below under before after into onto about of during
