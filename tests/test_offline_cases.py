@@ -152,6 +152,14 @@ RESTATED = [
     # connectives of one kind: "provided that" is "if", "except when" is "unless"
     ("Refund the fee provided that the ticket is unused.", "Refund the fee if the ticket is unused."),
     ("Refund the fee unless the ticket was used.", "Refund the fee except when the ticket was used."),
+    # a bare span after "after" is a lower bound on both sides
+    ("Archive tickets after 30 days.", "Archive tickets after a month."),
+    # the same words with whole phrases moved, neighbours traded, or a clause fronted: no swap
+    ("Reply in English to customers.", "Reply to customers in English."),
+    ("Check spelling and grammar before sending.", "Check grammar and spelling before sending."),
+    ("Every Monday, remind the team to file expenses.", "Remind the team to file expenses every Monday."),
+    # "nightly" is "every night"
+    ("Back up the database nightly.", "Back up the database every night."),
 ]
 
 NOT_RESTATED = [
