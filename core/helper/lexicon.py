@@ -154,6 +154,7 @@ IRREGULAR = {
     "publication": "publish", "publications": "publish", "finding": "result", "findings": "result",
     "eaten": "eat", "licence": "license", "licences": "licenses",  # British spelling
     "rewrote": "rewrite", "rewritten": "rewrite", "withdrew": "withdraw", "withdrawn": "withdraw",
+    "advice": "advise",  # the noun of the verb, spelt apart ("medical advice" / "advise patients")
 }
 
 NUMBER_WORDS = {

@@ -57,6 +57,8 @@ def stem(word: str) -> str:
         w = w[:-1]
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
+    if len(w) >= 4 and w.endswith("lv"):  # a noun's verb in "-lve": "shelve" is "shelf", "halve" "half"
+        w = w[:-1] + "f"
     # British spellings read as American: "organise"/"organize", "analyse"/"analyze", "colour"/"color".
     if len(w) >= 6 and w.endswith(("is", "ys")):
         w = w[:-1] + "z"

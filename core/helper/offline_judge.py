@@ -33,9 +33,11 @@ from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
+from agentuse.core.helper.opposite_cases import case_against_exception, copy_changed
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
+from agentuse.core.helper.restated import restated
 from agentuse.core.helper.rewording import REWORDED_LEFTOVER, modifier_added, reworded, verbs_apart
 from agentuse.core.helper.similarity import Analysis, Term, analyze, remembered
 from agentuse.core.helper.vocabulary import FREQUENCIES, alternative_group, canon
@@ -394,8 +396,14 @@ def _case_only(b: Analysis) -> str | None:
     return " ".join(case)
 
 
+def _unless_copy_changed(a: Analysis, b: Analysis, duplicate: Relation) -> Relation:
+    """`duplicate`, unless one rule is the other copied with a negation put in or two words swapped."""
+    changed = copy_changed(a, b)
+    return Relation(Label.near_miss, duplicate.similarity, changed) if changed else duplicate
+
+
 def judge(a: Analysis, b: Analysis) -> Relation:
-    o = overlap(a, b)
+    o = restated(overlap(a, b), a, b)
     st = _by_structure()
     sim = o.dice
     # Checked before relatedness: "Skip the call-to-action" shares one word with "End every post with a
@@ -515,10 +523,14 @@ def judge(a: Analysis, b: Analysis) -> Relation:
     only_other = only_other or st.only_elsewhere(a, b, o) or st.only_elsewhere(b, a, _swapped(o))
     if only_other:
         return Relation(Label.contradiction, sim, f"one does it only {only_other[0]}, the other {only_other[1]}")
-    if _restricted(a) != _restricted(b):
-        # "Share the export with the analytics team only": a restriction the other rule does not make.
+    if _restricted(a) != _restricted(b) and not ONLY_A_WAY.search(normalize((b if _restricted(a) else a).text)):
+        # "Share the export with the analytics team only": a restriction the other rule does not make (or makes
+        # before its case: "on weekends only" / "only on weekends").
         return Relation(Label.near_miss, sim, "one restricts it to that case alone, the other does not")
     opposed = _opposed(o)
+    excepted = case_against_exception(o, a, b)
+    if excepted:  # "refund it if the ticket is unused" / "refund it unless the ticket is unused"
+        return Relation(Label.near_miss, sim, f"one side's case is the other's exception: {excepted}")
     if not opposed and (sim >= DUPLICATE or max(left_a, left_b) <= REWORDED_LEFTOVER):
         qualified = qualified_apart(a, b)
         if qualified:
@@ -533,7 +545,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         if reworded(a, b, o, left_a, left_b):
             # A near-miss is the other rule copied with one detail added or changed; a rule worded apart in
             # several places and left with at most a word or so unread on each side is a paraphrase.
-            return Relation(Label.duplicate, sim, "they say the same thing in other words")
+            return _unless_copy_changed(a, b, Relation(Label.duplicate, sim, "they say the same thing in other words"))
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not opposed:
         verbs = verbs_apart(o)
         if verbs and _verbs_against(o):
@@ -544,6 +556,6 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # "Archive old tickets" / "close old tickets": one object, two actions the lexicon does not
             # know to be one. A paraphrase or another action: the evaluator cannot tell which.
             return Relation(Label.near_miss, sim, f"the same object, different actions: {verbs}", unsure=True)
-        return Relation(Label.duplicate, sim, "they say the same thing")
+        return _unless_copy_changed(a, b, Relation(Label.duplicate, sim, "they say the same thing"))
     unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not opposed
     return Relation(Label.near_miss, sim, "close wording, but each says something the other does not", unsure)

@@ -9,6 +9,8 @@ lowercased text, by `similarity.normalize`.
 
 from __future__ import annotations
 
+import re
+
 from agentuse.core.helper.lexicon import NUMBER_WORDS
 
 
@@ -38,6 +40,15 @@ def _taxed(m) -> str:
     """The tax a "before tax" / "post-VAT" names, without its "before" or "post"."""
     return m.group(1).removeprefix("before ").removeprefix("after ").removeprefix("pre").removeprefix("post") \
         .removeprefix("-") + " "
+
+
+_NEGATED_BEFORE = re.compile(r"\b(?:not|no|never|nobody|nothing|none|without|un\w+ed)\b")
+
+
+def _bare_span_after(m) -> str:
+    """ "after" before a bare span: "atleast", unless a negation comes before it in its sentence."""
+    sentence = re.split(r"[.;!?]", m.string[:m.start()])[-1]
+    return "after " if _NEGATED_BEFORE.search(sentence) else " atleast "
 
 
 # The prefix a quoted word is read with: "'very'" is the word "lit_very", not the filler "very".
@@ -72,6 +83,18 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:that|which|who) (?:contain|contains|have|has) no\b|\bfree of\b(?! charge)", " without "),
     # Verb particles that make another verb: "turn away" rejects, "hand back" returns.
     (r"\bturn(?:s|ed|ing)? away\b", " reject "), (r"\b(?:hand|hands|handed|handing|give|gives|gave|giving) back\b", " return "),
+    # "once the key comes back" is "once it is returned", as "hand back" is "return".
+    (r"\b(?:come|comes|came|coming) back\b", " return "),
+    # "before moving day" is "before the move", "on wedding day" "on the wedding": the day an event names.
+    (r"\b(before|after|on|until|by) (?:the )?(?!(?:morning|evening|opening|closing|working|during|spring|string|"
+     r"something|anything|nothing|everything|ring|king)\b)([a-z]{3,}ing) day\b", r"\1 the \2"),
+    # An event's own boundary is implied by the order word before it: "before the shift starts" is "before
+    # the shift", "after the class ends" (or "once it ends") is "after the class". The other boundary is a
+    # case of its own ("before the shift ends").
+    (r"\bbefore ((?:the|a|an|its|their|your|our|each|every|any) (?:[a-z-]+ ){0,2}?[a-z-]+) (?:starts|begins|opens|commences)\b",
+     r"before \1"),
+    (r"\b(?:after|once) ((?:the|a|an|its|their|your|our|each|every|any) (?:[a-z-]+ ){0,2}?[a-z-]+) (?:ends|finishes|closes|concludes)\b",
+     r"after \1"),
     # "every other day" is a frequency of its own; "every two weeks" and "biweekly" are fortnightly.
     (r"\bevery other day\b|\bon alternate days\b", " alternateday "),
     # "every sixty minutes" is hourly, "every 24 hours" daily, "every seven days" weekly; "Monday through
@@ -135,6 +158,9 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bwon['’]?t\b", "will not"), (r"\b(\w+)(?:n't|n’t)\b", r"\1 not"),
     # "don't forget to X" asks for X, read before "do not ... before" below takes it for a negation.
     (r"\b(?:do not|never) forget to\b|\bfeel free to\b|\btake care to\b|\bbe careful to\b", " "),
+    # "never skip the spell check before sending" asks for the check: an omission negated is the thing put in,
+    # read before "never X before Y" below makes it "skip the spell check only after sending".
+    (r"\b(?:do not|never) (?:skip|omit|exclude|leave out)\b", " include "),
     (r"\b(you|we|they)(?:'re|’re)\b", r"\1 are"), (r"\b(i|you|we|they)(?:'ve|’ve)\b", r"\1 have"),
     (r"\b(i|you|we|they|it|he|she)(?:'ll|’ll)\b", r"\1 will"), (r"\bi(?:'m|’m)\b", "i am"),
     # Hours of a day are a span a thing is done inside or outside of: "during business hours" is inside them,
@@ -149,6 +175,11 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(?:more|greater|longer|higher|larger|bigger) than\b|\b(?:over|above)\b(?= \$?\d| (?:" + _NUMBERS + r")\b| an? (?:second|minute|hour|day|week|month|year)\b)", " atleast "),
     (r"\b(?:do|does|must|should|may|can|will) not exceed\b|\bnot exceeding\b", " atmost "),
     (r"\bexceed(?:s|ing)?\b", " atleast "),
+    # "call back after an hour" is an hour or more from now, not "within an hour": a bare span after "after"
+    # (no event of its own follows) is a lower bound. Not under a negation ("no reply after two hours" is the
+    # reply missing for that long), which would turn the bound over.
+    (r"\bafter (?=(?:a|an|one|\d+|" + _NUMBERS + r") (?:second|minute|hour|day|week|month|year)s?\b(?!\s+(?:of|from|since|after|before|past|"
+     r"without|with|in|on|at|the|a|an|its|their|your|our|it|they|he|she)\b))", _bare_span_after),
     (r"\bprefer\b(.*?)\bover\b", r"prefer\1 rather "), (r"\brather than\b", " rather "), (r"\binstead of\b", " instead "),
     (r"\bpull requests?\b|\bmerge requests?\b", " pr "), (r"\bcall[- ]to[- ]action\b", " cta "),
     (r"\bback(?:ed|ing)? up\b|\bbackups?\b", " backup "), (r"\bplain[- ]?text\b", " plaintext "),
@@ -173,8 +204,9 @@ PHRASES: list[tuple[str, str]] = [
     # "the most recent game" is "the last game" (a position, below); "break the report down by team" groups it.
     (r"\bmost recent\b", "last"),
     (r"\bbr(?:eak|eaks|eaking|oke|oken)((?: [\w'-]+){0,4}?) down by\b", r" group\1 by"),
-    # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own.
-    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= [a-z])(?! (?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
+    # "the first visit", "the last paragraph": a position that narrows the rule is a term of its own. (Spaces,
+    # not a space: an earlier rewrite pads what it writes, "first  pr".)
+    (r"(?:\b(?:the|your|our|their|its|each|every)|(?<=[a-z])'s) (first|last|final|opening|closing)\b(?= +[a-z])(?! +(?:names?|person|class)\b)", lambda m: " the " + {"final": "last", "opening": "first", "closing": "last"}.get(m.group(1), m.group(1)) + "pos "),
     (r"\bclose to\b", " near "), (r"\bdegrees? (celsius|fahrenheit|kelvin)\b", r" \1 "), (r"\ball caps\b|\bcapital letters\b|\bblock capitals\b", " uppercase "),
     (r"\bblog posts?\b", " post "),
     (r"\bhow many\b", " count "), (r"\bnumber of\b", " count "), (r"\bsales pitch\b|\bsalesy\b", " promotional "),
@@ -197,6 +229,10 @@ PHRASES: list[tuple[str, str]] = [
     (r"\bcheck(?:s|ed|ing)? in with\b|\breach(?:es|ed|ing)? out to\b|\bget(?:s|ting)? in touch with\b", " contact "),
     # "leave brand names untranslated" is "do not translate brand names".
     (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[a-z]+ ){1,3}?)un([a-z]{4,}ed)\b(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not \2 \1 "),
+    # "leave the tags untouched" (or "as they are", "intact") is "do not change the tags", whatever the tags are
+    # written in ("{player_name}").
+    (r"\b(?:leave|leaves|leaving|left|keep|keeps|keeping|kept) ((?:[^\s,.;:!?]+ ){1,5}?)(?:untouched|intact|as is|as they are|"
+     r"as it is|as written)(?=\s*(?:$|[.,;:!?)]|(?:in|on|for|when|if|unless|until|except)\b))", r" do not change \1 "),
     (r"\bon behalf of\b", " for "), (r"\bdue dates?\b", " deadline "), (r"\bdouble[- ]check", " check"),
     (r"\bwrap(?:s|ped|ping)? up\b", " finish "), (r"\bcall(?:s|ed|ing)? off\b", " cancel "),
     (r"\bput(?:s|ting)? off\b|\bhold(?:s|ing)? off(?: on)?\b", " postpone "), (r"\bopt(?:s|ed|ing)? for\b", " choose "), (r"%|\bper ?cent(?:age)?s?\b", " percent "),
@@ -219,7 +255,7 @@ PHRASES: list[tuple[str, str]] = [
      r"((?:(?!to\b|that\b)[\w'-]+ ){1,3}?)to (?=[a-z])",
      r" notify \1to "),
     (r"\bfollowing\b(?= (?:a|an|the|each|every|any)\b)", " after "), (r"\blet ((?:\w+ ){0,2}?\w+) know\b", r" notify \1 "),
-    (r"\bas long as\b", " if "),
+    (r"\bas long as\b|\bso long as\b|\bprovid(?:ed|ing) that\b", " if "), (r"\bexcept (?:when|if|where)\b", " unless "),
     (r"\bsign(?:s|ed|ing)? off on\b", " approve "),
     # "say sorry" is "apologize"; "technical terms" are jargon.
     (r"\b(?:say|says|said|saying) sorry\b", " apologize "),
@@ -236,16 +272,32 @@ PHRASES: list[tuple[str, str]] = [
     # "shipping to P.O. boxes is not allowed" is "do not ship to P.O. boxes": the negation is the rule's.
     (r"\b(?:is|are|be|being)( not| never)? (?:allowed|permitted|acceptable|ok|okay)\b", r" \1 "),
     (r"\b(?:is|are|be|being)(?: strictly| always)? (?:forbidden|prohibited|banned|disallowed)\b", " not "),
+    # "badges are not to be lent" is "badges must not be lent": the passive of a prohibition.
+    (r"\b(?:is|are) (not|never) to be\b", r" must \1 be "),
+    # "a second nurse", "a second read" is another one, not a second of time ("wait a second", "a second or two").
+    (r"\ba second (?=[a-z])(?!(?:or|and|to|of|in|per|before|after|later|longer|more|less|each|every|between|at|on|for|"
+     r"when|if|then|so|too|delay|pause|wait|break|gap)\b)", " another "),
     (r"\bno later than\b", " by "), (r"\blater than\b", " after "), (r"\bearlier than\b", " before "),
+    # "X and after that Y" is "X, then Y", and "Y after that" at a clause's end "Y afterwards": the next step,
+    # where a bare "after" would take "that" for the step it follows. ("After that date" names a day.)
+    (r"(?:\band |, ?)(?:after that|after this|thereafter)\b,?", " then "),
+    (r"\b(?:after that|after this|thereafter)(?=\s*(?:[.;!?]|$))", " afterwards"),
+    # "carry out a check of X" is "perform a check of X": a light verb whose noun says what is done.
+    (r"\bcarr(?:y|ies|ied|ying) out\b", " perform "),
     # "never deploy unless the tests pass" is "deploy only when the tests pass"; "do not merge before a
     # review" (or "until") is "merge only after a review", as "review before merging" is.
     # "No truck leaves until it is confirmed" negates the act through its subject: read as "never" too.
     (r"(?:\b(?:never|do not|does not|must not|should not|can not|may not|will not|shall not|nothing (?:should|must|may|can) be)|(?:^|(?<=[.;!?] ))no(?= ))\s+((?:(?!\b(?:unless|until|before|without)\b)[^,.;!?])+?)"
      r"\s+(unless|until|before)\b", lambda m: f" {m.group(1)} only {'when' if m.group(2) == 'unless' else 'after'} "),
+    # "Only merge after CI passes" is "merge only after CI passes": a fronted "only" still orders or conditions
+    # the act, unless what stands between restricts who or which ("only email customers who opted in ...").
+    (r"(?:^|(?<=[.;!?]))\s*only ((?:(?!(?:who|whom|whose|that|which|where|with|without|from|to|for|by|via|through|in|on|at)\b)"
+     r"[a-z'-]+ ){1,5}?)(after|before|when|if|once|until|while|whenever)\b", r" \1only \2"),
     # "p.o. boxes": an abbreviation, not a sentence end ("e.g." and "i.e." are dropped below).
     (r"\b(?!e\.g\.|i\.e\.)([a-z])\.([a-z])\.(?= )", r"\1\2"),
-    # "in plain language", "using simple words": one manner of writing.
-    (r"\b(?:in |using |with )?(?:simple|plain|everyday) (?:words|language|english|terms)\b", " plainlanguage "),
+    # "in plain language", "using simple words", "in simple, everyday words": one manner of writing.
+    (r"\b(?:in |using |with )?(?:simple|plain|everyday)(?:(?:,| and| or|, and) (?:simple|plain|everyday))* "
+     r"(?:words|language|english|terms)\b", " plainlanguage "),
     (r"\b(?:business|working|work) days?\b", " workday "),
     (r"\blast (week|month|year|quarter|time|run)\b", r" previous \1 "),
     (r"\bhead(?:ed|ful)\b|\bvisible window\b", " headed "), (r"\bsame[- ]day\b", " sameday "),
@@ -272,7 +324,8 @@ PHRASES: list[tuple[str, str]] = [
     (r"\b(deny|denies|block|ban|forbid|prohibit)(?:s|ed|ned|ing)?\s+((?:[\w'-]+\s+){1,5}?)without\b",
      r" do not allow \2 without "),
     (r"\bwith\s+no\b", " without "), (r"\btext messages?\b|\b(?<=by )texts?\b", " sms "), (r"\bdirect messages?\b", " dm "),
-    (r"\b(?:every|each) (?:night|evening|morning)\b|\bnightly\b", " daily "), (r"\bwelcome back\b", " welcome "),
+    # "every morning" is daily, in the morning: the part of the day stays a value ("every evening" is another).
+    (r"\b(?:every|each) (night|evening|morning)\b|\bnightly\b", lambda m: f" daily {m.group(1) or 'night'} "), (r"\bwelcome back\b", " welcome "),
     # "every Sunday" is weekly, on Sunday: a frequency against "daily", a day against "every Monday".
     (r"\b(?:every|each) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", r" weekly \1 "),
     (r"\bkeep(?:s|ing)? ((?:the |your |our |their |any |all )?\w+(?: \w+)?) out of\b", r" leaveout \1 in "),
@@ -280,6 +333,12 @@ PHRASES: list[tuple[str, str]] = [
     # "keep tickets open" is "do not close them"; "as soon as" opens a condition like "when".
     (r"\b(?:keep|keeps|keeping|kept|leave|leaves|leaving|left) ((?:the |your |our |their |any |all )?\w+(?: \w+)?) open\b",
      r" do not close \1 "), (r"\bas soon as\b", " when "),
+    # "at all times" is "always": a modality filler, no time of its own.
+    (r"\bat all times\b", " always "),
+    # "take off their shoes", "take the items off the shelf" remove them (not "take 10 percent off", a discount).
+    (r"\b(?:take|takes|taking|took|taken) off\b(?= (?:the|their|your|his|her|its|our|any|all|every|each|a|an)\b)", " remove "),
+    (r"\b(?:take|takes|taking|took|taken) ((?:the|their|your|his|her|its|our|any|all|every|each|a|an) (?:[\w'-]+ ){0,3}?)off\b",
+     r" remove \1 from "),
     (r"\b(debug|info|warn|warning|error|critical)[- ]level\b", lambda m: " " + m.group(1)[:4] + "level "),
     # "the full test suite" is all of it; a bare "full" narrows ("full account numbers").
     (r"\bthe (?:full|whole|entire)\b", " all "),
