@@ -462,3 +462,38 @@ def test_leaving_a_thing_as_it_is_is_against_changing_it():
 def test_a_detail_changed_beside_a_restatement_is_never_a_duplicate(a, b):
     assert compare(a, b).label is not Label.duplicate, compare(a, b)
     assert compare(b, a).label is not Label.duplicate, compare(b, a)
+
+
+# Two values of one order written the other way round, and what one rule excepts asked for by the other:
+# every word is shared, so only the order or the role tells them apart. Found by probing (round six), not
+# in the labelled sets. Pairs written for this test.
+IN_ANOTHER_ORDER = [
+    ("Write dates as day month year.", "Write dates as month day year."),
+    ("Print names as last name first name.", "Print names as first name last name."),
+    ("Label the photos error log style.", "Label the photos log error style."),
+]
+STILL_ONE_ORDER = [  # a paraphrase may trade words a conjunction joins, or a number and its unit
+    ("Check spelling and grammar before sending.", "Check grammar and spelling before sending."),
+    ("Ship orders placed before 12 March.", "Ship orders placed before March 12."),
+]
+ROLES_CROSSED = [
+    ("Translate headlines but not body text.", "Translate body text but not headlines."),
+    ("Email the customer but not the supplier.", "Email the supplier but not the customer."),
+]
+
+
+@pytest.mark.parametrize("a, b", IN_ANOTHER_ORDER)
+def test_two_values_of_one_order_written_the_other_way_are_never_a_duplicate(a, b):
+    assert compare(a, b).label is not Label.duplicate, compare(a, b)
+    assert compare(b, a).label is not Label.duplicate, compare(b, a)
+
+
+@pytest.mark.parametrize("a, b", STILL_ONE_ORDER)
+def test_words_a_conjunction_joins_or_a_date_may_trade_places(a, b):
+    assert compare(a, b).label is Label.duplicate, compare(a, b)
+
+
+@pytest.mark.parametrize("a, b", ROLES_CROSSED)
+def test_what_one_rule_excepts_and_the_other_asks_for_is_a_contradiction(a, b):
+    assert compare(a, b).label is Label.contradiction, compare(a, b)
+    assert compare(b, a).label is Label.contradiction, compare(b, a)

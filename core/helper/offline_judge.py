@@ -33,7 +33,7 @@ from agentuse.core.helper.measures import without_implied_measures
 from agentuse.core.helper.negation_scope import only_the_verb_apart
 from agentuse.core.helper.offline_choices import (alternative_conflict, clock_against_part, counted, literal_conflict,
                                                   means_conflict, values_as_cases, values_relation)
-from agentuse.core.helper.opposite_cases import case_against_exception, copy_changed
+from agentuse.core.helper.opposite_cases import case_against_exception, copy_changed, roles_crossed
 from agentuse.core.helper.overlap import Overlap, overlap
 from agentuse.core.helper.presence import presence
 from agentuse.core.helper.qualifiers import ONLY_A_WAY, qualified_apart, qualified_only, words_of
@@ -396,8 +396,12 @@ def _case_only(b: Analysis) -> str | None:
     return " ".join(case)
 
 
-def _unless_copy_changed(a: Analysis, b: Analysis, duplicate: Relation) -> Relation:
-    """`duplicate`, unless one rule is the other copied with a negation put in or two words swapped."""
+def _unless_copy_changed(a: Analysis, b: Analysis, o: Overlap, duplicate: Relation) -> Relation:
+    """`duplicate`, unless each rule excepts what the other asks for, or one rule is the other copied with a
+    negation put in or two words swapped."""
+    crossed = roles_crossed(o)
+    if crossed:
+        return Relation(Label.contradiction, duplicate.similarity, f"one excepts what the other asks for: {crossed}")
     changed = copy_changed(a, b)
     return Relation(Label.near_miss, duplicate.similarity, changed) if changed else duplicate
 
@@ -545,7 +549,7 @@ def judge(a: Analysis, b: Analysis) -> Relation:
         if reworded(a, b, o, left_a, left_b):
             # A near-miss is the other rule copied with one detail added or changed; a rule worded apart in
             # several places and left with at most a word or so unread on each side is a paraphrase.
-            return _unless_copy_changed(a, b, Relation(Label.duplicate, sim, "they say the same thing in other words"))
+            return _unless_copy_changed(a, b, o, Relation(Label.duplicate, sim, "they say the same thing in other words"))
     if sim >= DUPLICATE and max(left_a, left_b) <= DUPLICATE_LEFTOVER and not opposed:
         verbs = verbs_apart(o)
         if verbs and _verbs_against(o):
@@ -556,6 +560,6 @@ def judge(a: Analysis, b: Analysis) -> Relation:
             # "Archive old tickets" / "close old tickets": one object, two actions the lexicon does not
             # know to be one. A paraphrase or another action: the evaluator cannot tell which.
             return Relation(Label.near_miss, sim, f"the same object, different actions: {verbs}", unsure=True)
-        return _unless_copy_changed(a, b, Relation(Label.duplicate, sim, "they say the same thing"))
+        return _unless_copy_changed(a, b, o, Relation(Label.duplicate, sim, "they say the same thing"))
     unsure = sim >= DUPLICATE and max(left_a, left_b) <= UNSURE_LEFTOVER and not opposed
     return Relation(Label.near_miss, sim, "close wording, but each says something the other does not", unsure)

@@ -6,11 +6,13 @@ side's exception is the other's case" is where the two also differ in polarity).
 A prohibition with an exception is a condition said the other way round ("never approve a refund without
 a receipt" is "approve it only with one"), so only an exception to an act asked for counts.
 `offline_judge.py` asks before any duplicate reading. Before it calls a pair a duplicate it also asks
-`copy_changed`: one rule copied with a negation put in, or with two words in each other's place.
+`copy_changed`: one rule copied with a negation put in, or with two words in each other's place; and
+`roles_crossed`: each rule excepting what the other asks for.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
@@ -84,7 +86,32 @@ def arguments_swapped(a: Analysis, b: Analysis) -> bool:
     if len(apart) != 2:
         return False
     i, j = apart
-    return words_a[i] == words_b[j] and words_a[j] == words_b[i] and j - i > 1
+    if not (words_a[i] == words_b[j] and words_a[j] == words_b[i]):
+        return False
+    return j - i > 1 or _written_together(a.text, b.text, words_a[i], words_a[j])
+
+
+def _written_together(text_a: str, text_b: str, x: str, y: str) -> bool:
+    """Two words next to each other with nothing between them but a space, in one order in the one rule and
+    the other order in the other: the parts of one value in an order ("day month year", "error log"), not
+    words a conjunction or a comma joins ("spelling and grammar"), which a paraphrase may trade. A number
+    beside a word ("12 March" / "March 12") is a date or amount written two ways."""
+    if x.isdigit() or y.isdigit():
+        return False
+    return _adjacent(text_a, x, y) and _adjacent(text_b, y, x)
+
+
+def _adjacent(text: str, first: str, second: str) -> bool:
+    return re.search(rf"\b{re.escape(first)}\s+{re.escape(second)}\b", text.lower()) is not None
+
+
+def roles_crossed(o: Overlap) -> str | None:
+    """The shared words one rule asks for and the other excepts, when each excepts something the other asks
+    for: "translate headlines but not body text" / "translate body text but not headlines". The words are
+    all shared, so only their roles tell the two apart, and neither can be followed with the other."""
+    asked_by_a = [x.word for x, y in o.shared if max(x.weight, y.weight) >= 1 and (x.role, y.role) == ("main", "exception")]
+    asked_by_b = [x.word for x, y in o.shared if max(x.weight, y.weight) >= 1 and (x.role, y.role) == ("exception", "main")]
+    return ", ".join(asked_by_a + asked_by_b) if asked_by_a and asked_by_b else None
 
 
 @lru_cache(maxsize=8192)  # a tidy-up compares each rule with every other
