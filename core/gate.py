@@ -20,6 +20,7 @@ the flows make the calls (one vet call for every proposal of a step, one audit p
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from pydantic import BaseModel, Field
 
@@ -81,8 +82,28 @@ def note_ref(text: str, *, key: str = "note") -> RuleRef:
     return RuleRef(id=key, text=text, human=True)
 
 
-# An ATX heading line (CommonMark: up to 3 spaces, 1-6 #, then a blank or the end of the line).
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
+# An ATX heading line (CommonMark: up to 3 spaces, 1-6 #, then a blank or the end of the line), and a setext
+# underline (= or - alone on a line, under a line of text).
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+
+
+def _lines_as_read(text: str) -> list[str]:
+    """The lines a reader of the prompt sees: broken at every line break str.splitlines knows (the run's
+    prompt is built so), compatibility forms folded ("＃" is "#") and format characters, which no screen
+    shows, left out (a zero-width joiner in front of "##")."""
+    if text.isascii():
+        return text.splitlines()
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(char for char in text if unicodedata.category(char) != "Cf").splitlines()
+
+
+def _has_heading(text: str) -> bool:
+    if not any(mark in text for mark in "#=-") and text.isascii():
+        return False
+    lines = _lines_as_read(text)
+    return any(_HEADING.match(line) or (i and lines[i - 1].strip() and _UNDERLINE.match(line))
+               for i, line in enumerate(lines))
 
 
 def check_text(draft: Draft | None) -> str | None:
@@ -94,7 +115,7 @@ def check_text(draft: Draft | None) -> str | None:
     size = len(draft.text)
     if size > RULE_CHAR_LIMIT:
         return f"the model's rule is {size:,} characters, over the {RULE_CHAR_LIMIT}-character limit"
-    if "#" in draft.text and _HEADING.search(draft.text):
+    if _has_heading(draft.text):
         return "the model's rule holds a markdown heading; a rule that needs headings is more than one rule"
     return None
 
