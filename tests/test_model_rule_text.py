@@ -85,3 +85,41 @@ def test_invisible_characters_of_a_models_rule_are_not_stored(tmp_path, cli, fak
     assert merged.text == PERSON
     text = store.locate(agent).store_path.read_text()
     assert not re.search("[\U000e0000-\U000e007f\u200b\u2060\ufeff]", text + _prompt(agent))
+
+
+# ---------------------------------------------------------------- a person's numbers, whatever the audit says
+
+
+def test_a_merge_that_drops_a_persons_number_leaves_their_rule_as_it_was(tmp_path, cli, fake_anthropic):
+    """Spec: Nothing may be quietly summarised away (a case, a threshold...). The audit is a model's answer:
+    one that calls nothing missing let "Keep posts short" take the place of a person's "Keep every post under
+    200 words", stamped src:manual, the person's threshold gone and their authorship on a model's words. The
+    value is checked in code as well; the person's rule goes back untouched and the other original is
+    reworded alone."""
+    agent, _ = _tidy_merge(tmp_path, cli, fake_anthropic, "Keep posts short", "")
+    planned = cli("learnings", "tidy", agent, "--dry-run").stdout
+    assert f'kept "{PERSON}" as it was — the rewrite no longer carried: the value 200' in planned, planned
+    rules = {r.id: r for r in stored(agent)}
+    assert rules["a1a1a1a1"].text == PERSON and rules["a1a1a1a1"].src is Source.manual
+    assert [r.src for r in rules.values() if r.text == "Keep posts short"] in ([], [Source.auto])
+
+
+def test_a_grounded_note_that_drops_the_persons_number_is_not_stored_as_theirs(tmp_path, cli, fake_anthropic):
+    """`learnings add` grounds the note through the model and keeps the grounded wording only if it carries
+    the note. With an audit that calls nothing missing, "Keep intros short" was stored src:manual in place of
+    the person's "Keep intros under 50 words"; it is the note as written now."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+
+    def model(request):
+        tool = request.forced_tool
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {"submit_ground": {"rule": {"title": "Keep intros short", "body": "Trim every intro hard."}},
+                   "submit_audit": {"missing": []}, "submit_reconcile": {"action": "new"},
+                   "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    added = cli("learnings", "add", agent, "Keep intros under 50 words")
+    assert "The grounded rule was not used" in added.stdout and "50" in added.stdout, added.stdout
+    [saved] = stored(agent)
+    assert (saved.text, saved.src) == ("Keep intros under 50 words", Source.manual)

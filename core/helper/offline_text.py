@@ -75,10 +75,7 @@ def missing_from(original: str, carrier: str) -> list[str]:
     missing: list[str] = _lost_qualifiers(original, a, carrier, whole)
     if any(judge(a, analyze(s)).label is Label.duplicate for s in carrier_sentences):
         return missing
-    values = list(whole.values) + [t.word for t in whole.terms]
-    for value in a.values:
-        if value not in values and value.lstrip("<>=") not in {v.lstrip("<>=") for v in values}:
-            missing.append(f"the value {value.lstrip('<>=')}")
+    missing += [f"the value {value}" for value in _lost_values(a, whole)]
     for term in a.terms:
         if term.weight < 1:
             continue
@@ -90,6 +87,20 @@ def missing_from(original: str, carrier: str) -> list[str]:
         elif match.negative != term.negative and term.role in ("main", "contrast"):
             missing.append(f'the {"prohibition" if term.negative else "requirement"} on "{word}"')
     return missing
+
+
+def _lost_values(a: Analysis, whole: Analysis) -> list[str]:
+    """The values (numbers with their units read as one measure: "15 minutes" is "900s") of `a` that `whole`
+    does not hold, under any bound ("at most 3" carried as "3" is a lost bound, not a lost value)."""
+    values = list(whole.values) + [t.word for t in whole.terms]
+    bare = {v.lstrip("<>=") for v in values}
+    return [value.lstrip("<>=") for value in a.values if value not in values and value.lstrip("<>=") not in bare]
+
+
+def values_missing(original: str, carrier: str) -> list[str]:
+    """The values of `original` (a whole rule) that `carrier` no longer holds: the part of the audit's
+    question code can answer whoever audits."""
+    return _lost_values(analyze(original), analyze(carrier))
 
 
 def carries(carrier: str, sentence: str) -> bool:
