@@ -64,14 +64,22 @@ def plain(text: str) -> str:
     return other_control.sub("", line_end.sub("\n", sequence.sub("", text)))
 
 
-def plain_values(value):
-    """Every string of a decoded JSON value (a model's answer) made `plain`, keys included."""
+# How deep a model's answer may nest. The deepest honest answer nests four levels (a plan's moves and their
+# ids); the JSON parser reads far deeper than a walk of it can recurse, and a RecursionError is no answer.
+ANSWER_DEPTH = 64
+
+
+def plain_values(value, _depth: int = 0):
+    """Every string of a decoded JSON value (a model's answer) made `plain`, keys included. ValueError when
+    it nests deeper than ANSWER_DEPTH: an invalid answer, as one that does not validate."""
     if isinstance(value, str):
         return plain(value)
+    if isinstance(value, (list, dict)) and _depth >= ANSWER_DEPTH:
+        raise ValueError(f"the answer is nested deeper than {ANSWER_DEPTH} levels")
     if isinstance(value, list):
-        return [plain_values(item) for item in value]
+        return [plain_values(item, _depth + 1) for item in value]
     if isinstance(value, dict):
-        return {plain_values(key): plain_values(item) for key, item in value.items()}
+        return {plain_values(key): plain_values(item, _depth + 1) for key, item in value.items()}
     return value
 
 

@@ -186,3 +186,31 @@ def test_a_corrected_call_cannot_write_a_heading_or_hidden_text_into_its_unvette
     prompt = _prompt(agent)
     assert "run_shell" in prompt and not [line for line in prompt.splitlines()[1:] if line.lstrip().startswith("#")]
     assert not re.search("[\U000e0000-\U000e007f\u200b\u2028\u202e]", prompt + record.evidence)
+
+
+# ---------------------------------------------------------------- an answer nested too deep to read
+
+
+def test_a_helper_answer_nested_too_deep_fails_that_step_and_the_note_is_saved(tmp_path, cli, fake_anthropic):
+    """The answer's strings are made plain before it is validated, recursively: a ground answer carrying a
+    list 900 deep (the JSON parser reads it; the walk ran out of stack at about 500) ended `learnings add`
+    with a RecursionError and the person's note unsaved. Too deep is an invalid answer: that step fails,
+    and human input fails open."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+    nested: list = []
+    for _ in range(900):
+        nested = [nested]
+
+    def model(request):
+        tool = request.forced_tool
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {"submit_ground": {"rule": {"title": "Keep intros short"}, "notes": nested},
+                   "submit_reconcile": {"action": "new"},
+                   "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    added = cli("learnings", "add", agent, "Keep intros under 50 words")
+    assert "nested" in added.stdout, added.stdout
+    [saved] = stored(agent)
+    assert (saved.text, saved.src) == ("Keep intros under 50 words", Source.manual)
