@@ -152,6 +152,9 @@ def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label:
     if remember.is_verbatim(grounded.rule, note.text):
         if remember.over_limit(note.text):  # stored as written all the same, and the person is told so
             notes.append(remember.long_note(note.text))
+        as_written = remember.verbatim(note.text)
+        if gate.check_text(grounded.rule) and not gate.check_text(as_written):
+            return as_written  # the model's line breaks made a heading of the note's words
         return grounded.rule  # the note's own words, recased or punctuated: nothing to audit
     proposal = gate.Proposal(key="ground", label=f"{label}/ground", draft=grounded.rule,
                              originals=[gate.note_ref(note.text)], vet=False)  # the stored wording is vetted below

@@ -214,3 +214,25 @@ def test_a_helper_answer_nested_too_deep_fails_that_step_and_the_note_is_saved(t
     assert "nested" in added.stdout, added.stdout
     [saved] = stored(agent)
     assert (saved.text, saved.src) == ("Keep intros under 50 words", Source.manual)
+
+
+def test_a_grounding_that_only_breaks_the_notes_lines_cannot_make_a_heading_of_them(tmp_path, cli, fake_anthropic):
+    """A grounded rule in the note's own words (case, spacing, the closing mark aside) is taken without the
+    gate: it carries the note by construction. Its line breaks are the model's, though: "Use" then
+    "# for headings in docs" is the note's words with a heading in them, which reached the next run's prompt
+    as a section of its own. Such a wording is the note as written."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+
+    def model(request):
+        tool = request.forced_tool
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {"submit_ground": {"rule": {"title": "Use", "body": "# for headings in docs,\nnever bold text"}},
+                   "submit_reconcile": {"action": "new"}, "submit_audit": {"missing": []},
+                   "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    cli("learnings", "add", agent, "Use # for headings in docs, never bold text")
+    [saved] = stored(agent)
+    assert saved.text == "Use # for headings in docs, never bold text"
+    assert not [line for line in _prompt(agent).splitlines()[1:] if line.lstrip().startswith("#")]
