@@ -162,19 +162,19 @@ def decide(proposals: list[Proposal], vet: VetAnswer | Failure | None,
     return [_decide(p, vet, chosen, a) for p, a in zip(proposals, audits, strict=True)]
 
 
-def values_lost(p: Proposal, *, reported: set[str]) -> list[Missing]:
-    """A number a person wrote (a threshold, a count, a time) that the new wording no longer holds, found in
-    code whatever the audit answered: the audit is a model's answer, and a person's rule must not leave force
-    under a wording that drops its threshold because a model said nothing was missing. Originals the audit
-    already reported are left to its words."""
-    from agentuse.core.helper.offline_text import values_missing  # the offline reading: loaded when asked
+def lost_in_code(p: Proposal, *, reported: set[str]) -> list[Missing]:
+    """A number a person wrote (a threshold, a count, a time), or the exception they made, that the new
+    wording no longer holds, found in code whatever the audit answered: the audit is a model's answer, and
+    a person's rule must not leave force under a wording that drops its threshold because a model said
+    nothing was missing. Originals the audit already reported are left to its words."""
+    from agentuse.core.helper import offline_text  # the offline reading: loaded when asked
 
     out = []
     for original in p.originals:
         if original.human and original.id not in reported:
-            lost = values_missing(original.text, p.text)
+            lost = offline_text.lost_in_code(original.text, p.text)
             if lost:
-                out.append(Missing(id=original.id, what="; ".join(f"the value {v}" for v in lost)))
+                out.append(Missing(id=original.id, what="; ".join(lost)))
     return out
 
 
@@ -203,7 +203,7 @@ def _decide(p: Proposal, vet, chosen: dict[str, VetVerdict], audit: AuditAnswer 
         return Decision(key=p.key, passed=False, verdict=verdict, why=f"{_AUDIT} ({clip(why, 200)})")
     ids = {o.id for o in p.originals}
     missing = [m for m in audit.missing if m.id in ids]
-    missing += values_lost(p, reported={m.id for m in missing})
+    missing += lost_in_code(p, reported={m.id for m in missing})
     lost = {m.id for m in missing}
     carried = [o.id for o in p.originals if o.id not in lost]
     failed = lost & p.required

@@ -104,6 +104,33 @@ def test_a_merge_that_drops_a_persons_number_leaves_their_rule_as_it_was(tmp_pat
     assert [r.src for r in rules.values() if r.text == "Keep posts short"] in ([], [Source.auto])
 
 
+def test_a_merge_that_drops_a_persons_exception_leaves_their_rule_as_it_was(tmp_path, cli, fake_anthropic):
+    """The same for an exception: "Publish new posts on Fridays" in place of a person's "... unless the editor
+    is away" states no case at all, whatever the audit says; "except when the editor is absent" would (the
+    audit judges its words)."""
+    agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
+    ih = current_ih(agent)
+    person = "Publish new posts on Fridays unless the editor is away"
+    seed(agent, [rule("a1a1a1a1", person, src=Source.manual, ih=ih), rule("b2b2b2b2", "Publish new posts on Fridays", ih=ih)])
+
+    def model(request):
+        tool = request.forced_tool
+        rules = re.findall(r'<rule id="([^"]+)"', request.text)
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {
+            "submit_plan_groups": {"moves": [{"kind": "merge", "ids": ["a1a1a1a1", "b2b2b2b2"], "reason": "same"}]},
+            "submit_rewrite_group": {"rule": {"title": "Publish new posts on Fridays"}, "covers": rules},
+            "submit_audit": {"missing": []},
+            "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    planned = cli("learnings", "tidy", agent, "--dry-run").stdout
+    assert f'kept "{person}" as it was — the rewrite no longer carried: the exception about "editor away"' in planned
+    cli("learnings", "tidy", agent)
+    assert {r.id: r.text for r in stored(agent)}["a1a1a1a1"] == person
+
+
 def test_a_grounded_note_that_drops_the_persons_number_is_not_stored_as_theirs(tmp_path, cli, fake_anthropic):
     """`learnings add` grounds the note through the model and keeps the grounded wording only if it carries
     the note. With an audit that calls nothing missing, "Keep intros short" was stored src:manual in place of
@@ -142,7 +169,7 @@ def test_a_note_a_model_calls_the_same_as_an_unrelated_rule_is_not_dropped(tmp_p
     """A note counted as a repeat is stored nowhere (the rule's re: goes up). Whether the rule carries the
     note is the audit's answer; one that calls nothing missing turns a person's "Always cite sources" into
     a repeat of their unrelated "Keep intros short": the note is lost, the other rule graduation-eligible
-    (re: above zero). A number in the note is checked in code (the gate's values_lost); words are not."""
+    (re: above zero). A number or an exception in the note is checked in code (the gate's lost_in_code); words are not."""
     agent = make_agent(tmp_path / "p", "learning: true")
     seed(agent, [rule("a1a1a1a1", "Keep intros short", src=Source.manual, ih=current_ih(agent))])
 

@@ -97,10 +97,20 @@ def _lost_values(a: Analysis, whole: Analysis) -> list[str]:
     return [value.lstrip("<>=") for value in a.values if value not in values and value.lstrip("<>=") not in bare]
 
 
-def values_missing(original: str, carrier: str) -> list[str]:
-    """The values of `original` (a whole rule) that `carrier` no longer holds: the part of the audit's
-    question code can answer whoever audits."""
-    return _lost_values(analyze(original), analyze(carrier))
+_CASE_ROLES = ("exception", "condition")
+
+
+def lost_in_code(original: str, carrier: str) -> list[str]:
+    """What of `original` (a whole rule) `carrier` surely no longer says, in the audit's words: each value it
+    does not hold, and the exception when `original` makes one ("unless the editor is away") and `carrier`
+    states no case at all. The part of the audit's question code can answer whoever audits; a paraphrase
+    that keeps an exception in other words ("except when", "but not if", "only when") still states a case."""
+    a, whole = analyze(original), analyze(carrier)
+    lost = [f"the value {value}" for value in _lost_values(a, whole)]
+    exception = [t for t in a.terms if t.role == "exception" and t.weight >= 1]
+    if exception and not any(t.role in _CASE_ROLES for t in whole.terms):
+        lost.append(f'the exception about "{" ".join(_surface(original, t.word) for t in exception)}"')
+    return lost
 
 
 def carries(carrier: str, sentence: str) -> bool:
