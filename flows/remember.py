@@ -174,6 +174,11 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
     if fold is None or not targets or fold.action is ReconcileAction.new:
         return fold, None
     mine = gate.note_ref(draft.text, key="note")
+    unrelated = [t for t in targets if not remember.about(draft.text, t.text)]
+    if fold.action is ReconcileAction.fold and unrelated:
+        notes.append(f'Saved as a rule of its own, not through the merged rule: it replaces "{unrelated[0].title}", '
+                     "which is not about what the note says.")
+        return None, None
     if fold.action is ReconcileAction.repeat:
         proposal = _repeat_proposal(targets[0], draft, label)
     else:

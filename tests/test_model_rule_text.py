@@ -263,3 +263,44 @@ def test_a_grounding_that_only_breaks_the_notes_lines_cannot_make_a_heading_of_t
     [saved] = stored(agent)
     assert saved.text == "Use # for headings in docs, never bold text"
     assert not [line for line in _prompt(agent).splitlines()[1:] if line.lstrip().startswith("#")]
+
+
+# ---------------------------------------------------------------- a note "correcting" an unrelated rule
+
+
+CORRECTS = {"the vet's contradiction": ({"action": "new"}, "contradiction"),
+            "reconcile's fold": ({"action": "fold", "replaces": ["a1a1a1a1"],
+                                  "merged": {"title": "Always cite sources"}}, "pass")}
+
+
+@pytest.mark.parametrize("reconcile, verdict", CORRECTS.values(), ids=CORRECTS.keys())
+def test_a_note_cannot_take_an_unrelated_persons_rule_out_of_force(tmp_path, cli, fake_anthropic, reconcile, verdict):
+    """Spec: a note that contradicts a rule replaces it. Whether it does is a model's answer (the vet's
+    contradiction, reconcile's fold), and one naming any rule archived it: "Always cite sources" took a
+    person's "Keep intros under 50 words" out of force. A correction is about what it corrects: of 889
+    labelled contradictions in tests/data 3 share no term (the offline reading, synonyms and stems applied),
+    of 492 unrelated pairs 354. A rule sharing none with the note stays in force; the note is kept too."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+    person = "Keep intros under 50 words"
+    seed(agent, [rule("a1a1a1a1", person, src=Source.manual, ih=current_ih(agent))])
+    vets = []
+
+    def model(request):
+        tool = request.forced_tool
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        if tool == "submit_vet":
+            vets.append(ids)
+            first = len(vets) == 1
+            return tool_use(tool, {"verdicts": [{"id": i, "verdict": verdict if first else "pass", "against": "a1a1a1a1",
+                                                 "detail": person} for i in ids]})
+        answers = {"submit_ground": {"rule": {"title": "Always cite sources"}},
+                   "submit_audit": {"missing": []}, "submit_reconcile": reconcile}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    out = cli("learnings", "add", agent, "Always cite sources").stdout
+    assert "Replaced an earlier rule" not in out, out
+    rules = {r.text: r for r in stored(agent)}
+    assert rules[person].state.value == "active" and "Always cite sources" in rules
+    from capture_support import archived
+    assert archived(agent) == []
