@@ -56,6 +56,10 @@ class Proposal(BaseModel):
     # correction replaces the rules it corrects, so it must carry the person's words, not theirs.
     must_carry: list[str] | None = None
     vet: bool = True  # False: the caller vets the stored wording itself (the remember path's own vet)
+    # Every human original must share a term with the wording (a stored rule it replaces or retires). False
+    # where the original is a person's note kept as written whenever the wording fails (a grounding, a rule
+    # said to restate it): a paraphrase may share none, and nothing of the note is lost.
+    shared_terms: bool = True
 
     @property
     def text(self) -> str:
@@ -163,8 +167,9 @@ def decide(proposals: list[Proposal], vet: VetAnswer | Failure | None,
 
 
 def lost_in_code(p: Proposal, *, reported: set[str]) -> list[Missing]:
-    """A number a person wrote (a threshold, a count, a time), or the exception they made, that the new
-    wording no longer holds, found in code whatever the audit answered: the audit is a model's answer, and
+    """A person's rule the new wording shares no term with (none of their words), a number they wrote (a
+    threshold, a count, a time) or the exception they made that it no longer holds, found in code whatever
+    the audit answered: the audit is a model's answer, and
     a person's rule must not leave force under a wording that drops its threshold because a model said
     nothing was missing. Originals the audit already reported are left to its words."""
     from agentuse.core.helper import offline_text  # the offline reading: loaded when asked
@@ -172,8 +177,9 @@ def lost_in_code(p: Proposal, *, reported: set[str]) -> list[Missing]:
     out = []
     for original in p.originals:
         if original.human and original.id not in reported:
-            lost = offline_text.lost_in_code(original.text, p.text)
-            if lost:
+            if p.shared_terms and not offline_text.shares_a_term(original.text, p.text):
+                out.append(Missing(id=original.id, what="anything it says (no term of it is in the new wording)"))
+            elif lost := offline_text.lost_in_code(original.text, p.text):
                 out.append(Missing(id=original.id, what="; ".join(lost)))
     return out
 

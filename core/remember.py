@@ -99,14 +99,12 @@ def colliding_rule(judged: Judged, rules: list[Learning]) -> Learning | None:
 
 
 def about(note: str, text: str) -> bool:
-    """Whether a note shares a term with a rule's text (the offline reading: stems and synonyms applied). A
-    correction is about what it corrects: of 889 labelled contradictions in tests/data 3 share no term, of
-    492 unrelated pairs 354. Whether a note corrects a rule is otherwise a model's answer (the vet's
-    contradiction, reconcile's fold), and one naming an unrelated rule would take it out of force."""
-    from agentuse.core.helper.overlap import overlap  # the offline reading; loaded here only
-    from agentuse.core.helper.similarity import analyze
+    """Whether a note is about a rule's text at all (offline_text.shares_a_term). Whether a note corrects a
+    rule is a model's answer (the vet's contradiction, reconcile's fold), and one naming an unrelated rule
+    would take it out of force: a correction is about what it corrects."""
+    from agentuse.core.helper.offline_text import shares_a_term  # the offline reading; loaded here only
 
-    return bool(overlap(analyze(note), analyze(text)).shared)
+    return shares_a_term(note, text)
 
 
 def left_standing(rule: Learning, detail: str | None, note: str) -> list[str] | None:

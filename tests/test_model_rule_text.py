@@ -111,7 +111,8 @@ def test_a_merge_that_drops_a_persons_exception_leaves_their_rule_as_it_was(tmp_
     agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
     ih = current_ih(agent)
     person = "Publish new posts on Fridays unless the editor is away"
-    seed(agent, [rule("a1a1a1a1", person, src=Source.manual, ih=ih), rule("b2b2b2b2", "Publish new posts on Fridays", ih=ih)])
+    seed(agent, [rule("a1a1a1a1", person, src=Source.manual, ih=ih),
+                 rule("b2b2b2b2", "Publish new posts on Fridays", ih=ih)])
 
     def model(request):
         tool = request.forced_tool
@@ -169,7 +170,8 @@ def test_a_note_a_model_calls_the_same_as_an_unrelated_rule_is_not_dropped(tmp_p
     """A note counted as a repeat is stored nowhere (the rule's re: goes up). Whether the rule carries the
     note is the audit's answer; one that calls nothing missing turns a person's "Always cite sources" into
     a repeat of their unrelated "Keep intros short": the note is lost, the other rule graduation-eligible
-    (re: above zero). A number or an exception in the note is checked in code (the gate's lost_in_code); words are not."""
+    (re: above zero). A number or an exception in the note is checked in code (the gate's lost_in_code);
+    words are not."""
     agent = make_agent(tmp_path / "p", "learning: true")
     seed(agent, [rule("a1a1a1a1", "Keep intros short", src=Source.manual, ih=current_ih(agent))])
 
@@ -291,8 +293,8 @@ def test_a_note_cannot_take_an_unrelated_persons_rule_out_of_force(tmp_path, cli
         if tool == "submit_vet":
             vets.append(ids)
             first = len(vets) == 1
-            return tool_use(tool, {"verdicts": [{"id": i, "verdict": verdict if first else "pass", "against": "a1a1a1a1",
-                                                 "detail": person} for i in ids]})
+            return tool_use(tool, {"verdicts": [{"id": i, "verdict": verdict if first else "pass",
+                                                 "against": "a1a1a1a1", "detail": person} for i in ids]})
         answers = {"submit_ground": {"rule": {"title": "Always cite sources"}},
                    "submit_audit": {"missing": []}, "submit_reconcile": reconcile}
         return tool_use(tool, answers[tool])
@@ -304,3 +306,42 @@ def test_a_note_cannot_take_an_unrelated_persons_rule_out_of_force(tmp_path, cli
     assert rules[person].state.value == "active" and "Always cite sources" in rules
     from capture_support import archived
     assert archived(agent) == []
+
+
+# ---------------------------------------------------------------- a person's authorship on none of their words
+
+
+MOVES = {"merge": {"kind": "merge", "ids": ["a1a1a1a1", "b2b2b2b2"], "reason": "same"},
+         "retire": {"kind": "retire", "ids": ["a1a1a1a1"], "superseded_by": "b2b2b2b2", "reason": "b2 says it"}}
+
+
+@pytest.mark.parametrize("move", MOVES.values(), ids=MOVES.keys())
+def test_a_persons_rule_does_not_leave_for_a_wording_that_shares_none_of_its_words(tmp_path, cli, fake_anthropic,
+                                                                                  move):
+    """A merged rule takes the strongest author of what it carries: a tidy-up merge that wrote "Keep posts
+    brief" for a person's "Always cite sources" and a model's "Keep posts brief" was stamped src:manual, the
+    person's rule gone, under an audit that called nothing missing; a retire naming "Keep posts brief" as
+    what states it took it out of force the same way. A wording that shares no term with a person's rule
+    (the offline reading, stems and synonyms applied) carries none of their words: reported missing in code."""
+    agent = make_agent(tmp_path / "p", "learning:\n  max: 1")
+    ih = current_ih(agent)
+    seed(agent, [rule("a1a1a1a1", "Always cite sources", src=Source.manual, ih=ih),
+                 rule("b2b2b2b2", "Keep posts brief", ih=ih, date_="2026-01-01")])
+
+    def model(request):
+        tool = request.forced_tool
+        rules = re.findall(r'<rule id="([^"]+)"', request.text)
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {
+            "submit_plan_groups": {"moves": [move] if {"a1a1a1a1", "b2b2b2b2"} <= set(rules) else []},
+            "submit_rewrite_group": {"rule": {"title": "Keep posts brief"}, "covers": rules},
+            "submit_audit": {"missing": []},
+            "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]},
+            "submit_rewrite_block": {"rules": [], "dropped": []}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    cli("learnings", "tidy", agent)
+    rules = {r.id: r for r in stored(agent)}
+    assert rules["a1a1a1a1"].text == "Always cite sources"
+    assert [r.src for r in rules.values() if r.text == "Keep posts brief"] in ([], [Source.auto])
