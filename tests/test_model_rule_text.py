@@ -345,3 +345,28 @@ def test_a_persons_rule_does_not_leave_for_a_wording_that_shares_none_of_its_wor
     rules = {r.id: r for r in stored(agent)}
     assert rules["a1a1a1a1"].text == "Always cite sources"
     assert [r.src for r in rules.values() if r.text == "Keep posts brief"] in ([], [Source.auto])
+
+
+# ---------------------------------------------------------------- a model's copy of a rule in force
+
+
+def test_a_models_candidate_worded_as_a_rule_in_force_is_rejected_whatever_the_vet_says(tmp_path, cli,
+                                                                                          fake_anthropic):
+    """Spec: a model-authored duplicate is rejected. One worded exactly as a rule in force (case and
+    punctuation aside) is a duplicate in code, as one worded as a quarantined rule already is: a vet that
+    called it a pass stored a second copy beside the person's rule, taking a slot of the cap."""
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    custom: Capture rules about saving posts.")
+    seed(agent, [rule("a1a1a1a1", "Save every post under posts/", src=Source.manual, ih=current_ih(agent))])
+
+    def model(request):
+        tool = request.forced_tool
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {"submit_extract": {"candidates": [{"title": "save every post under posts"}]},
+                   "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]},
+                   "submit_audit": {"missing": []}, "submit_reconcile": {"action": "new"}}
+        return tool_use(tool, answers[tool])
+
+    from fakes import text
+    fake_anthropic.script(text("done"), default=model)
+    cli("run", agent, "write a post")
+    assert [(r.id, r.text) for r in stored(agent)] == [("a1a1a1a1", "Save every post under posts/")]
