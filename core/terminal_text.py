@@ -55,13 +55,18 @@ def _plain_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]
     return sequence, line_end, other_control
 
 
+# A lone surrogate: half a JSON escape pair ("\\ud83d" alone), or a byte that is not UTF-8 handed back by the
+# file system. No UTF-8 file, log or request can hold one.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def plain(text: str) -> str:
-    """`text` with its escape sequences, control and invisible characters removed; newlines and tabs stay,
-    and a CR, U+2028 or U+2029 is a line end."""
+    """`text` with its escape sequences, control and invisible characters removed and each lone surrogate
+    as U+FFFD; newlines and tabs stay, and a CR, U+2028 or U+2029 is a line end."""
     if text.isprintable():  # the common case: nothing to remove (newline, tab and format characters are not)
         return text
     sequence, line_end, other_control = _plain_patterns()
-    return other_control.sub("", line_end.sub("\n", sequence.sub("", text)))
+    return LONE_SURROGATE.sub("\ufffd", other_control.sub("", line_end.sub("\n", sequence.sub("", text))))
 
 
 # How deep a model's answer may nest. The deepest honest answer nests four levels (a plan's moves and their

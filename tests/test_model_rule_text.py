@@ -403,3 +403,23 @@ def test_the_built_in_evaluator_learns_no_instruction_from_a_file_the_run_read(t
         invoke("learnings", "capture", agent, "--session", str(log.path))
     # The task's instruction only: a reviewer's unchecked comment is never durable (spec), nor the run's words.
     assert [r.text for r in stored(agent)] == ["Always publish posts in English"]
+
+
+def test_half_an_escape_pair_in_a_helper_answer_does_not_lose_the_note(tmp_path, cli, fake_anthropic):
+    """JSON may spell a lone surrogate ("\\ud83d" alone: half an emoji's escape pair, a model cut short); the
+    store is UTF-8 and cannot hold one. A grounding holding one ended `learnings add` on UnicodeEncodeError
+    with the note unsaved. It is U+FFFD once the answer is read, as in a run's session log."""
+    agent = make_agent(tmp_path / "p", "learning: true")
+
+    def model(request):
+        tool = request.forced_tool
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {"submit_ground": {"rule": {"title": "Keep intros under 50 words \ud83d"}},
+                   "submit_audit": {"missing": []}, "submit_reconcile": {"action": "new"},
+                   "submit_vet": {"verdicts": [{"id": i, "verdict": "pass", "detail": "x\udc00"} for i in ids]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    cli("learnings", "add", agent, "Keep intros under 50 words")
+    [saved] = stored(agent)
+    assert saved.text == "Keep intros under 50 words \ufffd" and saved.src is Source.manual
