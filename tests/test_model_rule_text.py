@@ -423,3 +423,29 @@ def test_half_an_escape_pair_in_a_helper_answer_does_not_lose_the_note(tmp_path,
     cli("learnings", "add", agent, "Keep intros under 50 words")
     [saved] = stored(agent)
     assert saved.text == "Keep intros under 50 words \ufffd" and saved.src is Source.manual
+
+
+# ---------------------------------------------------------------- the permanent block
+
+
+def test_a_block_rewrite_that_drops_a_number_keeps_that_rule_back(tmp_path, cli, fake_anthropic):
+    """The permanent block is the agent file a person commits; its rules are audited like a person's. A
+    rewrite combining "Keep every post under 200 words" and "Keep posts short" into "Keep posts short",
+    under an audit that called nothing missing, lost the 200 from the agent file; the rule is kept back."""
+    agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
+    agent.write_text(agent.read_text() + "\n<!-- agentuse:learned -->\n## Learned Guidance\n\n"
+                     f"- [tip] {PERSON}\n- [tip] Keep posts short\n<!-- /agentuse:learned -->\n")
+
+    def model(request):
+        tool = request.forced_tool
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {"submit_rewrite_block": {"rules": [{"text": "Keep posts short", "covers": ["b1", "b2"]}],
+                                            "dropped": []},
+                   "submit_audit": {"missing": []}, "submit_plan_groups": {"moves": []},
+                   "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    cli("learnings", "tidy", agent)
+    text = agent.read_text()
+    assert f"- [tip] {PERSON}\n" in text and "- [tip] Keep posts short\n" in text
