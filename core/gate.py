@@ -208,7 +208,11 @@ def _decide(p: Proposal, vet, chosen: dict[str, VetVerdict], audit: AuditAnswer 
         why = audit.message if isinstance(audit, Failure) else "no audit was asked"
         return Decision(key=p.key, passed=False, verdict=verdict, why=f"{_AUDIT} ({clip(why, 200)})")
     ids = {o.id for o in p.originals}
-    missing = [m for m in audit.missing if m.id in ids]
+    first: dict[str, Missing] = {}  # the first entry per original counts, as the first verdict per candidate
+    for m in audit.missing:
+        if m.id in ids:
+            first.setdefault(m.id, m)
+    missing = list(first.values())
     missing += lost_in_code(p, reported={m.id for m in missing})
     lost = {m.id for m in missing}
     carried = [o.id for o in p.originals if o.id not in lost]

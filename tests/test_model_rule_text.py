@@ -449,3 +449,29 @@ def test_a_block_rewrite_that_drops_a_number_keeps_that_rule_back(tmp_path, cli,
     cli("learnings", "tidy", agent)
     text = agent.read_text()
     assert f"- [tip] {PERSON}\n" in text and "- [tip] Keep posts short\n" in text
+
+
+def test_an_audit_that_names_one_rule_thousands_of_times_reports_it_once(tmp_path, cli, fake_anthropic):
+    """Each "what" of an audit is clipped to one short line, but an answer may list one original thousands
+    of times: every entry became a 'kept ... as it was' change (5,000 lines printed, and kept in the undo
+    snapshot) and a retire's or block edit's reason joined them all. The first entry per original counts, as
+    the first verdict per candidate does."""
+    agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
+    ih = current_ih(agent)
+    seed(agent, [rule("a1a1a1a1", PERSON, src=Source.manual, ih=ih), rule("b2b2b2b2", "Keep posts brief", ih=ih)])
+
+    def model(request):
+        tool = request.forced_tool
+        rules = re.findall(r'<rule id="([^"]+)"', request.text)
+        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
+        answers = {
+            "submit_plan_groups": {"moves": [{"kind": "merge", "ids": ["a1a1a1a1", "b2b2b2b2"], "reason": "same"}]},
+            "submit_rewrite_group": {"rule": {"title": "Keep every post under 200 words and brief"}, "covers": rules},
+            "submit_audit": {"missing": [{"id": "a1a1a1a1", "what": f"case {i} " + "x" * 100} for i in range(5000)]},
+            "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
+        return tool_use(tool, answers[tool])
+
+    fake_anthropic.script(default=model)
+    planned = cli("learnings", "tidy", agent, "--dry-run").stdout
+    assert planned.count(f'kept "{PERSON}" as it was') == 1 and "case 0 " in planned and "case 1 " not in planned
+    assert len(planned) < 20_000
