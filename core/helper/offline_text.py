@@ -102,8 +102,9 @@ _CASE_ROLES = ("exception", "condition")
 
 def shares_a_term(a: str, b: str) -> bool:
     """Whether two texts share a term (stems and synonyms applied, as `overlap` matches them). Two rules one
-    of which corrects, restates or carries the other almost always do: of the labelled pairs in tests/data, 3
-    of 889 contradictions and 11 of 1,051 duplicates share none, against 354 of 492 unrelated pairs."""
+    of which corrects, restates or carries the other almost always do: of the labelled pairs of the 14 sets in
+    tests/data at 82946ad (a test with no parameter to tune), 3 of 889 contradictions and 11 of 1,051
+    duplicates share none, against 354 of 492 unrelated pairs."""
     return bool(overlap(analyze(a), analyze(b)).shared)
 
 
