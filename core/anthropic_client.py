@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agentuse.core.model_http import MAX_BODY_BYTES, CallError, check_headers, from_anthropic, garbled, too_large
+from agentuse.core.model_http import (MAX_BODY_BYTES, CallError, check_headers, from_anthropic, garbled, too_deep,
+                                      too_large)
 
 
 class BoundedAnthropic:
@@ -61,6 +62,8 @@ class BoundedAnthropic:
             message = self.messages.create(**request)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise garbled("the API sent a body that is not JSON") from None
+        except RecursionError:
+            raise too_deep() from None
         if not isinstance(message, self._sdk.types.Message):
             kinds = {str: "text", type(None): "JSON null", list: "a JSON list"}
             kind = kinds.get(type(message), type(message).__name__)

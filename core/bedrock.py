@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from agentuse.core.errors import AgentuseError
-from agentuse.core.model_http import CallError, garbled, retry_after_seconds, send, token_count
+from agentuse.core.model_http import CallError, garbled, retry_after_seconds, send, token_count, too_deep
 from agentuse.core.models import Endpoint
 
 EXTRA = "pip install 'agentuse[bedrock]'"
@@ -169,6 +169,8 @@ class ConverseClient:
             raise BedrockSetupError(missing_credentials(self.name)) from None
         except BotoCoreError as problem:  # signing failed: an expired SSO login, a bearer key over plain HTTP
             raise BedrockSetupError(f"{self.name}: {_setup_message(problem)}") from None
+        except RecursionError:  # botocore's JSON parser on a body nested past what it follows
+            raise too_deep() from None
         except (TypeError, AttributeError, ValueError) as problem:
             # botocore's parser on a body of the wrong shape (JSON null, content as a string, bytes that are
             # not UTF-8): a broken hop, like a body that is not JSON elsewhere, not a traceback.

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from agentuse.core.model_defaults import empty_list
-from agentuse.core.model_http import CallError, at_url, garbled, retry_after_seconds, send, token_count
+from agentuse.core.model_http import CallError, at_url, garbled, retry_after_seconds, send, token_count, too_deep
 from agentuse.core.models import Endpoint, request_url
 
 
@@ -95,6 +95,8 @@ class ChatClient:
         except ValueError:
             # A 200 whose body is not JSON is a broken hop (proxy, truncated body): another try may do better.
             raise garbled("the API sent a body that is not JSON") from None
+        except RecursionError:
+            raise too_deep() from None
         if isinstance(reply, dict) and isinstance(reply.get("error"), dict) and not reply.get("choices"):
             # OpenRouter (and proxies like it) send an upstream provider's failure as a 200 with an error
             # body: its own code says whether another try may do better (429, 502), not "no choices".
@@ -119,7 +121,7 @@ class ChatClient:
 def _message(raw: bytes) -> str:
     try:
         body = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return raw[:200].decode("utf-8", "replace").strip() or "(empty body)"
     detail = body.get("error", body) if isinstance(body, dict) else body
     if isinstance(detail, dict) and detail.get("message"):

@@ -20,6 +20,7 @@ the flows make the calls (one vet call for every proposal of a step, one audit p
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from pydantic import BaseModel, Field
 
@@ -55,6 +56,10 @@ class Proposal(BaseModel):
     # correction replaces the rules it corrects, so it must carry the person's words, not theirs.
     must_carry: list[str] | None = None
     vet: bool = True  # False: the caller vets the stored wording itself (the remember path's own vet)
+    # Every human original must share a term with the wording (a stored rule it replaces or retires). False
+    # where the original is a person's note kept as written whenever the wording fails (a grounding, a rule
+    # said to restate it): a paraphrase may share none, and nothing of the note is lost.
+    shared_terms: bool = True
 
     @property
     def text(self) -> str:
@@ -81,8 +86,28 @@ def note_ref(text: str, *, key: str = "note") -> RuleRef:
     return RuleRef(id=key, text=text, human=True)
 
 
-# An ATX heading line (CommonMark: up to 3 spaces, 1-6 #, then a blank or the end of the line).
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
+# An ATX heading line (CommonMark: up to 3 spaces, 1-6 #, then a blank or the end of the line), and a setext
+# underline (= or - alone on a line, under a line of text).
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+
+
+def _lines_as_read(text: str) -> list[str]:
+    """The lines a reader of the prompt sees: broken at every line break str.splitlines knows (the run's
+    prompt is built so), compatibility forms folded ("＃" is "#") and format characters, which no screen
+    shows, left out (a zero-width joiner in front of "##")."""
+    if text.isascii():
+        return text.splitlines()
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(char for char in text if unicodedata.category(char) != "Cf").splitlines()
+
+
+def _has_heading(text: str) -> bool:
+    if not any(mark in text for mark in "#=-") and text.isascii():
+        return False
+    lines = _lines_as_read(text)
+    return any(_HEADING.match(line) or (i and lines[i - 1].strip() and _UNDERLINE.match(line))
+               for i, line in enumerate(lines))
 
 
 def check_text(draft: Draft | None) -> str | None:
@@ -94,7 +119,7 @@ def check_text(draft: Draft | None) -> str | None:
     size = len(draft.text)
     if size > RULE_CHAR_LIMIT:
         return f"the model's rule is {size:,} characters, over the {RULE_CHAR_LIMIT}-character limit"
-    if "#" in draft.text and _HEADING.search(draft.text):
+    if _has_heading(draft.text):
         return "the model's rule holds a markdown heading; a rule that needs headings is more than one rule"
     return None
 
@@ -141,6 +166,24 @@ def decide(proposals: list[Proposal], vet: VetAnswer | Failure | None,
     return [_decide(p, vet, chosen, a) for p, a in zip(proposals, audits, strict=True)]
 
 
+def lost_in_code(p: Proposal, *, reported: set[str]) -> list[Missing]:
+    """A person's rule the new wording shares no term with (none of their words), a number they wrote (a
+    threshold, a count, a time) or the exception they made that it no longer holds, found in code whatever
+    the audit answered: the audit is a model's answer, and
+    a person's rule must not leave force under a wording that drops its threshold because a model said
+    nothing was missing. Originals the audit already reported are left to its words."""
+    from agentuse.core.helper import offline_text  # the offline reading: loaded when asked
+
+    out = []
+    for original in p.originals:
+        if original.human and original.id not in reported:
+            if p.shared_terms and not offline_text.shares_a_term(original.text, p.text):
+                out.append(Missing(id=original.id, what="anything it says (no term of it is in the new wording)"))
+            elif lost := offline_text.lost_in_code(original.text, p.text):
+                out.append(Missing(id=original.id, what="; ".join(lost)))
+    return out
+
+
 def _decide(p: Proposal, vet, chosen: dict[str, VetVerdict], audit: AuditAnswer | Failure | None) -> Decision:
     problem = check_text(p.draft)
     if problem:
@@ -165,7 +208,12 @@ def _decide(p: Proposal, vet, chosen: dict[str, VetVerdict], audit: AuditAnswer 
         why = audit.message if isinstance(audit, Failure) else "no audit was asked"
         return Decision(key=p.key, passed=False, verdict=verdict, why=f"{_AUDIT} ({clip(why, 200)})")
     ids = {o.id for o in p.originals}
-    missing = [m for m in audit.missing if m.id in ids]
+    first: dict[str, Missing] = {}  # the first entry per original counts, as the first verdict per candidate
+    for m in audit.missing:
+        if m.id in ids:
+            first.setdefault(m.id, m)
+    missing = list(first.values())
+    missing += lost_in_code(p, reported={m.id for m in missing})
     lost = {m.id for m in missing}
     carried = [o.id for o in p.originals if o.id not in lost]
     failed = lost & p.required

@@ -132,6 +132,12 @@ def at_url(status: int, url: Any) -> str:
     return f" at {url}" if status in (404, 405) and url else ""
 
 
+def too_deep() -> CallError:
+    """A body nested deeper than the JSON parser follows (it raises RecursionError, not ValueError): no
+    answer an endpoint honestly sends, and another try is sent the same. A fault, never a traceback."""
+    return CallError("the API sent a body nested deeper than the JSON parser follows", transient=False)
+
+
 def garbled(message: str) -> CallError:
     """A 200 whose body is no answer (not JSON, not the API's shape): a broken hop (a proxy, a captive
     portal, a truncated body), worth another try. The retry line says 'model answered garbage'."""

@@ -98,6 +98,15 @@ def colliding_rule(judged: Judged, rules: list[Learning]) -> Learning | None:
                                                        merged=judged.candidate.draft), rules)), None)
 
 
+def about(note: str, text: str) -> bool:
+    """Whether a note is about a rule's text at all (offline_text.shares_a_term). Whether a note corrects a
+    rule is a model's answer (the vet's contradiction, reconcile's fold), and one naming an unrelated rule
+    would take it out of force: a correction is about what it corrects."""
+    from agentuse.core.helper.offline_text import shares_a_term  # the offline reading; loaded here only
+
+    return shares_a_term(note, text)
+
+
 def left_standing(rule: Learning, detail: str | None, note: str) -> list[str] | None:
     """The sentences of `rule` a note leaves standing when the text the vet quoted for its contradiction is
     what it corrects: each sentence of its body (or of its title, when it has no body) that is neither in the
@@ -105,11 +114,14 @@ def left_standing(rule: Learning, detail: str | None, note: str) -> list[str] | 
     title that is an instruction of its own: a note stored as written keeps its first sentence as the title);
     less any the offline reading finds the note contradicting or saying (`offline.left_by`). [] when the
     quote is all the rule says. None when it cannot be told, in a rule of more than one sentence: no quote,
-    or a quote that is none of its body's sentences (its title alone, a paraphrase)."""
+    or a quote that is none of its body's sentences (its title alone, a paraphrase), and when the note is
+    about nothing the rule says (`about`); a quoted sentence the note is not about stands."""
     from agentuse.core.helper.offline import left_by  # the offline reading; loaded here only
     from agentuse.core.helper.offline_text import sentence_key, sentences
     from agentuse.core.helper.similarity import analyze
 
+    if not about(note, rule.text):
+        return None
     quoted = f" {sentence_key(detail or '')} "
     if not quoted.strip():
         return [] if len(sentences(rule.text)) == 1 else None
@@ -119,7 +131,7 @@ def left_standing(rule: Learning, detail: str | None, note: str) -> list[str] | 
         return key in quoted or quoted in key
 
     parts = sentences(rule.body or rule.title)
-    standing = [s for s in parts if not said(s)]
+    standing = [s for s in parts if not said(s) or not about(note, s)]
     if len(standing) == len(parts):  # the quote is none of them (a title, a paraphrase): which is not known
         return [] if len(sentences(rule.text)) == 1 else None
     if rule.body and not all(said(s) for s in sentences(rule.title)):

@@ -7,7 +7,8 @@ notes a person wrote alike are one note said twice: one is stored and the repeat
 repeat of a stored rule is.
 
 A candidate with the text of a quarantined rule: that rule is already set aside, with its reason. A
-model's is rejected, nothing lost. A person's is stamped quarantined with the rule's reason, without a
+model's is rejected, nothing lost. So is a model's with the text of a rule in force (spec: a model-authored
+duplicate is rejected): decided in code, whatever a vet would answer. A person's is stamped quarantined with the rule's reason, without a
 second vet, and the write refreshes the quarantined entry (`re` + 1, new date) instead of adding a copy
 (core/cap.py `admit`).
 
@@ -27,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from agentuse.core.capture import Candidate, Disposition, Judged
 from agentuse.core.helper.offline_judge import Label, compare
-from agentuse.core.learning import Learning, State
+from agentuse.core.learning import Learning, State, Verdict
 from agentuse.core.model_defaults import empty_list
 
 
@@ -95,6 +96,11 @@ def screen(candidates: list[Candidate], learnings: list[Learning] = ()) -> Scree
     ahead: list[Candidate] = []
     for c in screened.candidates:
         twin = quarantined_twin(c.text, learnings) if c.needs_vet else None
+        if twin is None and c.needs_vet and not c.human and (same := twin_in_force(c.text, learnings)):
+            screened.settled.append(Judged(candidate=c, disposition=Disposition.rejected, screened=True,
+                                           verdict=Verdict.duplicate,
+                                           why=f'the same as the rule in force "{same.title}" (id:{same.id})'))
+            continue
         if twin is None:
             ahead.append(c)
         elif c.human:

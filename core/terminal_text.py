@@ -6,7 +6,10 @@ are printed as lines) and shows every other C0 and C1 control character as a vis
 
 A model's answer is untrusted input, and no rule needs a control character: `plain` removes them (whole
 escape sequences, so no `[31m` is left behind, and the bidirectional overrides of "trojan source" text) before the answer is validated, so none reaches a store, an
-agent file or a prompt. A person's own text is theirs, and is only ever shown with `printable`.
+agent file or a prompt. So are the characters no screen shows (zero-width ones, and the tag characters that
+spell ASCII a model reads and a person cannot see), and every line break is a newline: the store and the
+gate read lines at "\n", a run's prompt at every break str.splitlines knows (U+2028 among them). A person's
+own text is theirs, and is only ever shown with `printable`.
 """
 
 from __future__ import annotations
@@ -41,30 +44,47 @@ def _plain_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]
     sequence = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
                           r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
                           r"|\x1b[ -~]?")
-    line_end = re.compile(r"\r\n?")
-    # C0 and C1 controls but newline and tab, and the bidirectional embeddings, overrides and isolates
-    # (U+202A-U+202E, U+2066-U+2069), which make text read one way on screen and another to a model.
-    other_control = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+    line_end = re.compile(r"\r\n?|[\u2028\u2029]")
+    # C0 and C1 controls but newline and tab; the bidirectional marks, embeddings, overrides and isolates
+    # (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), which make text read one way on screen and
+    # another to a model; and what no screen shows: zero-width space, word joiner and the invisible
+    # operators, the byte-order mark, the Mongolian vowel separator, interlinear annotation, and the tag
+    # characters (U+E0000-U+E007F). ZWJ and ZWNJ stay: emoji and several scripts are spelled with them.
+    other_control = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e"
+                               r"\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
     return sequence, line_end, other_control
 
 
+# A lone surrogate: half a JSON escape pair ("\\ud83d" alone), or a byte that is not UTF-8 handed back by the
+# file system. No UTF-8 file, log or request can hold one.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def plain(text: str) -> str:
-    """`text` with its escape sequences and control characters removed; newlines and tabs stay, and a CR
-    is a line end."""
+    """`text` with its escape sequences, control and invisible characters removed and each lone surrogate
+    as U+FFFD; newlines and tabs stay, and a CR, U+2028 or U+2029 is a line end."""
     if text.isprintable():  # the common case: nothing to remove (newline, tab and format characters are not)
         return text
     sequence, line_end, other_control = _plain_patterns()
-    return other_control.sub("", line_end.sub("\n", sequence.sub("", text)))
+    return LONE_SURROGATE.sub("\ufffd", other_control.sub("", line_end.sub("\n", sequence.sub("", text))))
 
 
-def plain_values(value):
-    """Every string of a decoded JSON value (a model's answer) made `plain`, keys included."""
+# How deep a model's answer may nest. The deepest honest answer nests four levels (a plan's moves and their
+# ids); the JSON parser reads far deeper than a walk of it can recurse, and a RecursionError is no answer.
+ANSWER_DEPTH = 64
+
+
+def plain_values(value, _depth: int = 0):
+    """Every string of a decoded JSON value (a model's answer) made `plain`, keys included. ValueError when
+    it nests deeper than ANSWER_DEPTH: an invalid answer, as one that does not validate."""
     if isinstance(value, str):
         return plain(value)
+    if isinstance(value, (list, dict)) and _depth >= ANSWER_DEPTH:
+        raise ValueError(f"the answer is nested deeper than {ANSWER_DEPTH} levels")
     if isinstance(value, list):
-        return [plain_values(item) for item in value]
+        return [plain_values(item, _depth + 1) for item in value]
     if isinstance(value, dict):
-        return {plain_values(key): plain_values(item) for key, item in value.items()}
+        return {plain_values(key): plain_values(item, _depth + 1) for key, item in value.items()}
     return value
 
 

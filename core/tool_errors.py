@@ -22,6 +22,11 @@ value is not the rule: stored literally it would be "corrected" by every later r
 time) and could graduate as if that file name were the lesson; as a shape the record refreshes instead.
 The signature is computed from the redacted error, so the dedupe key (tool, sig) names the failure mode
 and not the credential: another password for the same command is the same record.
+
+The run's model writes these calls, and the record skips the vet: its text must not pass for structure
+or hide what it says. The signature keeps only what a screen shows (terminal_text.plain); a value in the
+shape is JSON, and a character no screen shows or that breaks a line (U+2028, a bidi override, a tag
+character) is written as its \\u escape, the same JSON value, so it cannot start a line of the prompt.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from pydantic import BaseModel
 
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State
 from agentuse.core.redact import REDACTED, redact_text, redact_value
+from agentuse.core.terminal_text import plain
 from agentuse.core.trace import ToolTrace, TraceCall, canonical_json
 
 SIG_CHARS = 120
@@ -73,7 +79,7 @@ def signature(error: str) -> str:
     """The failure mode: first non-blank line, lower-cased, run-specific noise (quoted values, paths,
     ids, numbers) replaced by `#`, whitespace collapsed. Computed in code so the same failure keys the
     same record across runs; a model-worded signature would vary and dedupe would never fire."""
-    line = redact_text(next((ln for ln in error.splitlines() if ln.strip()), "")).lower()
+    line = plain(redact_text(next((ln for ln in error.splitlines() if ln.strip()), ""))).lower()
     for pattern in _NOISE:
         line = pattern.sub("#", line)
     line = _HASH_RUNS.sub("#", " ".join(line.split()))
@@ -110,16 +116,24 @@ def shown(value: Any) -> str:
     return _shape(redact_value(value))  # a trace is redacted already; a caller's own input may not be
 
 
+def _visible(json_text: str) -> str:
+    """`json_text` with every character str.isprintable refuses (line and paragraph separators, format and
+    control characters) as its JSON escape: the same value, on one line, every character shown."""
+    if json_text.isprintable():
+        return json_text
+    return "".join(char if char.isprintable() else json.dumps(char)[1:-1] for char in json_text)
+
+
 def _shape(value: Any) -> str:
     if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_shape(v)}"
+        return "{" + ",".join(f"{_visible(json.dumps(str(k), ensure_ascii=False))}:{_shape(v)}"
                               for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))) + "}"
     if isinstance(value, list):
         return "[" + ",".join(_shape(v) for v in value) + "]"
     if isinstance(value, str):
         if REDACTED in value or one_off(value):
             return "<string>"
-        return canonical_json(value if len(value) <= VALUE_CHARS else value[:VALUE_CHARS] + "…")
+        return _visible(canonical_json(value if len(value) <= VALUE_CHARS else value[:VALUE_CHARS] + "…"))
     return canonical_json(value)
 
 

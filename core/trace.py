@@ -81,6 +81,24 @@ class ToolTrace(BaseModel):
         return "\n".join(indented(part) for part in parts)
 
 
+# The entries of the evidence that hold the run's own text (runtime/trace.py and `evidence` write them): what
+# a tool returned, what the run's model said or submitted. Data to judge the run by, never a person's words.
+RUN_TEXT_MARKERS = ("ASSISTANT:", "TOOL CALL", "TOOL RESULT", "TOOL ERROR", "SUBMITTED FOR REVIEW:",
+                    "FINAL OUTPUT:", "OUTPUT:", "RUN ENDED")
+
+
+def outside_run_text(evidence: str) -> list[str]:
+    """The lines of `evidence` not inside an entry of the run's own text: an entry starts at a line the
+    runtime wrote (unindented: `indented`), and its continuation lines are indented."""
+    lines, skipping = [], False
+    for line in evidence.splitlines():
+        if line[:1] not in (" ", "\t", ""):
+            skipping = line.startswith(RUN_TEXT_MARKERS)
+        if not skipping:
+            lines.append(line)
+    return lines
+
+
 def indented(entry: str) -> str:
     """One entry of the evidence (a marker and the run's text it holds) with every line after its first
     indented, at every kind of line break (str.splitlines: \\r, U+2028, ...): only the runtime starts a line

@@ -152,8 +152,11 @@ def _grounded(grounded: GroundAnswer | Failure, note: remember.Note, ctx, label:
     if remember.is_verbatim(grounded.rule, note.text):
         if remember.over_limit(note.text):  # stored as written all the same, and the person is told so
             notes.append(remember.long_note(note.text))
+        as_written = remember.verbatim(note.text)
+        if gate.check_text(grounded.rule) and not gate.check_text(as_written):
+            return as_written  # the model's line breaks made a heading of the note's words
         return grounded.rule  # the note's own words, recased or punctuated: nothing to audit
-    proposal = gate.Proposal(key="ground", label=f"{label}/ground", draft=grounded.rule,
+    proposal = gate.Proposal(key="ground", label=f"{label}/ground", draft=grounded.rule, shared_terms=False,
                              originals=[gate.note_ref(note.text)], vet=False)  # the stored wording is vetted below
     [decision] = through_gate([proposal], contract=ctx.contract, rules=[], label=f"{label}/ground")
     if decision.passed:
@@ -171,6 +174,11 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
     if fold is None or not targets or fold.action is ReconcileAction.new:
         return fold, None
     mine = gate.note_ref(draft.text, key="note")
+    unrelated = [t for t in targets if not remember.about(draft.text, t.text)]
+    if fold.action is ReconcileAction.fold and unrelated:
+        notes.append(f'Saved as a rule of its own, not through the merged rule: it replaces "{unrelated[0].title}", '
+                     "which is not about what the note says.")
+        return None, None
     if fold.action is ReconcileAction.repeat:
         proposal = _repeat_proposal(targets[0], draft, label)
     else:
@@ -190,7 +198,8 @@ def _gate_fold(fold: ReconcileAnswer | None, draft: Draft, ctx, rules, label: st
 def _repeat_proposal(target: Learning, draft: Draft, label: str) -> gate.Proposal:
     """A repeat of `target` stores nothing of the note, so the rule must carry the note (the audit)."""
     return gate.Proposal(key="repeat", label=f"{label}/repeat", originals=[gate.note_ref(draft.text, key="note")],
-                         vet=False, draft=Draft(category=target.category, title=target.title, body=target.body))
+                         vet=False, shared_terms=False,
+                         draft=Draft(category=target.category, title=target.title, body=target.body))
 
 
 def run_remember(agent: str | Path, text: str, *, label: str = "manual", session: str | None = None,

@@ -134,7 +134,11 @@ class _Tools:
         if self.submission is not None:
             return ToolOutcome(error=f"{SUBMIT} was already called; your result is recorded. End your turn.")
         try:
-            self.submission = Submission.model_validate(plain_values(arguments))
+            arguments = plain_values(arguments)
+        except ValueError as problem:  # nested deeper than any answer may be
+            return ToolOutcome(error=f"{SUBMIT}: not recorded, fix and call again: {problem}")
+        try:
+            self.submission = Submission.model_validate(arguments)
         except ValidationError as problem:
             return ToolOutcome(error=f"{SUBMIT}: not recorded, fix and call again: {problem.errors()[0]['msg']} "
                                      f"at {'.'.join(map(str, problem.errors()[0]['loc']))}")

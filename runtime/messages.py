@@ -7,13 +7,13 @@ provider we speak to; a reply's blocks are recorded verbatim in the session log,
 
 from __future__ import annotations
 
-import re
 import secrets
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field
 
 from agentuse.core.model_defaults import empty_list
+from agentuse.core.terminal_text import LONE_SURROGATE
 
 
 class TextBlock(BaseModel):
@@ -32,7 +32,7 @@ def utf8_safe(value: Any) -> Any:
     """`value` with every lone surrogate (a file name that is not UTF-8, as the file system hands it back; half
     an escape pair in a model's JSON) as U+FFFD: the session log is UTF-8 and cannot hold one."""
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
         return [utf8_safe(item) for item in value]
     if isinstance(value, dict):
@@ -40,7 +40,6 @@ def utf8_safe(value: Any) -> Any:
     return value
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 def new_call_id(prefix: str = "call") -> str:
     """An id for a tool call a server sent without one: unique in the run, so each call's result goes with
     it (a per-reply index gave every turn's first call the same id)."""

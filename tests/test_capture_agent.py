@@ -196,3 +196,22 @@ def test_a_long_run_s_evidence_reaches_the_capture_agent_bounded(setup, fake_ant
     assert len(prompt) < MAX_TRACE_CHARS + 5_000
     assert "characters of the trace omitted" in prompt
     assert "notes/0.md" in prompt and "notes/399.md" in prompt  # its start and its end are kept
+
+
+def test_a_submission_nested_too_deep_is_refused_and_the_model_told(setup, fake_anthropic):
+    """submit_learnings' arguments are made plain before they are validated (core/terminal_text.py): one
+    nested past the depth a model's answer may have is refused like one that does not validate, and the
+    capture agent may call again, rather than ending the capture on an uncaught error."""
+    agent, _ = setup
+    nested: list = []
+    for _ in range(100):
+        nested = [nested]
+    deep = tool_use("submit_learnings", {"learnings": [{"category": "tip", "title": "Rule A", "instruction": "Rule A",
+                                                        "confidence": 0.9}], "notes": nested})
+    fake_anthropic.script(deep, submit("Rule B"), text("Done."))
+    run(agent, ScriptedHelper(vet=[passing]))
+    results = [b for m in fake_anthropic.requests[-1].body["messages"] for b in m["content"]
+               if isinstance(b, dict) and b.get("type") == "tool_result"]
+    assert [r.get("is_error", False) for r in results] == [True, False]
+    assert "nested deeper than" in results[0]["content"]
+    assert {r.title for r in stored(agent) if r.ch is Channel.agent} == {"Rule B"}

@@ -172,10 +172,13 @@ def test_a_rewrite_that_fails_the_vet_keeps_every_original():
 
 
 def test_merged_record_takes_the_strongest_source_and_the_evidence_of_all():
-    s = state_of(rule("a", "A", src=Source.auto, confidence=0.7, injected=9, ok=1, re=1, date="2026-05-01"),
-                 rule("b", "B", src=Source.manual, ch=Channel.corrections, confidence=0.9, injected=2, ok=2, re=2,
-                      date="2026-04-01"),
-                 rule("c", "C", src=Source.approval, injected=4, date="2026-06-01"))
+    # Texts the merged DRAFT carries: a person's rule it shares no term with would not leave (the gate).
+    s = state_of(rule("a", "Keep intros short", src=Source.auto, confidence=0.7, injected=9, ok=1, re=1,
+                      date="2026-05-01"),
+                 rule("b", "Keep intros under 40 words", src=Source.manual, ch=Channel.corrections, confidence=0.9,
+                      injected=2, ok=2, re=2, date="2026-04-01"),
+                 rule("c", "Keep intros short, except for tutorials", src=Source.approval, injected=4,
+                      date="2026-06-01"))
     job = _merge_job(s, ["a", "b", "c"])
     replacement = tidy.accept_replacement(s, job, p.RewriteAnswer(rule=DRAFT, covers=["a", "b", "c"]))
     tidy.apply_pass(s, 1, [job.move], [replacement], gated([replacement], [p.AuditAnswer()]))

@@ -8,7 +8,8 @@ understand paraphrase beyond its word lists, so it is conservative where a model
     an exception makes a near-miss, never a duplicate);
   - its merges keep every sentence of every original that the kept ones do not already carry, by the
     audit's own test (so a reworded copy is written once, and a case, number or qualifier never lost);
-  - it extracts only instructions stated outright in a run, and turns a reviewer's comment into an
+  - it extracts only instructions stated outright in a run (by a person: never in what a tool returned or the
+    run's model wrote, `trace.outside_run_text`), and turns a reviewer's comment into an
     order only where the shape is unmistakable, keeping the reviewer's words;
   - "pass" from it means "no restatement or conflict found by a lexical comparison", and says so.
 """
@@ -27,6 +28,7 @@ from agentuse.core.helper.offline_text import (
 from agentuse.core.helper.overlap import overlap
 from agentuse.core.helper.similarity import analyze
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Verdict
+from agentuse.core.trace import outside_run_text
 
 NAME = OFFLINE  # the helper's name, which is how a flow tells its vets are provisional (tasks/helpers.py)
 # A claim is grounded when the trace mentions at least this share of its specific terms.
@@ -115,7 +117,9 @@ class OfflineHelper:
         scope = {t.word for t in analyze(request.guidance).terms if t.weight >= 1}
         known = contract_units(request.contract) + [r.text for r in request.rules_in_force]
         found: list[p.Draft] = []
-        for line in request.trace.splitlines():
+        # A person's instructions only: what a tool returned or the run's model wrote may hold any text
+        # (a file that says "Always run curl ... | sh"), and an instruction in it is no lesson.
+        for line in outside_run_text(request.trace):
             for s in sentences(line):
                 if len(found) == 5 or not _DIRECTIVE.match(s) or len(s) > RULE_CHAR_LIMIT:
                     continue

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from agentuse.core.helper import lexicon as lx
 from agentuse.core.helper.offline_judge import Label, judge
-from agentuse.core.helper.overlap import similar_words
+from agentuse.core.helper.overlap import overlap, similar_words
 from agentuse.core.helper.qualifiers import qualifiers
 from agentuse.core.helper.similarity import Analysis, analyze, canon, normalize
 
@@ -75,10 +75,7 @@ def missing_from(original: str, carrier: str) -> list[str]:
     missing: list[str] = _lost_qualifiers(original, a, carrier, whole)
     if any(judge(a, analyze(s)).label is Label.duplicate for s in carrier_sentences):
         return missing
-    values = list(whole.values) + [t.word for t in whole.terms]
-    for value in a.values:
-        if value not in values and value.lstrip("<>=") not in {v.lstrip("<>=") for v in values}:
-            missing.append(f"the value {value.lstrip('<>=')}")
+    missing += [f"the value {value}" for value in _lost_values(a, whole)]
     for term in a.terms:
         if term.weight < 1:
             continue
@@ -90,6 +87,38 @@ def missing_from(original: str, carrier: str) -> list[str]:
         elif match.negative != term.negative and term.role in ("main", "contrast"):
             missing.append(f'the {"prohibition" if term.negative else "requirement"} on "{word}"')
     return missing
+
+
+def _lost_values(a: Analysis, whole: Analysis) -> list[str]:
+    """The values (numbers with their units read as one measure: "15 minutes" is "900s") of `a` that `whole`
+    does not hold, under any bound ("at most 3" carried as "3" is a lost bound, not a lost value)."""
+    values = list(whole.values) + [t.word for t in whole.terms]
+    bare = {v.lstrip("<>=") for v in values}
+    return [value.lstrip("<>=") for value in a.values if value not in values and value.lstrip("<>=") not in bare]
+
+
+_CASE_ROLES = ("exception", "condition")
+
+
+def shares_a_term(a: str, b: str) -> bool:
+    """Whether two texts share a term (stems and synonyms applied, as `overlap` matches them). Two rules one
+    of which corrects, restates or carries the other almost always do: of the labelled pairs of the 14 sets in
+    tests/data at 82946ad (a test with no parameter to tune), 3 of 889 contradictions and 11 of 1,051
+    duplicates share none, against 354 of 492 unrelated pairs."""
+    return bool(overlap(analyze(a), analyze(b)).shared)
+
+
+def lost_in_code(original: str, carrier: str) -> list[str]:
+    """What of `original` (a whole rule) `carrier` surely no longer says, in the audit's words: each value it
+    does not hold, and the exception when `original` makes one ("unless the editor is away") and `carrier`
+    states no case at all. The part of the audit's question code can answer whoever audits; a paraphrase
+    that keeps an exception in other words ("except when", "but not if", "only when") still states a case."""
+    a, whole = analyze(original), analyze(carrier)
+    lost = [f"the value {value}" for value in _lost_values(a, whole)]
+    exception = [t for t in a.terms if t.role == "exception" and t.weight >= 1]
+    if exception and not any(t.role in _CASE_ROLES for t in whole.terms):
+        lost.append(f'the exception about "{" ".join(_surface(original, t.word) for t in exception)}"')
+    return lost
 
 
 def carries(carrier: str, sentence: str) -> bool:

@@ -134,6 +134,9 @@ def validate(operation: Operation, raw: object):
             raw = json.loads(raw)
         # A model's text is data: no escape sequence or control character of it reaches a file or a prompt.
         return operation.answer.model_validate(plain_values(raw))
+    except RecursionError:
+        raise p.InvalidAnswerError(f"{operation.name}: the model's answer is nested deeper than the JSON parser "
+                                   "follows", operation=operation.name) from None
     except (ValidationError, ValueError) as exc:
         summary = "; ".join(line.strip() for line in str(exc).splitlines()[:6])
         raise p.InvalidAnswerError(f"{operation.name}: the model's answer does not validate: {summary}",
