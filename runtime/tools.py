@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentuse.core.redact import mask_known
+from agentuse.core.shell_env import ShellEnvironment, shell_environment
 from agentuse.runtime.messages import ToolSpec, utf8_safe
 
 DEFAULT_SHELL_TIMEOUT = 60.0
@@ -128,9 +130,14 @@ class _Drain:
 
 
 class ToolBox:
-    def __init__(self, root: Path, *, shell_timeout: float = DEFAULT_SHELL_TIMEOUT) -> None:
+    def __init__(self, root: Path, *, shell_timeout: float = DEFAULT_SHELL_TIMEOUT,
+                 environment: ShellEnvironment | None = None) -> None:
         self.root = root.resolve()
         self.shell_timeout = shell_timeout
+        # Commands get the environment less its credentials (core/shell_env.py), and what any tool returns
+        # is masked of their values: a command or a file can still hold one.
+        self.environment = environment if environment is not None else shell_environment(os.environ)
+        self._secrets = set(self.environment.secrets)
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -143,13 +150,16 @@ class ToolBox:
         if not isinstance(arguments, dict):
             return ToolOutcome(error=f"{name} expects an object of arguments, got {type(arguments).__name__}")
         try:
-            return ToolOutcome(output=utf8_safe(handler(**arguments)))  # each tool bounds what it returns
+            return ToolOutcome(output=self._shown_text(handler(**arguments)))  # each tool bounds what it returns
         except ToolFailure as failure:
-            return ToolOutcome(error=utf8_safe(str(failure)))
+            return ToolOutcome(error=self._shown_text(str(failure)))
         except TypeError as problem:  # missing or unexpected arguments
-            return ToolOutcome(error=utf8_safe(f"{name}: bad arguments: {problem}"))
+            return ToolOutcome(error=self._shown_text(f"{name}: bad arguments: {problem}"))
         except Exception as problem:  # noqa: BLE001 - reported to the model and the log, never swallowed
-            return ToolOutcome(error=utf8_safe(f"{name}: {type(problem).__name__}: {problem}"))
+            return ToolOutcome(error=self._shown_text(f"{name}: {type(problem).__name__}: {problem}"))
+
+    def _shown_text(self, text: str) -> str:
+        return utf8_safe(mask_known(text, self._secrets) if self._secrets else text)
 
     def resolve(self, path: str) -> Path:
         """The real path inside the root; symlinks are followed first, so a link out is refused too."""
@@ -205,6 +215,7 @@ class ToolBox:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            env=self.environment.env,
             start_new_session=True,  # its own process group, so a timeout kills its children too
         )
         drain = _Drain(process.stdout)
