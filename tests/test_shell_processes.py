@@ -1,0 +1,128 @@
+"""Processes a command starts end with it: `&`, `nohup`, a child ignoring SIGTERM, `setsid` (Linux).
+
+Each command leaves a real child that would otherwise outlive the run and writes its pid to a file; the test
+then reads the process table. Nothing here measures time: a kill is waited for only as long as the kernel
+takes to finish it (`_gone`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from fakes import text, tool_use
+
+from agentuse.runtime.tools import ToolBox
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+
+
+@pytest.fixture
+def box(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    return ToolBox(root, shell_timeout=30)
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for its parent (the container's init may never reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` has stopped, once the kernel has finished a kill (a SIGKILLed process exits when next
+    scheduled, on a busy machine not at once: up to 5 s)."""
+    for _ in range(100):
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def _pids(root: Path) -> list[int]:
+    return [int(line) for line in (root / "child.pid").read_text().split()]
+
+
+def _kill(pids: list[int]) -> None:  # a test that fails must not leave its child behind
+    for pid in pids:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.parametrize("command", [
+    "sleep 300 & echo $! > child.pid; echo started",  # holds the output pipe open
+    "nohup sleep 300 > /dev/null 2>&1 & echo $! > child.pid; echo started",  # does not
+    "(trap '' TERM; exec sleep 300) > /dev/null 2>&1 & echo $! > child.pid; echo started",  # ignores SIGTERM
+])
+def test_a_background_child_ends_when_its_command_returns(box, command):
+    outcome = box.run("run_shell", {"command": command})
+    pids = _pids(box.root)
+    try:
+        # The command's own result, not a time-out spent waiting on a pipe the child held.
+        assert not outcome.is_error, outcome.error
+        assert outcome.output == "started\n"
+        assert all(_gone(pid) for pid in pids)
+    finally:
+        _kill(pids)
+
+
+def test_a_timed_out_command_ends_its_background_child(box):
+    outcome = box.run("run_shell", {"command": "sleep 300 > /dev/null 2>&1 & echo $! > child.pid; sleep 300",
+                                    "timeout": 0.5})
+    pids = _pids(box.root)
+    try:
+        assert outcome.is_error and outcome.error.startswith("command timed out after 0.5 s")
+        assert all(_gone(pid) for pid in pids)
+    finally:
+        _kill(pids)
+
+
+def test_a_child_in_a_session_of_its_own_ends_too(box):
+    # setsid leaves the command's process group (and session), so killing the group does not reach it; it
+    # still carries the environment the command was started with.
+    outcome = box.run("run_shell", {"command": "setsid sh -c 'echo $$ > child.pid; exec sleep 300' & "
+                                               "while [ ! -s child.pid ]; do :; done; echo started"})
+    pids = _pids(box.root)
+    try:
+        assert outcome.output == "started\n"
+        assert all(_gone(pid) for pid in pids)
+    finally:
+        _kill(pids)
+
+
+def test_a_child_holding_the_pipe_out_of_reach_does_not_hang_the_tool(box):
+    # Out of the group and with a clean environment: nothing left to find it by. The tool returns what the
+    # command printed, without waiting for the pipe it holds to close.
+    outcome = box.run("run_shell", {"command": "setsid env -i sh -c 'echo $$ > child.pid; exec sleep 300' & "
+                                               "while [ ! -s child.pid ]; do :; done; echo started",
+                                    "timeout": 20})
+    pids = _pids(box.root)
+    try:
+        assert not outcome.is_error, outcome.error
+        assert outcome.output == "started\n"
+    finally:
+        _kill(pids)
+
+
+def test_a_run_leaves_no_process_of_its_commands(cli, fake_anthropic, tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    agent = root / "shell.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-test\n---\n\nRun what you are asked to.\n")
+    fake_anthropic.script(
+        tool_use("run_shell", {"command": "nohup sleep 300 > /dev/null 2>&1 & echo $! > child.pid"}),
+        text("started a server"))
+    cli("run", str(agent), "Start a server")
+    pids = _pids(root)
+    try:
+        assert all(_gone(pid) for pid in pids)
+    finally:
+        _kill(pids)
