@@ -11,6 +11,9 @@ applies to the whole agentuse process, Prefect's own children included): the too
 it may hold open instead of waiting for it.
 
 Ending is SIGTERM to every process found, then SIGKILL to those still running after KILL_GRACE_SECONDS.
+Because the command has a session of its own, a signal that ends agentuse (SIGTERM from a cancelled job,
+SIGHUP from a closed terminal) does not reach it: while a command runs, those end agentuse the way Ctrl-C
+does (`signals_interrupt`), so the command is ended on the way out and the session log says so.
 """
 
 from __future__ import annotations
@@ -19,14 +22,42 @@ import os
 import secrets
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 MARKER_VARIABLE = "AGENTUSE_COMMAND"
 KILL_GRACE_SECONDS = 2.0  # a process given SIGTERM may clean up this long before SIGKILL
 _POLL_SECONDS = 0.02
 _PROC = Path("/proc")
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt inside the block, where by default they would kill agentuse
+    at once; a handler someone else installed (flows/runner.py's, under Prefect) is left alone, and only the
+    main thread can install one. The first signal ignores the next until the block ends, so the command's
+    ending is not cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mine = [sig for sig in _ENDING_SIGNALS if signal.getsignal(sig) is signal.SIG_DFL]
+
+    def interrupt(signum: int, frame: object) -> None:
+        for sig in mine:
+            signal.signal(sig, signal.SIG_IGN)
+        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+    for sig in mine:
+        signal.signal(sig, interrupt)
+    try:
+        yield
+    finally:
+        for sig in mine:
+            signal.signal(sig, signal.SIG_DFL)
 
 
 def start(command: str, *, cwd: Path, env: Mapping[str, str]) -> tuple[subprocess.Popen, str]:

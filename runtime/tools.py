@@ -217,21 +217,22 @@ class ToolBox:
     def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
         limit = _shell_limit(timeout, self.shell_timeout)
-        process, marker = shell_process.start(command, cwd=self.root, env=self.environment.env)
-        drain = _Drain(process.stdout)
-        try:
-            process.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
+        with shell_process.signals_interrupt():
+            process, marker = shell_process.start(command, cwd=self.root, env=self.environment.env)
+            drain = _Drain(process.stdout)
+            try:
+                process.wait(timeout=limit)
+            except subprocess.TimeoutExpired:
+                shell_process.end(process, marker)
+                drain.finish(_OUTPUT_GRACE_SECONDS)
+                raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{drain.text()}".rstrip())
+            except BaseException:
+                # Ctrl-C, a SIGTERM or any other way out: the command has its own session, so the signal did not
+                # reach it; left alone it would outlive us.
+                shell_process.end(process, marker)
+                raise
+            # The command returned: what it left running in the background ends with it.
             shell_process.end(process, marker)
-            drain.finish(_OUTPUT_GRACE_SECONDS)
-            raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{drain.text()}".rstrip())
-        except BaseException:
-            # Ctrl-C or any other way out: the command has its own session, so the terminal's signal did not
-            # reach it; left alone it would outlive us.
-            shell_process.end(process, marker)
-            raise
-        # The command returned: what it left running in the background ends with it.
-        shell_process.end(process, marker)
         drain.finish(_OUTPUT_GRACE_SECONDS)
         output = drain.text()
         if process.returncode != 0:

@@ -8,6 +8,9 @@ takes to finish it (`_gone`).
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -126,3 +129,31 @@ def test_a_run_leaves_no_process_of_its_commands(cli, fake_anthropic, tmp_path):
         assert all(_gone(pid) for pid in pids)
     finally:
         _kill(pids)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_agentuse_stopped_by_a_signal_mid_command_ends_the_command(fake_anthropic, tmp_path, signum):
+    # The command runs in a session of its own, so a signal that ends agentuse (a CI job cancelled, a terminal
+    # closed) does not reach it: unless agentuse ends it on the way out, it runs on under PID 1.
+    root = tmp_path / "project"
+    root.mkdir()
+    agent = root / "shell.agentuse"
+    agent.write_text("---\nmodel: anthropic:claude-test\n---\n\nRun what you are asked to.\n")
+    fake_anthropic.script(tool_use("run_shell", {"command": "sleep 300 & echo $! > child.pid; wait"}), text("done"))
+    run = subprocess.Popen([sys.executable, "-c", "from agentuse.cli.app import main; main()", "run", str(agent),
+                            "Build it"], env={**os.environ, **fake_anthropic.env()}, cwd=root,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pid_file = root / "child.pid"
+    try:
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert run.poll() is None, run.communicate()
+            time.sleep(0.05)
+        pids = _pids(root)
+        run.send_signal(signum)
+        _, err = run.communicate(timeout=60)
+        assert run.returncode != 0 and "Traceback" not in err
+        assert all(_gone(pid) for pid in pids)
+    finally:
+        run.kill()
+        if pid_file.exists():
+            _kill(_pids(root))
