@@ -60,71 +60,89 @@ def signals_interrupt() -> Iterator[None]:
             signal.signal(sig, signal.SIG_DFL)
 
 
-def start(command: str, *, cwd: Path, env: Mapping[str, str]) -> tuple[subprocess.Popen, str]:
-    """The command started under `sh -c`, output and errors on one pipe; and its marker."""
-    marker = secrets.token_hex(8)
-    process = subprocess.Popen(
-        command, shell=True, cwd=cwd, env={**env, MARKER_VARIABLE: marker},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    return process, marker
+class Command:
+    """A command started under `sh -c` (output and errors on one pipe) with what finds its processes again."""
 
+    def __init__(self, command: str, *, cwd: Path, env: Mapping[str, str]) -> None:
+        self.marker = secrets.token_hex(8)
+        self.process = subprocess.Popen(
+            command, shell=True, cwd=cwd, env={**env, MARKER_VARIABLE: self.marker},
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.pgid = self.process.pid  # a session leader's pid is its group's id while the group has a member
+        self._needle = f"{MARKER_VARIABLE}={self.marker}\0".encode()
+        stat = _stat(self.process.pid) if _PROC.is_dir() else None
+        # Only a process started since the shell can be one of its descendants: the others' environment is
+        # not read (a scan reading every one cost 10-20 ms a command).
+        self._since = stat[2] if stat else None
 
-def _running(stat: str) -> tuple[int, bool] | None:
-    """(process group, not a zombie) from /proc/<pid>/stat."""
-    fields = stat.rsplit(")", 1)[1].split()  # state, ppid, pgrp, ...
-    return int(fields[2]), fields[0] != "Z"
-
-
-def _found(pgid: int, marker: str) -> list[int]:
-    """The running processes of the command: its group, and (Linux) those carrying its marker."""
-    if not _PROC.is_dir():
-        return []
-    needle = f"{MARKER_VARIABLE}={marker}\0".encode()
-    own, found = os.getpid(), []
-    for entry in os.listdir(_PROC):
-        if not entry.isdigit() or int(entry) == own:
-            continue
-        try:
-            group, alive = _running((_PROC / entry / "stat").read_text())
-            if alive and (group == pgid or needle in (_PROC / entry / "environ").read_bytes()):
+    def _found(self) -> list[int]:
+        """The running processes of the command: its group, and those carrying its marker."""
+        own, found = os.getpid(), []
+        for entry in os.listdir(_PROC):
+            if not entry.isdigit() or int(entry) == own:
+                continue
+            stat = _stat(int(entry))
+            if stat is None or not stat[1]:
+                continue
+            if stat[0] == self.pgid or (self._since is not None and stat[2] >= self._since
+                                        and self._needle in _read(f"/proc/{entry}/environ")):
                 found.append(int(entry))
-        except (OSError, ValueError, IndexError):  # gone meanwhile, or another user's
-            continue
-    return found
+        return found
+
+    def _left(self) -> list[int] | bool:
+        if self._since is None:  # no /proc: whether the group has a member (a zombie counts: errs to SIGKILL)
+            try:
+                os.killpg(self.pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return False
+            return True
+        return self._found()
+
+    def _signal(self, signum: int, pids: list[int] | bool) -> None:
+        for send, target in [(os.killpg, self.pgid), *((os.kill, pid) for pid in pids or [])]:
+            try:
+                send(target, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def end(self) -> None:
+        """End every process the command started (the shell too, if it still runs), then reap the shell."""
+        left = self._left()
+        if left or self.process.poll() is None:
+            self._signal(signal.SIGTERM, left)
+            ends = time.monotonic() + KILL_GRACE_SECONDS
+            while time.monotonic() < ends:
+                left = self._left()
+                if not left and self.process.poll() is not None:
+                    break
+                time.sleep(_POLL_SECONDS)
+            else:
+                self._signal(signal.SIGKILL, self._left())
+        self.process.wait()
 
 
-def _signal(pgid: int, pids: list[int], signum: int) -> None:
-    for send, target in [(os.killpg, pgid), *((os.kill, pid) for pid in pids)]:
-        try:
-            send(target, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def _group_left(pgid: int) -> bool:
-    """Without /proc: whether the group still has a member (a zombie one counts, so this errs to SIGKILL)."""
+def _read(path: str) -> bytes:
     try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # gone meanwhile, or another user's
+        return b""
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65_536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
-def end(process: subprocess.Popen, marker: str) -> None:
-    """End every process the command started (and the shell, if it still runs), then reap the shell."""
-    pgid = process.pid  # the session leader's pid is its group's id, while the group has any member
-    procfs = _PROC.is_dir()
-    left = _found(pgid, marker) if procfs else None
-    if left or (not procfs and _group_left(pgid)) or process.poll() is None:
-        _signal(pgid, left or [], signal.SIGTERM)
-        ends = time.monotonic() + KILL_GRACE_SECONDS
-        while time.monotonic() < ends:
-            left = _found(pgid, marker) if procfs else None
-            if not (left or (not procfs and _group_left(pgid))) and process.poll() is not None:
-                break
-            time.sleep(_POLL_SECONDS)
-        else:
-            _signal(pgid, (_found(pgid, marker) if procfs else []), signal.SIGKILL)
-    process.wait()
+def _stat(pid: int) -> tuple[int, bool, int] | None:
+    """(process group, not a zombie, start time in clock ticks) from /proc/<pid>/stat; None if it is gone."""
+    fields = _read(f"/proc/{pid}/stat").rpartition(b")")[2].split()  # state, ppid, pgrp, ...
+    try:
+        return int(fields[2]), fields[0] != b"Z", int(fields[19])
+    except (IndexError, ValueError):
+        return None

@@ -218,21 +218,22 @@ class ToolBox:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
         limit = _shell_limit(timeout, self.shell_timeout)
         with shell_process.signals_interrupt():
-            process, marker = shell_process.start(command, cwd=self.root, env=self.environment.env)
+            started = shell_process.Command(command, cwd=self.root, env=self.environment.env)
+            process = started.process
             drain = _Drain(process.stdout)
             try:
                 process.wait(timeout=limit)
             except subprocess.TimeoutExpired:
-                shell_process.end(process, marker)
+                started.end()
                 drain.finish(_OUTPUT_GRACE_SECONDS)
                 raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{drain.text()}".rstrip())
             except BaseException:
                 # Ctrl-C, a SIGTERM or any other way out: the command has its own session, so the signal did not
                 # reach it; left alone it would outlive us.
-                shell_process.end(process, marker)
+                started.end()
                 raise
             # The command returned: what it left running in the background ends with it.
-            shell_process.end(process, marker)
+            started.end()
         drain.finish(_OUTPUT_GRACE_SECONDS)
         output = drain.text()
         if process.returncode != 0:
