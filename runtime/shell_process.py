@@ -22,37 +22,25 @@ import os
 import secrets
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from agentuse.core.interrupt import TERMINATING_SIGNALS, interrupt_on
+
 MARKER_VARIABLE = "AGENTUSE_COMMAND"
 KILL_GRACE_SECONDS = 2.0  # a process given SIGTERM may clean up this long before SIGKILL
 _POLL_SECONDS = 0.02
 _PROC = Path("/proc")
-_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 @contextmanager
 def signals_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt inside the block, where by default they would kill agentuse
-    at once; a handler someone else installed (flows/runner.py's, under Prefect) is left alone, and only the
-    main thread can install one. The first signal ignores the next until the block ends, so the command's
-    ending is not cut short."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    mine = [sig for sig in _ENDING_SIGNALS if signal.getsignal(sig) is signal.SIG_DFL]
-
-    def interrupt(signum: int, frame: object) -> None:
-        for sig in mine:
-            signal.signal(sig, signal.SIG_IGN)
-        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
-
-    for sig in mine:
-        signal.signal(sig, interrupt)
+    """SIGTERM and SIGHUP raise KeyboardInterrupt inside the block (core/interrupt.py) where by default they
+    would kill agentuse at once; a handler someone else installed (flows/runner.py's, under Prefect) is left
+    alone. The default comes back when the block ends."""
+    mine = interrupt_on([sig for sig in TERMINATING_SIGNALS if signal.getsignal(sig) is signal.SIG_DFL])
     try:
         yield
     finally:
