@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentuse.core.redact import mask_known
+from agentuse.core.redact import REDACTED, mask_known
 from agentuse.core.shell_env import ShellEnvironment, shell_environment
 from agentuse.runtime import shell_process
 from agentuse.runtime.messages import ToolSpec, utf8_safe
@@ -167,6 +167,14 @@ class ToolBox:
         except Exception as problem:  # noqa: BLE001 - reported to the model and the log, never swallowed
             return ToolOutcome(error=self._shown_text(f"{name}: {type(problem).__name__}: {problem}"))
 
+    def _masks(self, target: Path) -> bool:
+        """Whether what the tools showed of a file (its first MAX_OUTPUT_BYTES) hides a credential."""
+        if not self._secrets or not target.is_file():
+            return False
+        with open(target, "rb") as handle:
+            shown = handle.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace")
+        return mask_known(shown, self._secrets) != shown
+
     def _shown_text(self, text: str) -> str:
         return utf8_safe(mask_known(text, self._secrets) if self._secrets else text)
 
@@ -199,6 +207,10 @@ class ToolBox:
             raise ToolFailure(f"{path} is a folder, not a file")
         if target.exists() and not target.is_file():  # a FIFO would wait for a reader for ever
             raise ToolFailure(f"{path} is not a regular file; write_file writes regular files")
+        if REDACTED in content and self._masks(target):
+            raise ToolFailure(f"{path} holds a credential the tools show as {REDACTED}: writing back what was read "
+                              f"would replace it with {REDACTED}. Change only the lines you mean to, with a command "
+                              "that leaves the others as they are (sed -i, or appending with >>)")
         # resolve() already placed every missing folder inside the root, so creating them cannot escape it.
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")

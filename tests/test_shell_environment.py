@@ -133,3 +133,18 @@ def test_a_revision_runs_its_commands_without_the_key_too(keyed, fake_anthropic,
     sent = _tool_result(fake_anthropic.requests[2])
     assert "AGENTUSE_TEST_VISIBLE=plain-value" in sent and "ANTHROPIC_API_KEY" not in sent
     assert KEY not in _session_log(data_dir, sid)
+
+
+def test_a_file_holding_a_masked_value_is_not_overwritten_with_the_mask(keyed, fake_anthropic, tmp_path):
+    # read_file shows the key as ***: a model writing back what it read would replace the key with ***.
+    agent = _agent(tmp_path)
+    env_file = agent.parent / ".env"
+    env_file.write_text(f"ANTHROPIC_API_KEY={KEY}\nDEBUG=0\n")
+    fake_anthropic.script(tool_use("read_file", {"path": ".env"}),
+                          tool_use("write_file", {"path": ".env", "content": "ANTHROPIC_API_KEY=***\nDEBUG=1\n"}),
+                          text("done"))
+    keyed("run", str(agent), "Turn debugging on")
+    assert _tool_result(fake_anthropic.requests[1]) == "ANTHROPIC_API_KEY=***\nDEBUG=0\n"
+    assert env_file.read_text() == f"ANTHROPIC_API_KEY={KEY}\nDEBUG=0\n"
+    refused = json.dumps(fake_anthropic.requests[2].body["messages"][-1])
+    assert "holds a credential the tools show as ***" in refused
