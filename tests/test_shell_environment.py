@@ -148,3 +148,16 @@ def test_a_file_holding_a_masked_value_is_not_overwritten_with_the_mask(keyed, f
     assert env_file.read_text() == f"ANTHROPIC_API_KEY={KEY}\nDEBUG=0\n"
     refused = json.dumps(fake_anthropic.requests[2].body["messages"][-1])
     assert "holds a credential the tools show as ***" in refused
+
+
+def test_a_registered_endpoints_key_variable_is_withheld_whatever_its_name(invoke, fake_openai, tmp_path,
+                                                                           monkeypatch):
+    # GPU_BOX_CREDS names no secret word a name check knows; it is the key variable this run's model reads.
+    invoke("provider", "add", "gpu-box", "--url", f"{fake_openai.url}/v1", "--key-env", "GPU_BOX_CREDS")
+    monkeypatch.setenv("GPU_BOX_CREDS", "plainpassphrase")
+    agent = tmp_path / "a.agentuse"
+    agent.write_text("---\nmodel: gpu-box:llama\n---\n\nRun what you are asked to.\n")
+    fake_openai.script(tool_use("run_shell", {"command": "env"}), text("done"))
+    invoke("run", agent, "go")
+    sent = json.dumps(fake_openai.requests[1].body["messages"])
+    assert "GPU_BOX_CREDS" not in sent and "plainpassphrase" not in sent
