@@ -108,13 +108,15 @@ def unstamp_reworded(before: list[Learning], after: list[Learning]) -> list[Lear
 
 
 def redact_rules(rules: list[Learning]) -> list[Learning]:
-    """The rules whose title or body held a credential, each now with `***` in its place."""
+    """Each rule whose title, body, reason or evidence held a credential replaced, in `rules`, by a copy with
+    `***` in its place (a new record, so the store renders it rather than copying the text as read); those."""
     changed = []
-    for rule in rules:
-        title, body = redact_texts(rule.title, rule.body)
-        if (title, body) != (rule.title, rule.body):
-            rule.title, rule.body = title or rule.title, body or ""
-            changed.append(rule)
+    for index, rule in enumerate(rules):
+        texts = [rule.title, rule.body, rule.why, rule.evidence]
+        title, body, why, evidence = redact_texts(*texts)
+        if [title, body, why, evidence] != texts:
+            rules[index] = rule.model_copy(update={"title": title, "body": body, "why": why, "evidence": evidence})
+            changed.append(rules[index])
     return changed
 
 

@@ -62,6 +62,7 @@ cat >> "$1" <<'X'
 
 ### [tip] Authenticate deploys with {KEY}
 <!-- src:manual | 2026-11-30 -->
+<!-- evidence: reviewer: "deploy key is ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789" -->
 Use password={PASSWORD} for the staging database.
 X
 """)
@@ -71,6 +72,6 @@ X
     assert "replaced by ***" in result.stderr
     stored = store.locate(agent).store_path.read_text()
     assert "Authenticate deploys with ***" in stored and "password=***" in stored
-    assert KEY not in stored and PASSWORD not in stored
+    assert KEY not in stored and PASSWORD not in stored and "ghp_" not in stored
     shown = invoke("learnings", agent, "--json").stdout
     assert KEY not in shown and PASSWORD not in shown
