@@ -7,10 +7,10 @@ the environment less:
 - the key variables of the providers (the table's, their `_<SUFFIX>` variants, and the run's model's, a
   registered endpoint's `--key-env` included), whatever they hold;
 - every secret-named variable (`core/secret_looks.is_secret_name`: `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
-  `PGPASSWORD`), unless it holds an absolute path: `SSH_AUTH_SOCK` and `GOOGLE_APPLICATION_CREDENTIALS`
-  say where a credential is, and git and cloud tools need them;
-- every variable whose value `core/redact.py` would mask (a `sk-ant-...` key under any name, a URL with a
-  password) or that repeats a value withheld above.
+  `PGPASSWORD`), and every variable whose value `core/redact.py` would mask (a `sk-ant-...` key under any
+  name, a URL with a password), unless it holds absolute paths: `SSH_AUTH_SOCK` and
+  `GOOGLE_APPLICATION_CREDENTIALS` say where a credential is, and a Nix `PATH` is store hashes;
+- every variable that repeats a value withheld above.
 The agent file's `shell_env: [NAME, ...]` lets named variables through (a `gh` command needs `GH_TOKEN`).
 
 A command can still read agentuse's own environment (`/proc/$PPID/environ` on Linux) or a credentials file,
@@ -20,6 +20,7 @@ return (core/redact.mask_known), before the model, the log or capture see it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -59,6 +60,12 @@ def _a_key(name: str, keys: set[str]) -> bool:
     return name in keys or any(name.startswith(f"{key}_") for key in keys)  # ANTHROPIC_API_KEY_DEV
 
 
+def _paths(value: str) -> bool:
+    """An absolute path or a list of them (`PATH`): never the credential itself, though a Nix store hash or a
+    macOS temporary folder reads as random to core/redact, and a command without PATH finds no program."""
+    return all(part.startswith("/") for part in value.split(os.pathsep) if part)
+
+
 def shell_environment(env: Mapping[str, str], *, model: str | None = None,
                       let_through: Iterable[str] = ()) -> ShellEnvironment:
     from agentuse.core.redact import redact_text  # its pattern tables, only for a run that starts a tool box
@@ -66,7 +73,7 @@ def shell_environment(env: Mapping[str, str], *, model: str | None = None,
     keys = key_variables(model, env)
     allowed = set(let_through)
     withheld = {name for name, value in env.items() if value and (
-        _a_key(name, keys) or (is_secret_name(name) and not value.startswith("/")) or redact_text(value) != value)}
+        _a_key(name, keys) or (not _paths(value) and (is_secret_name(name) or redact_text(value) != value)))}
     values = {env[name] for name in withheld if len(env[name]) >= _COPIED_MIN}
     withheld |= {name for name, value in env.items() if value in values}
     given = {name: value for name, value in env.items() if name not in withheld or name in allowed}

@@ -161,3 +161,14 @@ def test_a_registered_endpoints_key_variable_is_withheld_whatever_its_name(invok
     invoke("run", agent, "go")
     sent = json.dumps(fake_openai.requests[1].body["messages"])
     assert "GPU_BOX_CREDS" not in sent and "plainpassphrase" not in sent
+
+
+def test_paths_are_never_withheld_though_a_segment_looks_random(keyed, fake_anthropic, tmp_path, monkeypatch):
+    # A Nix PATH holds store hashes and a macOS TMPDIR a random folder name: core/redact masks such segments
+    # in text it shows, but a command without PATH finds no program at all.
+    nix = "/nix/store/3k9d5m2f8h1gq1x7bq3k9d5m2f8h1g00-bash-5.2/bin"
+    monkeypatch.setenv("PATH", f"{nix}:{os.environ['PATH']}")
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "q1" / "x7bq3k9d5m2f8h1g0000gn" / "T"))
+    _run(keyed, fake_anthropic, _agent(tmp_path), "echo \"$PATH\"; echo \"$TMPDIR\"")
+    sent = _tool_result(fake_anthropic.requests[1])
+    assert sent.splitlines() == [os.environ["PATH"], os.environ["TMPDIR"]]
