@@ -124,7 +124,8 @@ def _edit(agent_file: Path) -> None:
     for line in store_edit.archived_lines(outcome, location, agent_arg=str(agent_file)):
         say(line)
     # Notes on what the edit means, beside the other notes of --edit (on stderr).
-    for line in store_edit.reworded_lines(outcome, agent_arg=str(agent_file)) + store_edit.joined_lines(outcome):
+    for line in (store_edit.redacted_lines(outcome) + store_edit.reworded_lines(outcome, agent_arg=str(agent_file))
+                 + store_edit.joined_lines(outcome)):
         say(line, err=True)
 
 

@@ -1,6 +1,6 @@
 """The `.agentuse` file: YAML frontmatter between `---` lines, then the markdown instructions.
 
-Loading is strict about the keys agentuse owns (`model`, `approval`, `learning`) and lets other top-level
+Loading is strict about the keys agentuse owns (`model`, `approval`, `learning`, `shell_env`) and lets other top-level
 keys through untouched (`verify`, `tools`, `description` belong to other runtime features). Every error
 names the file and, where it can be known, the 1-based line in the file.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, StrictBool, StrictStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, StrictBool, StrictStr, ValidationError, field_validator
 
 from agentuse.core.agent_config import (  # noqa: F401  (re-exported: the contract names them here)
     ADDONS,
@@ -30,6 +30,8 @@ from agentuse.core.agent_errors import AgentFileError, BlockMarkerError  # noqa:
 from agentuse.core.file_access import read_regular
 from agentuse.core.frontmatter import read as read_plain
 from agentuse.core.learning import DEFAULT_MAX
+from agentuse.core.model_defaults import empty_list
+from agentuse.core.shell_env import VARIABLE_NAME
 from agentuse.core.learned_block import (  # noqa: F401
     END,
     GUIDANCE,
@@ -54,6 +56,7 @@ class AgentFile:
     learning: LearningConfig | None = None  # None: no `learning` key; LearningConfig.off(): `learning: false`
     body: str = ""
     notices: list[str] = field(default_factory=list)
+    shell_env: list[str] = field(default_factory=list)  # variables run_shell gets though they look secret
     # Every key as YAML read it, for features agentuse does not own (YAML 1.1 may make a key like `on` a bool).
     frontmatter: dict[Any, Any] = field(default_factory=dict)
 
@@ -81,8 +84,20 @@ class AgentFile:
 class _Frontmatter(BaseModel):
     model: StrictStr | None = None
     approval: StrictBool = False
+    shell_env: list[str] = Field(default_factory=empty_list)
 
     _model = field_validator("model")(check_model)
+
+    @field_validator("shell_env", mode="before")
+    @classmethod
+    def _variable_names(cls, value: Any) -> Any:
+        # Names only: a value written here would be a credential committed with the agent file.
+        if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+            raise ValueError("must be a list of environment variable names, e.g. [GH_TOKEN]")
+        for name in value:
+            if not VARIABLE_NAME.match(name):
+                raise ValueError(f"{name!r} is not an environment variable name (letters, digits and _)")
+        return value
 
 
 def split_frontmatter(text: str, *, filename: str = "<agent file>") -> tuple[str | None, str]:
@@ -175,7 +190,7 @@ def _build(path: Path, text: str, body: str, raw: dict, lines: dict[tuple, int])
     name = str(path)
     problems: list[tuple[int | None, str]] = []
     try:
-        top = _Frontmatter.model_validate({k: raw[k] for k in ("model", "approval") if k in raw})
+        top = _Frontmatter.model_validate({k: raw[k] for k in ("model", "approval", "shell_env") if k in raw})
     except ValidationError as error:
         problems += [_explain(item, (), lines) for item in error.errors()]
         top = None
@@ -194,7 +209,7 @@ def _build(path: Path, text: str, body: str, raw: dict, lines: dict[tuple, int])
         raise AgentFileError(name, message, line=line, more=more)
     assert top is not None
     return AgentFile(path=path, text=text, model=top.model, approval=top.approval, learning=learning,
-                     body=body, notices=notices, frontmatter=raw)
+                     body=body, notices=notices, frontmatter=raw, shell_env=top.shell_env)
 
 
 def _line(path: tuple, lines: dict[tuple, int]) -> int | None:

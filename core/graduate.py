@@ -22,6 +22,7 @@ from agentuse.core.helper.protocol import RewrittenRule
 from agentuse.core.learned_block import BlockRule
 from agentuse.core.learning import Learning
 from agentuse.core.ranking import graduation_eligible
+from agentuse.core.redact import redact_texts
 from agentuse.core.tidy_state import TidyState
 from agentuse.core.model_defaults import empty_list
 
@@ -78,7 +79,11 @@ def held_back_note(rules: list[Learning]) -> str:
 
 
 def block_rule(rule: Learning) -> BlockRule:
-    return BlockRule(category=rule.category, text=rule.text)
+    """The rule as the agent file will hold it. Redacted here too, as a run's prompt is (core/inject.py): a
+    rule typed by hand into the learnings file, or stored before redaction, is stamped by no helper, and the
+    agent file is committed."""
+    [text] = redact_texts(rule.text)
+    return BlockRule(category=rule.category, text=text or rule.text)
 
 
 def graduate(state: TidyState, block: list[BlockRule], *, pass_no: int) -> tuple[list[BlockRule], list[BlockEdit]]:

@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from agentuse.core.errors import AgentuseError
 from agentuse.core.model_defaults import empty_list
 from agentuse.core.models import Family, base_url_problem
+from agentuse.core.shell_env import VARIABLE_NAME
 
 CONFIG_DIR_VARIABLE = "AGENTUSE_CONFIG_DIR"
-_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
 
@@ -47,7 +47,7 @@ class CustomProvider(BaseModel):
     @field_validator("key_env")
     @classmethod
     def _key_env(cls, value: str | None) -> str | None:
-        if value is not None and not _VARIABLE.match(value):
+        if value is not None and not VARIABLE_NAME.match(value):
             raise ValueError("--key-env takes the name of an environment variable (e.g. VLLM_API_KEY), "
                              "never the key itself")
         return value

@@ -9,6 +9,9 @@ not in `learnings/`), and when the editor closes the copy is read back, under th
 - it changed: the edit is merged onto it (core/store_merge.py): rules added meanwhile are kept, counts
   recorded meanwhile land on the edited rules by id; a rule the person edited or deleted that changed
   meanwhile is a conflict, and nothing is written;
+- a rule's title or body holds a credential (core/redact.py): it is stored with `***` in its place, as every
+  stamped rule is, and `redacted_lines` says so: a rule reaches every model request and can graduate into
+  the committed agent file;
 - the copy does not parse, or conflicts: the store is left as it is, and the copy stays where it is, its
   path in the error, so nothing the person typed is lost.
 
@@ -31,6 +34,7 @@ from agentuse.core.clip import clip
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import FileAccessError, make_folder, read_optional, read_regular
 from agentuse.core.learning import Learning, State, one_line
+from agentuse.core.redact import redact_texts
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
 
 NOTE_SHOWN = 120  # characters of a joined paragraph the command quotes
@@ -103,6 +107,19 @@ def unstamp_reworded(before: list[Learning], after: list[Learning]) -> list[Lear
     return changed
 
 
+def redact_rules(rules: list[Learning]) -> list[Learning]:
+    """Each rule whose title, body, reason or evidence held a credential replaced, in `rules`, by a copy with
+    `***` in its place (a new record, so the store renders it rather than copying the text as read); those."""
+    changed = []
+    for index, rule in enumerate(rules):
+        texts = [rule.title, rule.body, rule.why, rule.evidence]
+        title, body, why, evidence = redact_texts(*texts)
+        if [title, body, why, evidence] != texts:
+            rules[index] = rule.model_copy(update={"title": title, "body": body, "why": why, "evidence": evidence})
+            changed.append(rules[index])
+    return changed
+
+
 class Outcome(BaseModel):
     changed: bool = False  # the store was written
     merged: bool = False  # ...onto changes made while the editor was open
@@ -111,6 +128,7 @@ class Outcome(BaseModel):
     emptied: bool = False  # the editor saved nothing at all
     joined: list[Joined] = []  # paragraphs the edit added below a rule: part of its body now
     reworded: list[Learning] = []  # rules whose words the edit changed: unstamped, vetted by the next pass
+    redacted: list[Learning] = []  # rules that held a credential, stored with *** in its place
 
 
 def _read(path: Path) -> bytes | None:
@@ -158,17 +176,19 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
                           "there and run --edit again to redo the change.") from None
     emptied = not edited.strip()
     opened = _readable(location, baseline)
+    redacted = redact_rules(mine.learnings)
     reworded = unstamp_reworded(opened, mine.learnings)
     store.settle(location)
     with store.lock_for(location.store_path):
         now = _read(location.store_path)
         if now == baseline:
             removed = _archive_removed(location, opened, mine.learnings, copy=copy)
-            # As typed, byte for byte, unless a reworded rule's stamp has to go.
-            store.atomic_write(location.store_path, _with_defaults(mine, location) if reworded else edited)
+            # As typed, byte for byte, unless a reworded rule's stamp or a credential has to go.
+            store.atomic_write(location.store_path,
+                               _with_defaults(mine, location) if reworded or redacted else edited)
             copy.unlink()
             return Outcome(changed=True, archived=removed, emptied=emptied, reworded=reworded,
-                           joined=joined_paragraphs(opened, mine.learnings))
+                           joined=joined_paragraphs(opened, mine.learnings), redacted=redacted)
         start = _parse(location, baseline)
         theirs = _parse(location, now)
         try:
@@ -183,7 +203,7 @@ def finish(location: store.AgentLocation, copy: Path, baseline: bytes) -> Outcom
     before = {r.id for r in start.learnings}
     return Outcome(changed=True, merged=True, kept_added=sum(1 for r in theirs.learnings if r.id not in before),
                    archived=removed, emptied=emptied, joined=joined_paragraphs(start.learnings, mine.learnings),
-                   reworded=reworded)
+                   reworded=reworded, redacted=redacted)
 
 
 def _with_defaults(doc: StoreDoc, location: store.AgentLocation) -> str:
@@ -245,6 +265,14 @@ def reworded_lines(outcome: Outcome, *, agent_arg: str) -> list[str]:
     meanwhile = {State.active: "It applies as you wrote it", State.quarantined: "It stays quarantined until then"}
     return [f'Reworded by hand: "{r.title}" (id:{r.id}). {meanwhile[r.state]}; the next capture or tidy-up vets it '
             f"against the instructions (agentuse learnings tidy {agent_arg})." for r in outcome.reworded]
+
+
+def redacted_lines(outcome: Outcome) -> list[str]:
+    """What the command says about each rule whose credential was replaced (`redact_rules`)."""
+    return [f'A credential in "{r.title}" (id:{r.id}) was replaced by ***: a rule is sent with every model '
+            "request and can graduate into the agent file, which is committed. Keep the secret in an environment "
+            "variable; a command the agent runs gets it when the agent file names it (shell_env: [NAME])."
+            for r in outcome.redacted]
 
 
 def joined_lines(outcome: Outcome) -> list[str]:

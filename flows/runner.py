@@ -19,7 +19,6 @@ import contextvars
 import functools
 import inspect
 import os
-import signal
 import sys
 import threading
 import typing
@@ -31,6 +30,7 @@ from typing import Any, Literal
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.core.failure import Failure
+from agentuse.core.interrupt import interrupt_on
 from agentuse.flows import prefect_api
 from agentuse.flows.prefect_api import PrefectUnavailable
 from agentuse.tasks import helpers
@@ -193,27 +193,13 @@ def quiet_temporary_server() -> None:
     os.environ.setdefault(ANALYTICS, "false")
 
 
-TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
 def stop_temporary_server_on_signals() -> None:
-    """SIGTERM and SIGHUP end the command the way Ctrl-C does, so the temporary Prefect server stops too.
-
-    Prefect stops its temporary server from an atexit hook, which runs when the interpreter unwinds (as
-    after Ctrl-C's KeyboardInterrupt) but not when a default SIGTERM/SIGHUP kills it: its uvicorn child was
-    left running under PID 1, still listening. The handlers stay for the rest of the process, since the
-    server does too; a second signal is ignored so it cannot cut the shutdown short. Only the main thread
-    may install handlers: a flow run from a worker thread (serve's background jobs) leaves them alone."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        for sig in TERMINATING_SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
-        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
-
-    for sig in TERMINATING_SIGNALS:
-        signal.signal(sig, interrupt)
+    """SIGTERM and SIGHUP end the command the way Ctrl-C does (core/interrupt.py), so the temporary Prefect
+    server stops too. Prefect stops it from an atexit hook, which runs when the interpreter unwinds (as after
+    Ctrl-C's KeyboardInterrupt) but not when a default SIGTERM/SIGHUP kills it: its uvicorn child was left
+    running under PID 1, still listening. The handlers stay for the rest of the process, since the server
+    does too; a flow run from a worker thread (serve's background jobs) leaves them alone."""
+    interrupt_on()
 
 
 def as_failure(error: HelperError, operation: str = "") -> Failure:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from agentuse.core import store
 from agentuse.core.file_lock import LockTimeout
 from agentuse.core.inject import credit_approval
+from agentuse.core.shell_env import shell_environment
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.events import (
     ApprovalCredit,
@@ -148,14 +149,17 @@ def _resume_locked(
     if session.status != "awaiting_review":
         raise _not_awaiting(session)
     agent_path = Path(start.agent_path)
-    revision: tuple[Provider, Instructions, store.AgentLocation] | None = None
+    revision: tuple[Provider, Instructions, store.AgentLocation, ToolBox] | None = None
     if decision == "revise":
         # Before the decision is logged: a missing key, or an agent file or store that cannot be read, must
         # leave the session awaiting review, untouched. A replay provider skips the replies already consumed.
         provider = provider_for(model or start.model, env=env, base_dir=agent_path.parent,
                                 replay_skip=session.model_calls)
         location = store.locate(agent_path, env=env)
-        revision = provider, instructions_now(agent_path, location)[1], location
+        agent, now = instructions_now(agent_path, location)
+        tools = ToolBox(Path(start.project_root), environment=shell_environment(
+            os.environ if env is None else env, model=model or start.model, let_through=agent.shell_env))
+        revision = provider, now, location, tools
     if decision == "approve" and not (session.had_feedback or chosen.has_feedback):
         # Credited before the decision is logged: a store that cannot be read leaves the gate unanswered.
         # Journaled in the log first (under the store lock), so a re-run after a crash credits once.
@@ -177,8 +181,8 @@ def _resume_locked(
             raise SessionError(f"{problem} — fix the learnings file, then answer again with the note") from None
     log.append(chosen)
     if revision is not None:
-        provider, now, location = revision
-        return revise(log, now, location=location, provider=provider, tools=ToolBox(Path(start.project_root)))
+        provider, now, location, tools = revision
+        return revise(log, now, location=location, provider=provider, tools=tools)
     return _end(log, session, decision)
 
 

@@ -20,6 +20,7 @@ from agentuse.core.agent_file import AgentFile, load_agent
 from agentuse.core.contract import agent_hash
 from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
+from agentuse.core.shell_env import shell_environment
 from agentuse.core.store_format import StoreFormatError
 from agentuse.runtime.effectiveness import count_session
 from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus, under_review
@@ -151,7 +152,9 @@ def start_run(
     record_injection(location, now.injected)
     # Registered as open now: its end folds it into the totals exactly once (core/effectiveness.py).
     counted = count_session(log.path)
-    result = work(log, provider=provider, tools=ToolBox(location.root), approval=agent.approval)
+    tools = ToolBox(location.root, environment=shell_environment(
+        os.environ if env is None else env, model=model, let_through=agent.shell_env))
+    result = work(log, provider=provider, tools=tools, approval=agent.approval)
     return result.model_copy(update={"notices": [*shown, *([counted] if counted else []), *result.notices]})
 
 

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import math
 import os
-import signal
+import select
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from agentuse.core.redact import REDACTED, mask_known
+from agentuse.core.shell_env import ShellEnvironment, shell_environment
+from agentuse.runtime import shell_process
 from agentuse.runtime.messages import ToolSpec, utf8_safe
 
 DEFAULT_SHELL_TIMEOUT = 60.0
@@ -26,6 +28,9 @@ MAX_OUTPUT_CHARS = 20_000  # a runaway command must not fill the model's context
 # ... nor this process's memory: at most this much is read and kept (UTF-8 takes up to 4 bytes a character).
 MAX_OUTPUT_BYTES = 4 * MAX_OUTPUT_CHARS + 4
 _CHUNK = 65_536
+_READ_POLL_SECONDS = 0.1  # how soon a reader told to stop notices
+# Once a command's processes are ended, its output pipe closes at once unless a process out of reach holds it.
+_OUTPUT_GRACE_SECONDS = 1.0
 MAX_LIST_ENTRIES = 500
 
 _PATH = {"type": "string", "description": "path relative to the project root"}
@@ -78,13 +83,6 @@ class ToolFailure(Exception):
     """Raised inside a tool; becomes an error outcome with this message."""
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:  # the whole group had exited already
-        pass
-
-
 def _clip(text: str, *, total_bytes: int | None = None) -> str:
     """The text within MAX_OUTPUT_CHARS. `total_bytes`: the size of the whole when only its start was read."""
     if total_bytes is not None and (len(text) > MAX_OUTPUT_CHARS or len(text.encode("utf-8")) < total_bytes):
@@ -106,21 +104,34 @@ def _shell_limit(asked: Any, default: float) -> float:
 
 class _Drain:
     """Reads a pipe to its end on a thread, keeping only its first MAX_OUTPUT_BYTES: the command is never
-    blocked on a full pipe, and what it prints beyond that is counted, not held."""
+    blocked on a full pipe, and what it prints beyond that is counted, not held. `finish` stops reading a
+    pipe a process out of reach still holds open (runtime/shell_process.py), rather than wait for it."""
 
     def __init__(self, pipe) -> None:
         self.kept = bytearray()
         self.total = 0
         self._pipe = pipe
+        self._stop = threading.Event()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
         with self._pipe:
-            while chunk := self._pipe.read1(_CHUNK):
+            fd = self._pipe.fileno()
+            while not self._stop.is_set():
+                if not select.select([fd], [], [], _READ_POLL_SECONDS)[0]:
+                    continue
+                if not (chunk := os.read(fd, _CHUNK)):
+                    return
                 self.total += len(chunk)
                 if len(self.kept) < MAX_OUTPUT_BYTES:
                     self.kept += chunk[:MAX_OUTPUT_BYTES - len(self.kept)]
+
+    def finish(self, grace: float | None) -> None:
+        """Wait for the end of the output, at most `grace` seconds once the command's processes are ended."""
+        self.thread.join(timeout=grace)
+        self._stop.set()
+        self.thread.join()
 
     def text(self) -> str:
         output = self.kept.decode("utf-8", errors="replace")
@@ -128,9 +139,14 @@ class _Drain:
 
 
 class ToolBox:
-    def __init__(self, root: Path, *, shell_timeout: float = DEFAULT_SHELL_TIMEOUT) -> None:
+    def __init__(self, root: Path, *, shell_timeout: float = DEFAULT_SHELL_TIMEOUT,
+                 environment: ShellEnvironment | None = None) -> None:
         self.root = root.resolve()
         self.shell_timeout = shell_timeout
+        # Commands get the environment less its credentials (core/shell_env.py), and what any tool returns
+        # is masked of their values: a command or a file can still hold one.
+        self.environment = environment if environment is not None else shell_environment(os.environ)
+        self._secrets = set(self.environment.secrets)
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -143,13 +159,24 @@ class ToolBox:
         if not isinstance(arguments, dict):
             return ToolOutcome(error=f"{name} expects an object of arguments, got {type(arguments).__name__}")
         try:
-            return ToolOutcome(output=utf8_safe(handler(**arguments)))  # each tool bounds what it returns
+            return ToolOutcome(output=self._shown_text(handler(**arguments)))  # each tool bounds what it returns
         except ToolFailure as failure:
-            return ToolOutcome(error=utf8_safe(str(failure)))
+            return ToolOutcome(error=self._shown_text(str(failure)))
         except TypeError as problem:  # missing or unexpected arguments
-            return ToolOutcome(error=utf8_safe(f"{name}: bad arguments: {problem}"))
+            return ToolOutcome(error=self._shown_text(f"{name}: bad arguments: {problem}"))
         except Exception as problem:  # noqa: BLE001 - reported to the model and the log, never swallowed
-            return ToolOutcome(error=utf8_safe(f"{name}: {type(problem).__name__}: {problem}"))
+            return ToolOutcome(error=self._shown_text(f"{name}: {type(problem).__name__}: {problem}"))
+
+    def _masks(self, target: Path) -> bool:
+        """Whether what the tools showed of a file (its first MAX_OUTPUT_BYTES) hides a credential."""
+        if not self._secrets or not target.is_file():
+            return False
+        with open(target, "rb") as handle:
+            shown = handle.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace")
+        return mask_known(shown, self._secrets) != shown
+
+    def _shown_text(self, text: str) -> str:
+        return utf8_safe(mask_known(text, self._secrets) if self._secrets else text)
 
     def resolve(self, path: str) -> Path:
         """The real path inside the root; symlinks are followed first, so a link out is refused too."""
@@ -180,6 +207,10 @@ class ToolBox:
             raise ToolFailure(f"{path} is a folder, not a file")
         if target.exists() and not target.is_file():  # a FIFO would wait for a reader for ever
             raise ToolFailure(f"{path} is not a regular file; write_file writes regular files")
+        if REDACTED in content and self._masks(target):
+            raise ToolFailure(f"{path} holds a credential the tools show as {REDACTED}: writing back what was read "
+                              f"would replace it with {REDACTED}. Change only the lines you mean to, with a command "
+                              "that leaves the others as they are (sed -i, or appending with >>)")
         # resolve() already placed every missing folder inside the root, so creating them cannot escape it.
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
@@ -198,34 +229,24 @@ class ToolBox:
     def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
         limit = _shell_limit(timeout, self.shell_timeout)
-        process = subprocess.Popen(
-            command,
-            shell=True,
-            cwd=self.root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group, so a timeout kills its children too
-        )
-        drain = _Drain(process.stdout)
-        try:
-            ends = time.monotonic() + limit
-            process.wait(timeout=limit)
-            # Its output ends when every process holding the pipe has exited (a child left running too).
-            drain.thread.join(timeout=max(0.0, ends - time.monotonic()))
-            if drain.thread.is_alive():
-                raise subprocess.TimeoutExpired(command, limit)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            process.wait()
-            drain.thread.join()
-            raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{drain.text()}".rstrip())
-        except BaseException:
-            # Ctrl-C or any other way out: the command has its own session, so the terminal's signal did not
-            # reach it; left alone it would outlive us.
-            _kill_group(process)
-            process.wait()
-            raise
+        with shell_process.signals_interrupt():
+            started = shell_process.Command(command, cwd=self.root, env=self.environment.env)
+            process = started.process
+            drain = _Drain(process.stdout)
+            try:
+                process.wait(timeout=limit)
+            except subprocess.TimeoutExpired:
+                started.end()
+                drain.finish(_OUTPUT_GRACE_SECONDS)
+                raise ToolFailure(f"command timed out after {limit:g} s: {command}\n{drain.text()}".rstrip())
+            except BaseException:
+                # Ctrl-C, a SIGTERM or any other way out: the command has its own session, so the signal did not
+                # reach it; left alone it would outlive us.
+                started.end()
+                raise
+            # The command returned: what it left running in the background ends with it.
+            started.end()
+        drain.finish(_OUTPUT_GRACE_SECONDS)
         output = drain.text()
         if process.returncode != 0:
             raise ToolFailure(f"command exited with status {process.returncode}: {command}\n{output}".rstrip())
