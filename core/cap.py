@@ -20,6 +20,7 @@ message says so ("no auto-extracted rule past its 14-day grace was left to trade
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from enum import Enum
 
@@ -271,7 +272,8 @@ class WriteReport(BaseModel):
 
 
 def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, room_first: bool = True,
-          drain_excess: bool = True, rng=None, today: date | None = None, undoable: bool = False) -> WriteReport:
+          drain_excess: bool = True, rng=None, today: date | None = None, undoable: bool = False,
+          journal: Callable[[WriteReport], None] | None = None) -> WriteReport:
     """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
     spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
     whatever left it, and write once; the drain is one undo. Folds planned against an earlier read are
@@ -280,7 +282,10 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
 
     `undoable` (capture): a placement that rewrote or retired rules in force (a fold, a trade, a superseded
     recovery) makes the write one undo, the drain with it. A person's note (remember) is not: undo is for
-    what the pipeline did on its own, and would otherwise take the note back out."""
+    what the pipeline did on its own, and would otherwise take the note back out.
+
+    `journal` is handed the placements under the lock, before anything is written: what a caller must
+    record elsewhere first, to tell after a crash whether this write happened (tasks/remember.py)."""
     report = WriteReport()
     today = today or date.today()
     with snapshots.store_pass(location, kind=DRAIN_PASS) as work:
@@ -292,6 +297,8 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
                 record = record.model_copy(update={"id": new_id(taken, rng)})
             report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first,
                                        today=today, seen=item.seen))
+        if journal is not None:
+            journal(report)
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
         replaced = []
         for placed in report.placed:

@@ -73,7 +73,8 @@ def saved_as(learnings: list[Learning], note: Note) -> Learning | None:
     """The rule this session's note was saved as, if it is in `learnings`: a person's rule stamped with the
     session and with the reviewer's words as its evidence (`candidate`, `stamp`). A resume killed after the
     save and before its result line was logged is run again; the note must not be saved twice. (A note
-    saved as a repeat of an existing rule changed only that rule's count and cannot be recognised.)"""
+    saved as a repeat of an existing rule changed only that rule's count: its session's log journals it,
+    `repeat_landed`.)"""
     if not note.session:
         return None
     expected = stamp(Judged(candidate=candidate(note, verbatim(note.text)), disposition=Disposition.active),
@@ -218,8 +219,7 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     rule = placed.record
     lines = [f"[Learning] {note}" for note in notes]
     if placed.how is Placement.repeated and rule.state is State.quarantined:
-        lines.append(f'[Learning] Repeated a quarantined rule: "{rule.title}" (re:{rule.re}, id:{rule.id}): '
-                     f"{rule.why}. It will not be injected; resolve the conflict in {agent_arg} or discard the rule.")
+        lines.append(repeat_line(rule, agent_arg=agent_arg))
         return lines
     if judged.disposition is Disposition.quarantined:
         lines.append(f'[Learning] Saved but quarantined "{rule.title}": {judged.why}. It will not be injected; '
@@ -230,7 +230,7 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
                      "or left the store while this note was being saved (a tidy-up, an edit), so the note is saved "
                      f"beside the rules in force now. Fold them: agentuse learnings tidy {agent_arg}")
     if placed.how is Placement.repeated:
-        lines.append(f'[Learning] Repeated an earlier rule: "{rule.title}" (re:{rule.re}, id:{rule.id})')
+        lines.append(repeat_line(rule, agent_arg=agent_arg))
     elif placed.how is Placement.folded:
         lines += [f'[Learning] Replaced an earlier rule: "{old.title}" (archived, id:{old.id})'
                   for old in placed.replaced]
@@ -249,6 +249,23 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     if not applies:
         lines.append("[Learning] It is stored, but reaches future runs only when learning.apply is enabled.")
     return lines
+
+
+def repeat_line(rule: Learning, *, agent_arg: str) -> str:
+    """What a note counted as a repeat of `rule` says (its count as it is now)."""
+    if rule.state is State.quarantined:
+        return (f'[Learning] Repeated a quarantined rule: "{rule.title}" (re:{rule.re}, id:{rule.id}): {rule.why}. '
+                f"It will not be injected; resolve the conflict in {agent_arg} or discard the rule.")
+    return f'[Learning] Repeated an earlier rule: "{rule.title}" (re:{rule.re}, id:{rule.id})'
+
+
+def repeat_landed(learnings: list[Learning], rule_id: str, re: int) -> Learning | None:
+    """The rule a journaled repeat counted on, if the store holds that count (`re` is the rule's re: once the
+    repeat is written): a write killed after the journal and before the store leaves a lower count, and the
+    note must be saved again. A rule gone since (a tidy-up merged it) cannot be told: the note is saved
+    again, never lost. (Another person's repeat of the same rule between the crash and the re-run reads as
+    this one, which is then not counted: the approval credit's one blind spot too.)"""
+    return next((r for r in learnings if r.id == rule_id and r.re >= re), None)
 
 
 def over_limit(note: str) -> bool:

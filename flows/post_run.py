@@ -95,9 +95,9 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
         reviewed = notes[-1].reviewed_output if notes else ""
         from agentuse.flows.remember import run_remember
 
-        if (saved := _saved_note(agent_path, result.session_id, remember)) is not None:
+        if (lines := _saved_note(agent_path, Path(result.session_file), result.session_id, remember)) is not None:
             # A resume killed after saving the note and before logging it, run again: say so, save nothing.
-            _log_lines(Path(result.session_file), [f'[Learning] Saved "{saved.title}" (id:{saved.id})'])
+            _log_lines(Path(result.session_file), lines)
         else:
             try:  # the flow records its lines in the session log
                 run_remember(agent_path, remember, agent_arg=as_typed(agent_path), session=result.session_file,
@@ -113,14 +113,28 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
     return saved_ok
 
 
-def _saved_note(agent_path: Path, session_id: str, text: str):
+def _saved_note(agent_path: Path, session_file: Path, session_id: str, text: str) -> list[str] | None:
+    """The result line of this session's note if the store holds it already: a rule saved from it, or the
+    repeat its log journaled before the store was written (runtime/events.py NoteRepeat)."""
     from agentuse.core import remember, store
+    from agentuse.runtime.events import ApprovalDecision, NoteRepeat
+    from agentuse.runtime.session import read_events
 
     try:
         learnings = store.load(store.locate(agent_path)).learnings
     except (AgentuseError, OSError, ValueError):
         return None  # the remember path reports an unreadable store itself
-    return remember.saved_as(learnings, remember.Note(text=text.strip(), session=session_id))
+    if (saved := remember.saved_as(learnings, remember.Note(text=text.strip(), session=session_id))) is not None:
+        return [f'[Learning] Saved "{saved.title}" (id:{saved.id})']
+    journaled = None
+    for event in read_events(session_file)[0]:
+        if isinstance(event, ApprovalDecision):
+            journaled = None  # a repeat journaled for an earlier decision's note is not this note's
+        elif isinstance(event, NoteRepeat):
+            journaled = event
+    if journaled is None or (rule := remember.repeat_landed(learnings, journaled.rule, journaled.re)) is None:
+        return None
+    return [remember.repeat_line(rule, agent_arg=as_typed(agent_path))]
 
 
 def _agent_path(result: "RunResult") -> Path:

@@ -76,7 +76,8 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
                                          rule_id=new_id({r.id for r in ctx.learnings}), note=ctx.note, ih=ctx.ih,
                                          today=today, offline=offline,
                                          seen={r.id: r.text for r in rules_in_force(ctx.learnings, ctx.ih)})
-    report = capping.write(location, [incoming], cap=ctx.cap, room_first=False, drain_excess=False, today=today)
+    report = capping.write(location, [incoming], cap=ctx.cap, room_first=False, drain_excess=False, today=today,
+                           journal=_journal(ctx.session_file))
     placed = report.placed[0]
     outside = None
     if placed.how is capping.Placement.outside_cap:
@@ -85,3 +86,19 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
     lines = remember.result_lines(placed, judged, agent_arg=agent_arg, applies=ctx.applies, cap=ctx.cap,
                                   notes=notes, outside=outside)
     return remember.Result(lines=lines, placed=placed, judged=judged)
+
+
+def _journal(session_file: str | None):
+    """A note saved as a repeat changes only the rule's count, so nothing in the store says this session's
+    note is there: the session's log says so first, under the store lock (runtime/events.py NoteRepeat)."""
+    if session_file is None:
+        return None
+    from agentuse.runtime.events import NoteRepeat  # tasks -> runtime, only here
+    from agentuse.runtime.session import SessionLog
+
+    def journal(report: capping.WriteReport) -> None:
+        for placed in report.placed:
+            if placed.how is capping.Placement.repeated:
+                SessionLog(Path(session_file)).append(NoteRepeat(rule=placed.record.id, re=placed.record.re))
+
+    return journal
