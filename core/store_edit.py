@@ -133,12 +133,42 @@ def begin(location: store.AgentLocation) -> tuple[Path, bytes]:
     return copy, baseline
 
 
-def unsaved(copy: Path) -> list[Path]:
-    """The other copies of this agent's store still in edits/: each one an edit that was never written in
-    (refused, or its command killed while the editor was open), holding what the person typed."""
+class Earlier(BaseModel):
+    """The other copies of this agent's store found in edits/ as an edit begins."""
+
+    unsaved: list[Path]  # never written in (refused, or killed while the editor was open): what was typed
+    removed: list[Path]  # held nothing the store does not: written in by an edit killed before removing it
+
+
+def earlier_copies(copy: Path, baseline: bytes) -> Earlier:
+    """Sort the earlier copies beside `copy` against the store's bytes as this edit opens (`baseline`). A
+    copy whose rules the store holds as they are there (ids, states and words) was saved by an edit killed
+    between writing the store and removing its copy, or never changed: calling it "never saved" would send
+    the person to redo an edit that is in force, so it is removed. Any other copy is kept and named."""
     stem = copy.name.removesuffix(store.STORE_SUFFIX).rsplit(".", 1)[0]  # `begin` names it <stem>.<stamp><suffix>
     pattern = re.compile(rf"^{re.escape(stem)}\.\d{{8}}T\d{{6}}-[0-9a-f]{{4}}{re.escape(store.STORE_SUFFIX)}$")
-    return sorted(p for p in copy.parent.iterdir() if p != copy and pattern.match(p.name))
+    found = sorted(p for p in copy.parent.iterdir() if p != copy and pattern.match(p.name))
+    earlier = Earlier(unsaved=[], removed=[])
+    held = _rules(baseline)
+    for path in found:
+        if held is not None and _rules(_read(path)) == held:
+            try:
+                path.unlink()
+                earlier.removed.append(path)
+                continue
+            except OSError:
+                pass  # left where it is, and named as any other copy
+        earlier.unsaved.append(path)
+    return earlier
+
+
+def _rules(data: bytes | None) -> list[tuple[str, str, str]] | None:
+    """A store's rules as an edit's outcome is judged: id, state and words (counts move with every run)."""
+    try:
+        doc = parse((data or b"").decode("utf-8-sig"), include_retired=True)
+    except (StoreFormatError, UnicodeDecodeError):
+        return None
+    return sorted((r.id, r.state.value, _words(_lf(r.text))) for r in doc.learnings)
 
 
 def _kept(copy: Path) -> str:

@@ -1,5 +1,6 @@
-"""A person's note killed by strace at a chosen system call, in a real `agentuse` process, and then given again
-(or the next command run): what they taught is there once, counted once, and the outcome said in one line.
+"""What a person taught (a note, an edit) in a real `agentuse` process killed by strace at a chosen system
+call, and then the same command or the next one run: it is there once, counted once, and the outcome is
+said in one line that is true.
 
 Each test first checks that the kill happened where it means (the process died by SIGKILL, and the files
 show the state between the two writes it names), so none can pass because nothing was killed.
@@ -11,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from capture_support import make_agent, rule, seed
 from strace_kills import KILLED, agentuse, killed_at, needs_strace, nth_call
 
 from agentuse.core import store
@@ -75,3 +77,36 @@ def test_a_resume_whose_note_repeated_a_rule_killed_before_its_result_line_count
     assert _results(log) == ['[Learning] Repeated an earlier rule: "Keep intros factual" (re:1, id:a1b2c3d4)']
     assert summarize(log).status == "completed"
     assert "Traceback" not in again.stdout + again.stderr
+
+
+EDITED = ("#!/bin/sh\nsed -i -e 's/Use bullet lists for steps/Use numbered lists for steps/' "
+          "-e '/Mention the reading time/d' -e '/bbbb2222/d' \"$1\"\n")
+
+
+def test_an_edit_killed_after_it_was_saved_is_not_called_unsaved_by_the_next_edit(tmp_path, monkeypatch):
+    agent = make_agent(tmp_path / "p", "learning:\n  apply: true")
+    location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps"),
+                            rule("bbbb2222", "Mention the reading time at the top")])
+    editor = tmp_path / "edit.sh"
+    editor.write_text(EDITED)
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    edit = ("learnings", agent, "--edit")
+    at = nth_call(tmp_path, "unlink", *edit, touching=f"{location.project_dir}/edits/")
+    shutil.rmtree(location.project_dir / "edits")
+    store.save(location, StoreDoc(name=location.name, agent=location.key,
+                                  learnings=[rule("aaaa1111", "Use bullet lists for steps"),
+                                             rule("bbbb2222", "Mention the reading time at the top")]))
+    location.archive_path.unlink()
+    first = agentuse(*edit, before=killed_at("unlink", at), check=False)
+    assert first.returncode in KILLED, (first.stdout, first.stderr)
+    assert [r.title for r in store.load(location).learnings] == ["Use numbered lists for steps"], "the edit is saved"
+    [left] = (location.project_dir / "edits").iterdir()  # killed before its copy was removed
+
+    monkeypatch.setenv("EDITOR", "true")  # opened and closed, nothing changed
+    again = agentuse(*edit)
+    assert "never saved" not in again.stderr, again.stderr
+    assert f"held nothing {location.store_path} does not (it was saved, or never changed): removed {left}" \
+        in again.stderr, again.stderr
+    assert not left.exists() and list((location.project_dir / "edits").iterdir()) == []
+    assert [r.title for r in store.load(location).learnings] == ["Use numbered lists for steps"]
