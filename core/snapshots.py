@@ -110,6 +110,7 @@ class Manifest(BaseModel):
 class Snapshot(BaseModel):
     folder: Path
     manifest: Manifest
+    resumed: bool = False  # what `undo` returns for an undo killed part way that it finished (and nothing else)
 
 
 def digest(data: bytes | None) -> str:
@@ -379,7 +380,14 @@ def undo(location: store.AgentLocation, *, expected: str | None = None) -> Snaps
     only that one. A pass that ran after the page was drawn (a run's capture, a tidy-up from the terminal),
     or that same Undo pressed twice, must not undo a pass the person never saw."""
     with locks(location):
+        # An undo killed part way is finished here, and it is the undo this one was asked for: the person
+        # saw no outcome and ran it again. Going on to the next snapshot would take back a pass they never
+        # asked to undo (a graduating tidy-up's block, with no redo).
+        interrupted = next((s for s in _all(location) if s.manifest.undoing), None)
         recover(location)
+        if interrupted is not None and not (interrupted.folder / MANIFEST).exists() \
+                and expected in (None, interrupted.folder.name):
+            return interrupted.model_copy(update={"resumed": True})
         for stuck in (s for s in _all(location) if not s.manifest.settled):
             raise UndoError(
                 f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing "

@@ -110,3 +110,38 @@ def test_an_edit_killed_after_it_was_saved_is_not_called_unsaved_by_the_next_edi
         in again.stderr, again.stderr
     assert not left.exists() and list((location.project_dir / "edits").iterdir()) == []
     assert [r.title for r in store.load(location).learnings] == ["Use numbered lists for steps"]
+
+
+def test_an_undo_killed_part_way_and_run_again_finishes_that_undo_and_undoes_no_other_pass(tmp_path):
+    from tidy_scenario import install
+
+    from agentuse.core import snapshots
+
+    agent = install(tmp_path / "proj", store.locate)
+    location = store.locate(agent)
+    agentuse("learnings", "tidy", agent)  # graduates rules into the agent file
+    after_first = agent.read_bytes(), location.store_path.read_bytes()
+    agentuse("learnings", "tidy", agent)  # a second pass, newest: the one an undo takes back
+    [newest, older] = snapshots.listing(location)
+    saved = tmp_path / "saved"
+    shutil.copytree(location.project_dir, saved / "state")
+    shutil.copy2(agent, saved / "agent")
+
+    def put_back() -> None:
+        shutil.rmtree(location.project_dir)
+        shutil.copytree(saved / "state", location.project_dir)
+        shutil.copy2(saved / "agent", agent)
+
+    at = nth_call(tmp_path, "rename", "learnings", "undo", agent, touching=str(location.store_path))
+    put_back()
+    first = agentuse("learnings", "undo", agent, before=killed_at("rename", at), check=False)
+    assert first.returncode in KILLED, (first.stdout, first.stderr)
+    marked = {s.folder.name: s.manifest.undoing for s in snapshots._all(location)}
+    assert marked == {newest.folder.name: True, older.folder.name: False}, "killed after marking it undoing"
+
+    again = agentuse("learnings", "undo", agent)
+    assert again.stdout.startswith(f"Finished the undo of the {newest.manifest.kind} of {newest.manifest.created}"), \
+        again.stdout
+    assert "nothing else was undone" in again.stdout
+    assert (agent.read_bytes(), location.store_path.read_bytes()) == after_first, "the first tidy-up was undone too"
+    assert [s.folder.name for s in snapshots.listing(location)] == [older.folder.name]
