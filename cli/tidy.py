@@ -60,7 +60,11 @@ def undo(agent_file: AgentArg) -> None:
     snapshot = snapshots.undo(location)
     manifest = snapshot.manifest
     summary = f" ({manifest.summary})" if manifest.summary else ""
-    if snapshot.resumed:
+    if snapshot.resumed == snapshots.ROLLED_BACK:  # its commit died part way: put back, not another pass undone
+        say(f"The {manifest.kind} of {manifest.created}{summary} was cut short before it was written in full and "
+            "is rolled back: none of it is in force. Nothing else was undone.")
+        return
+    if snapshot.resumed == snapshots.UNDONE:
         say(f"Finished the undo of the {manifest.kind} of {manifest.created}{summary}, which an earlier undo left "
             "half done; nothing else was undone.")
     else:
