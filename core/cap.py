@@ -303,7 +303,7 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         replaced = []
         for placed in report.placed:
             reason = {Placement.folded: store_merge.folded_into(placed.record.id),
-                      Placement.traded: f"traded for {placed.record.id}",
+                      Placement.traded: traded_for(placed.record.id),
                       Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
             replaced += [(rule, reason) for rule in placed.replaced]
         work.doc.learnings = learnings
@@ -322,6 +322,11 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         if drain_excess and count_in_force(learnings) > cap:
             _drain(work, cap, report, today, with_placements=bool(undoable and replaced))
     return report
+
+
+def traded_for(rule_id: str) -> str:
+    """The archive's reason for a rule traded away to make room for `rule_id`."""
+    return f"traded for {rule_id}"
 
 
 def _day(text: str) -> date:

@@ -18,12 +18,14 @@ from datetime import date
 
 from pydantic import BaseModel
 
-from agentuse.core.cap import Incoming, Placed, Placement, valid_fold
+from agentuse.core.cap import Incoming, Placed, Placement, traded_for, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State, Verdict, title_said_once
 from agentuse.core.clip import clip
+from agentuse.core.store import retired
+from agentuse.core.store_merge import carried_by
 
 TITLE_CHARS = 80
 NOTE_KEY = "note"  # the vet's id for the one candidate of this path
@@ -249,6 +251,22 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     if not applies:
         lines.append("[Learning] It is stored, but reaches future runs only when learning.apply is enabled.")
     return lines
+
+
+def recorded_lines(saved: Learning, archived: list[Learning], note: Note, *, agent_arg: str, applies: bool,
+                   cap: int) -> list[str]:
+    """The result lines of a note the store holds as `saved`, told from the files alone: a resume killed
+    after the save and before its lines were logged is run again. The rules the note replaced or traded
+    away are in the archive, each with a reason naming `saved` (its newest copy: the last one wins)."""
+    newest = list({rule.id: rule for rule in archived}.values())
+    replaced = [r for r in newest if carried_by(r) == saved.id]
+    traded = [r for r in newest if r.why == retired(r, reason=traded_for(saved.id)).why]
+    how = Placement.folded if replaced else Placement.traded if traded else Placement.added
+    quarantined = saved.state is State.quarantined
+    judged = Judged(candidate=candidate(note, verbatim(note.text)), why=saved.why if quarantined else None,
+                    disposition=Disposition.quarantined if quarantined else Disposition.active)
+    return result_lines(Placed(record=saved, how=how, replaced=replaced or traded), judged, agent_arg=agent_arg,
+                        applies=applies, cap=cap, notes=[])
 
 
 def repeat_line(rule: Learning, *, agent_arg: str) -> str:

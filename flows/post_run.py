@@ -124,8 +124,16 @@ def _saved_note(agent_path: Path, session_file: Path, session_id: str, text: str
         learnings = store.load(store.locate(agent_path)).learnings
     except (AgentuseError, OSError, ValueError):
         return None  # the remember path reports an unreadable store itself
-    if (saved := remember.saved_as(learnings, remember.Note(text=text.strip(), session=session_id))) is not None:
-        return [f'[Learning] Saved "{saved.title}" (id:{saved.id})']
+    note = remember.Note(text=text.strip(), session=session_id)
+    if (saved := remember.saved_as(learnings, note)) is not None:
+        from agentuse.core.agent_file import load_agent
+
+        try:
+            agent, archived = load_agent(agent_path), store.load_archive(store.locate(agent_path)).learnings
+        except (AgentuseError, OSError, ValueError):
+            return [f'[Learning] Saved "{saved.title}" (id:{saved.id})']  # what the store alone tells
+        return remember.recorded_lines(saved, archived, note, agent_arg=as_typed(agent_path),
+                                       applies=agent.applies, cap=agent.cap)
     journaled = None
     for event in read_events(session_file)[0]:
         if isinstance(event, ApprovalDecision):

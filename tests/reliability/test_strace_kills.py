@@ -34,14 +34,13 @@ RULE = Learning(id="a1b2c3d4", title="Keep intros factual",
 REPEAT = "Keep intros factual for informational posts"  # the offline evaluator reads it as RULE said again
 
 
-@pytest.fixture
-def gate(tmp_path, data_dir):
+def _gate(tmp_path: Path, data_dir: Path, rule: Learning):
     """A run stopped at its approval gate, with a person's rule in force; the state directory as it was."""
     agent = tmp_path / "proj" / "blog-writer.agentuse"
     agent.parent.mkdir(parents=True)
     agent.write_text(AGENT, encoding="utf-8")
     location = store.locate(agent)
-    store.save(location, StoreDoc(name=location.name, agent=location.key, learnings=[RULE]))
+    store.save(location, StoreDoc(name=location.name, agent=location.key, learnings=[rule]))
     result = start_run(agent, model=f"replay:{REPLIES}")
     assert result.status == "awaiting_review"
     saved = tmp_path / "state-before"
@@ -63,8 +62,8 @@ def _re(location: store.AgentLocation) -> int:
     return rule.re
 
 
-def test_a_resume_whose_note_repeated_a_rule_killed_before_its_result_line_counts_the_repeat_once(tmp_path, gate):
-    location, session, log, put_back = gate
+def test_a_resume_whose_note_repeated_a_rule_killed_before_its_result_line_counts_the_repeat_once(tmp_path, data_dir):
+    location, session, log, put_back = _gate(tmp_path, data_dir, RULE)
     resume = ("sessions", "resume", session, "--approve", "--remember", REPEAT)
     at = nth_call(tmp_path, "write", *resume, touching=log.name, holding="learning_result")
     put_back()
@@ -81,6 +80,28 @@ def test_a_resume_whose_note_repeated_a_rule_killed_before_its_result_line_count
 
 EDITED = ("#!/bin/sh\nsed -i -e 's/Use bullet lists for steps/Use numbered lists for steps/' "
           "-e '/Mention the reading time/d' -e '/bbbb2222/d' \"$1\"\n")
+
+
+def test_a_resume_whose_note_replaced_a_rule_killed_before_its_result_lines_still_says_it_replaced_it(
+        tmp_path, data_dir):
+    """Spec: "[Learning] Replaced an earlier rule: ..." is how a person learns their note took a rule out of
+    force. The re-run found the saved rule and said only that it was saved."""
+    sharpened = RULE.model_copy(update={"body": ""})  # the note sharpens it: the offline evaluator folds the two
+    location, session, log, put_back = _gate(tmp_path, data_dir, sharpened)
+    resume = ("sessions", "resume", session, "--approve", "--remember", "Keep intros factual rather than promotional")
+    at = nth_call(tmp_path, "write", *resume, touching=log.name, holding="learning_result")
+    lines = _results(log)
+    assert lines[0] == '[Learning] Replaced an earlier rule: "Keep intros factual" (archived, id:a1b2c3d4)', lines
+    put_back()
+    first = agentuse(*resume, before=killed_at("write", at), check=False)
+    assert first.returncode in KILLED, (first.stdout, first.stderr)
+    assert _results(log) == [] and [r.id for r in store.load_archive(location).learnings] == ["a1b2c3d4"]
+
+    agentuse(*resume)
+    [saved] = store.load(location).learnings
+    assert _results(log) == ['[Learning] Replaced an earlier rule: "Keep intros factual" (archived, id:a1b2c3d4)',
+                             f'[Learning] Saved "{saved.title}" (id:{saved.id})']
+    assert [r.id for r in store.load_archive(location).learnings] == ["a1b2c3d4"]
 
 
 def test_an_edit_killed_after_it_was_saved_is_not_called_unsaved_by_the_next_edit(tmp_path, monkeypatch):
