@@ -302,9 +302,9 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
         replaced = []
         for placed in report.placed:
-            reason = {Placement.folded: store_merge.folded_into(placed.record.id),
-                      Placement.traded: traded_for(placed.record.id),
-                      Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
+            if not undoable and placed.how in _NAMING and placed.replaced:
+                _keep_drawn_id(location, placed, learnings)
+            reason = _reason(placed)
             replaced += [(rule, reason) for rule in placed.replaced]
         work.doc.learnings = learnings
         if undoable and replaced:
@@ -322,6 +322,26 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         if drain_excess and count_in_force(learnings) > cap:
             _drain(work, cap, report, today, with_placements=bool(undoable and replaced))
     return report
+
+
+_NAMING = (Placement.folded, Placement.traded)  # placements whose archive reason names the new rule
+
+
+def _reason(placed: Placed) -> str:
+    """Why the rules a placement replaced left the store, as the archive files it."""
+    if placed.how is Placement.traded:
+        return traded_for(placed.record.id)
+    if placed.how is Placement.folded:
+        return store_merge.folded_into(placed.record.id)
+    return "superseded by a later recovery" if placed.how is Placement.superseded else ""
+
+
+def _keep_drawn_id(location: store.AgentLocation, placed: Placed, learnings: list[Learning]) -> None:
+    """This same placement, archived by a write killed before the store (store.drawn_before): the new rule
+    takes the id that archive entry names, so what the archive says carries the rule is the rule in force."""
+    earlier = store.drawn_before(location, placed.replaced[0], reason=_reason(placed))
+    if earlier is not None and earlier != placed.record.id and earlier not in {r.id for r in learnings}:
+        placed.record.id = earlier  # the very object in `learnings` (a fold's product, a traded-in record)
 
 
 def traded_for(rule_id: str) -> str:

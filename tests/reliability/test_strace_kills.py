@@ -104,6 +104,35 @@ def test_a_resume_whose_note_replaced_a_rule_killed_before_its_result_lines_stil
     assert [r.id for r in store.load_archive(location).learnings] == ["a1b2c3d4"]
 
 
+def test_a_note_whose_fold_was_killed_after_archiving_names_the_rule_that_carries_it_when_given_again(
+        tmp_path, data_dir):
+    """The archive says which rule a folded one went into, and an approval of a run it was in force for
+    credits that rule. Given again after a kill between the archive and the store, the note's new rule drew a
+    fresh id, and the archive (which keeps its first copy) named one that never reached the store: the vote
+    went nowhere."""
+    from agentuse.core.store_merge import carried_by
+    from strace_kills import killed_at_rename
+
+    sharpened = RULE.model_copy(update={"body": ""})
+    location, session, log, _ = _gate(tmp_path, data_dir, sharpened)  # a run with that rule in force
+    note = ("learnings", "add", location.agent_path, "Keep intros factual rather than promotional")
+    first = agentuse(*note, before=killed_at_rename(2), check=False)  # the archive (1), then the store (2)
+    assert first.returncode in KILLED, (first.stdout, first.stderr)
+    assert [r.id for r in store.load(location).learnings] == ["a1b2c3d4"]
+    [archived] = store.load_archive(location).learnings
+    assert archived.id == "a1b2c3d4", "killed with the rule in both files"
+
+    again = agentuse(*note)
+    assert 'Replaced an earlier rule: "Keep intros factual"' in again.stdout
+    [now] = store.load(location).learnings
+    [archived] = store.load_archive(location).learnings
+    assert carried_by(archived) == now.id, (archived.why, now.id)
+
+    agentuse("sessions", "resume", session, "--approve")
+    [credited] = store.load(location).learnings
+    assert (credited.id, credited.ok) == (now.id, 1), "the approval's vote reached the rule carrying it"
+
+
 def test_an_edit_killed_after_it_was_saved_is_not_called_unsaved_by_the_next_edit(tmp_path, monkeypatch):
     agent = make_agent(tmp_path / "p", "learning:\n  apply: true")
     location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps"),
