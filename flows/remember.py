@@ -99,7 +99,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     offline = judged.verdict is not None and helpers.vets_offline()
     result = call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today, offline=offline)
     if ctx.session_file:
-        call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
+        call(capture_steps.record, ctx.session_file, ctx.label, result.lines, source="note")
     return result
 
 

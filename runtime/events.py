@@ -124,9 +124,15 @@ class NoteRepeat(_Event):
     re: int = Field(description="that rule's re: once this repeat is stored")
 
 
+LearningSource = Literal["capture", "note"]
+
+
 class LearningResult(_Event):
     type: Literal["learning_result"] = "learning_result"
     line: Redacted  # read back redacted too: a log written before redaction existed shows no credential
+    # Which post-run step wrote it: a resume run again after a kill finishes the one that has not reported
+    # (runtime/approval.py). None in logs from before it was recorded: then any line counts for both.
+    source: LearningSource | None = None
 
 
 class RunEnd(_Event):

@@ -34,11 +34,11 @@ RULE = Learning(id="a1b2c3d4", title="Keep intros factual",
 REPEAT = "Keep intros factual for informational posts"  # the offline evaluator reads it as RULE said again
 
 
-def _gate(tmp_path: Path, data_dir: Path, rule: Learning):
-    """A run stopped at its approval gate, with a person's rule in force; the state directory as it was."""
-    agent = tmp_path / "proj" / "blog-writer.agentuse"
+def _gate(tmp_path: Path, data_dir: Path, rule: Learning, agent: str = AGENT):
+    """A run stopped at its approval gate, with `rule` in force; the state directory as it was."""
+    text, agent = agent, tmp_path / "proj" / "blog-writer.agentuse"
     agent.parent.mkdir(parents=True)
-    agent.write_text(AGENT, encoding="utf-8")
+    agent.write_text(text, encoding="utf-8")
     location = store.locate(agent)
     store.save(location, StoreDoc(name=location.name, agent=location.key, learnings=[rule]))
     result = start_run(agent, model=f"replay:{REPLIES}")
@@ -131,6 +131,29 @@ def test_a_note_whose_fold_was_killed_after_archiving_names_the_rule_that_carrie
     agentuse("sessions", "resume", session, "--approve")
     [credited] = store.load(location).learnings
     assert (credited.id, credited.ok) == (now.id, 1), "the approval's vote reached the rule carrying it"
+
+
+def test_an_approval_killed_before_its_capture_was_stored_captures_the_run_when_run_again(tmp_path, data_dir):
+    """The approval completes the run and its capture (here the tool-errors channel) learns from it. Killed
+    after the run's end was logged and before the capture's rule was stored, the same resume run again said
+    'only a session awaiting review can be resumed', and the run was never captured."""
+    location, session, log, put_back = _gate(tmp_path, data_dir, rule("bbbb2222", "Mention the reading time at the top"),
+                                      agent=AGENT.replace("  apply: true", "  capture:\n    addons: [tool-errors]\n"
+                                                                           "  apply: true"))
+    resume = ("sessions", "resume", session, "--approve")
+    at = nth_call(tmp_path, "write", *resume, touching=f"{location.store_path.parent}/.", holding="tool-errors")
+    put_back()
+    first = agentuse(*resume, before=killed_at("write", at), check=False)
+    assert first.returncode in KILLED, (first.stdout, first.stderr)
+    assert summarize(log).status == "completed" and _results(log) == []
+    assert [r.ch for r in store.load(location).learnings] == [Channel.custom], "killed before the capture's write"
+
+    again = agentuse(*resume)
+    assert "Traceback" not in again.stdout + again.stderr
+    rules = store.load(location).learnings
+    assert sorted(r.ch.value for r in rules) == ["custom", "tool-errors"], again.stdout + again.stderr
+    assert [r.ok for r in rules if r.id == "bbbb2222"] == [1], "the approval credited once"
+    assert any(line.startswith("Extracted 1 learning(s)") for line in _results(log)), _results(log)
 
 
 def test_an_edit_killed_after_it_was_saved_is_not_called_unsaved_by_the_next_edit(tmp_path, monkeypatch):
