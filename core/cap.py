@@ -20,7 +20,7 @@ message says so ("no auto-extracted rule past its 14-day grace was left to trade
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import date
 from enum import Enum
 
@@ -273,7 +273,8 @@ class WriteReport(BaseModel):
 
 def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, room_first: bool = True,
           drain_excess: bool = True, rng=None, today: date | None = None, undoable: bool = False,
-          journal: Callable[[WriteReport], None] | None = None) -> WriteReport:
+          journal: Callable[[WriteReport], None] | None = None, retire: Collection[str] = (),
+          retire_reason: str = "") -> WriteReport:
     """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
     spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
     whatever left it, and write once; the drain is one undo. Folds planned against an earlier read are
@@ -285,11 +286,17 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
     what the pipeline did on its own, and would otherwise take the note back out.
 
     `journal` is handed the placements under the lock, before anything is written: what a caller must
-    record elsewhere first, to tell after a crash whether this write happened (tasks/remember.py)."""
+    record elsewhere first, to tell after a crash whether this write happened (tasks/remember.py).
+
+    `retire`: ids of rules the incoming records reword, archived with `retire_reason` in this same write
+    (before the records are placed, so they count no slot): the old wording is in force until the new one
+    is stored, whatever kills the process meanwhile."""
     report = WriteReport()
     today = today or date.today()
     with snapshots.store_pass(location, kind=DRAIN_PASS) as work:
         learnings = list(work.doc.learnings)
+        reworded = [r for r in learnings if r.id in retire]
+        learnings = [r for r in learnings if r.id not in retire]
         for item in incoming:
             record = item.record
             taken = {r.id for r in learnings}
@@ -300,7 +307,7 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         if journal is not None:
             journal(report)
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
-        replaced = []
+        replaced = [(rule, retire_reason) for rule in reworded]
         for placed in report.placed:
             if not undoable and placed.how in _NAMING and placed.replaced:
                 _keep_drawn_id(location, placed, learnings)

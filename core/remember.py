@@ -253,6 +253,9 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     return lines
 
 
+REWORDED_REASON = "reworded: its new wording was saved in its place"  # the web UI's Edit (serve/actions.py)
+
+
 def recorded_lines(saved: Learning, archived: list[Learning], note: Note, *, agent_arg: str, applies: bool,
                    cap: int) -> list[str]:
     """The result lines of a note the store holds as `saved`, told from the files alone: a resume killed

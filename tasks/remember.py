@@ -37,10 +37,11 @@ class RememberInput(BaseModel):
     trace: str = ""
     session_file: str | None = None  # where the result lines are recorded, when the note came from a run
     note: remember.Note
+    replacing: str | None = None  # the rule the note rewords: not in `learnings`, archived by the save
 
 
 @step("load-note", "load-note/{label}")
-def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
+def load_note(agent: str, note: remember.Note, label: str, replacing: str | None = None) -> RememberInput:
     agent_file = load_agent(Path(agent))
     location = store.locate(Path(agent))
     trace, session_file = "", None
@@ -51,14 +52,15 @@ def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
         run = trace_from_session(session_file)
         trace = run.evidence()
         note = note.model_copy(update={"session": run.session or note.session})  # stamp the id, not a path
-    learnings = store.load(location).learnings
+    # A rule the note rewords is not what the note is reconciled or vetted against (it would fold back in).
+    learnings = [rule for rule in store.load(location).learnings if rule.id != replacing]
     permanent = remember.permanent_rules(agent_file.text, learnings)
     contract = remember.with_permanent(contract_text(agent_file), read_block(agent_file.text) or [], permanent)
     return RememberInput(
         agent_path=str(location.agent_path), agent_key=location.key, label=label,
         contract=contract, ih=agent_hash(agent_file), cap=agent_file.cap,
         applies=agent_file.applies, learnings=learnings, permanent=permanent, trace=trace, note=note,
-        session_file=str(session_file) if session_file else None,
+        session_file=str(session_file) if session_file else None, replacing=replacing,
     )
 
 
@@ -77,7 +79,8 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
                                          today=today, offline=offline,
                                          seen={r.id: r.text for r in rules_in_force(ctx.learnings, ctx.ih)})
     report = capping.write(location, [incoming], cap=ctx.cap, room_first=False, drain_excess=False, today=today,
-                           journal=_journal(ctx.session_file))
+                           journal=_journal(ctx.session_file),
+                           retire=[ctx.replacing] if ctx.replacing else [], retire_reason=remember.REWORDED_REASON)
     placed = report.placed[0]
     outside = None
     if placed.how is capping.Placement.outside_cap:
