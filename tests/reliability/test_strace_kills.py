@@ -218,3 +218,28 @@ def test_an_undo_killed_part_way_and_run_again_finishes_that_undo_and_undoes_no_
     assert "nothing else was undone" in again.stdout
     assert (agent.read_bytes(), location.store_path.read_bytes()) == after_first, "the first tidy-up was undone too"
     assert [s.folder.name for s in snapshots.listing(location)] == [older.folder.name]
+
+
+def test_a_graduating_tidy_up_killed_at_its_store_write_is_rolled_back_by_the_next_command_which_says_so(tmp_path):
+    from tidy_scenario import install
+
+    agent = install(tmp_path / "proj", store.locate)
+    location = store.locate(agent)
+    before = agent.read_bytes(), location.store_path.read_bytes(), location.archive_path.exists()
+    tidy = ("learnings", "tidy", agent)
+    at = nth_call(tmp_path, "rename", *tidy, touching=str(location.store_path))
+    shutil.rmtree(location.project_dir)
+    install(tmp_path / "proj", store.locate)  # the agent file and the store as they were
+    assert (agent.read_bytes(), location.store_path.read_bytes(), location.archive_path.exists()) == before
+
+    first = agentuse(*tidy, before=killed_at("rename", at), check=False)
+    assert first.returncode in KILLED, (first.stdout, first.stderr)
+    assert agent.read_bytes() != before[0] and location.store_path.read_bytes() == before[1], \
+        "killed with the block written and the store not"
+
+    listed = agentuse("learnings", agent)
+    notes = [line for line in listed.stderr.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "was cut short before it was written in full: rolled back, none of it is in force" \
+        in notes[0], listed.stderr
+    assert (agent.read_bytes(), location.store_path.read_bytes(), location.archive_path.exists()) == before
+    assert "note:" not in agentuse("learnings", agent).stderr
