@@ -142,7 +142,7 @@ class Earlier(BaseModel):
 
 def earlier_copies(copy: Path, baseline: bytes) -> Earlier:
     """Sort the earlier copies beside `copy` against the store's bytes as this edit opens (`baseline`). A
-    copy whose rules the store holds as they are there (ids, states and words) was saved by an edit killed
+    copy whose rules the store holds as they are there (`_rules`) was saved by an edit killed
     between writing the store and removing its copy, or never changed: calling it "never saved" would send
     the person to redo an edit that is in force, so it is removed. Any other copy is kept and named."""
     stem = copy.name.removesuffix(store.STORE_SUFFIX).rsplit(".", 1)[0]  # `begin` names it <stem>.<stamp><suffix>
@@ -162,13 +162,19 @@ def earlier_copies(copy: Path, baseline: bytes) -> Earlier:
     return earlier
 
 
-def _rules(data: bytes | None) -> list[tuple[str, str, str]] | None:
-    """A store's rules as an edit's outcome is judged: id, state and words (counts move with every run)."""
+# What a saved edit does not decide: the count every run moves, and the stamp `finish` takes off a reworded rule.
+_NOT_TYPED = {"injected", "ih", "vet"}
+
+
+def _rules(data: bytes | None) -> list[str] | None:
+    """A store's rules as an edit's outcome is judged: everything a person types into one, line ends aside.
+    A copy that differs in anything else (a category, an unknown token) is kept: what was typed is never
+    thrown away on a guess."""
     try:
         doc = parse((data or b"").decode("utf-8-sig"), include_retired=True)
     except (StoreFormatError, UnicodeDecodeError):
         return None
-    return sorted((r.id, r.state.value, _words(_lf(r.text))) for r in doc.learnings)
+    return sorted(r.model_copy(update={"body": _lf(r.body)}).model_dump_json(exclude=_NOT_TYPED) for r in doc.learnings)
 
 
 def _kept(copy: Path) -> str:

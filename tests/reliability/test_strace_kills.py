@@ -158,8 +158,8 @@ def test_an_approval_killed_before_its_capture_was_stored_captures_the_run_when_
 
 def test_an_edit_killed_after_it_was_saved_is_not_called_unsaved_by_the_next_edit(tmp_path, monkeypatch):
     agent = make_agent(tmp_path / "p", "learning:\n  apply: true")
-    location = seed(agent, [rule("aaaa1111", "Use bullet lists for steps"),
-                            rule("bbbb2222", "Mention the reading time at the top")])
+    stamped = rule("aaaa1111", "Use bullet lists for steps", ih="0123456789ab")  # reworded: saved unstamped
+    location = seed(agent, [stamped, rule("bbbb2222", "Mention the reading time at the top")])
     editor = tmp_path / "edit.sh"
     editor.write_text(EDITED)
     editor.chmod(0o755)
@@ -167,13 +167,12 @@ def test_an_edit_killed_after_it_was_saved_is_not_called_unsaved_by_the_next_edi
     edit = ("learnings", agent, "--edit")
     at = nth_call(tmp_path, "unlink", *edit, touching=f"{location.project_dir}/edits/")
     shutil.rmtree(location.project_dir / "edits")
-    store.save(location, StoreDoc(name=location.name, agent=location.key,
-                                  learnings=[rule("aaaa1111", "Use bullet lists for steps"),
-                                             rule("bbbb2222", "Mention the reading time at the top")]))
+    seed(agent, [stamped, rule("bbbb2222", "Mention the reading time at the top")])
     location.archive_path.unlink()
     first = agentuse(*edit, before=killed_at("unlink", at), check=False)
     assert first.returncode in KILLED, (first.stdout, first.stderr)
-    assert [r.title for r in store.load(location).learnings] == ["Use numbered lists for steps"], "the edit is saved"
+    assert [(r.title, r.ih) for r in store.load(location).learnings] == [("Use numbered lists for steps", None)], \
+        "the edit is saved"
     [left] = (location.project_dir / "edits").iterdir()  # killed before its copy was removed
 
     monkeypatch.setenv("EDITOR", "true")  # opened and closed, nothing changed
