@@ -14,6 +14,7 @@ import os
 import typer
 
 from agentuse.cli.lazy import MARKUP, LazyGroup
+from agentuse.core import recovered
 from agentuse.core.errors import AgentuseError
 from agentuse.core.terminal_text import printable
 
@@ -31,12 +32,16 @@ class _Root(LazyGroup):
     }
 
     def invoke(self, ctx):
+        # Whichever command first settles a tidy-up or undo a crash cut short says what it did (core/recovered.py).
+        previous = recovered.listen(lambda line: typer.echo(f"note: {printable(line)}", err=True))
         try:
             return super().invoke(ctx)
         except AgentuseError as error:
             # The message names paths the user gave: its control characters are escaped like any printout.
             typer.echo(f"error: {printable(str(error))}", err=True)
             raise typer.Exit(error.exit_code) from None
+        finally:
+            recovered.listen(previous)
 
 
 app = typer.Typer(

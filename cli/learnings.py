@@ -103,9 +103,12 @@ def _edit(agent_file: Path) -> None:
 
     location = store.locate(agent_file)
     copy, baseline = store_edit.begin(location)
-    for earlier in store_edit.unsaved(copy):
-        say(f"note: an earlier edit was never saved: {earlier} (copy what you need from it, then delete it)",
-            err=True)
+    earlier = store_edit.earlier_copies(copy, baseline)
+    for path in earlier.removed:
+        say(f"note: an earlier edit's copy held nothing {location.store_path} does not (it was saved, or never "
+            f"changed): removed {path}", err=True)
+    for path in earlier.unsaved:
+        say(f"note: an earlier edit was never saved: {path} (copy what you need from it, then delete it)", err=True)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         result = subprocess.run([*shlex.split(editor), str(copy)], check=False)

@@ -59,7 +59,16 @@ def undo(agent_file: AgentArg) -> None:
     location = store.locate(agent_file)
     snapshot = snapshots.undo(location)
     manifest = snapshot.manifest
-    say(f"Undid the {manifest.kind} of {manifest.created}" + (f" ({manifest.summary})" if manifest.summary else ""))
+    summary = f" ({manifest.summary})" if manifest.summary else ""
+    if snapshot.resumed == snapshots.ROLLED_BACK:  # its commit died part way: put back, not another pass undone
+        say(f"The {manifest.kind} of {manifest.created}{summary} was cut short before it was written in full and "
+            "is rolled back: none of it is in force. Nothing else was undone.")
+        return
+    if snapshot.resumed == snapshots.UNDONE:
+        say(f"Finished the undo of the {manifest.kind} of {manifest.created}{summary}, which an earlier undo left "
+            "half done; nothing else was undone.")
+    else:
+        say(f"Undid the {manifest.kind} of {manifest.created}{summary}")
     if manifest.kind == snapshots.TIDY_UP and manifest.agent_written:  # capture's passes write the store alone
         say(f"  restored {agent_file}")
     say(f"  restored {location.store_path}" + (f": {snapshots.CARRIED}" if manifest.undo_from else ""))

@@ -20,6 +20,7 @@ message says so ("no auto-extracted rule past its 14-day grace was left to trade
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from datetime import date
 from enum import Enum
 
@@ -271,7 +272,9 @@ class WriteReport(BaseModel):
 
 
 def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, room_first: bool = True,
-          drain_excess: bool = True, rng=None, today: date | None = None, undoable: bool = False) -> WriteReport:
+          drain_excess: bool = True, rng=None, today: date | None = None, undoable: bool = False,
+          journal: Callable[[WriteReport], None] | None = None, retire: Collection[str] = (),
+          retire_reason: str = "") -> WriteReport:
     """Re-read the store under its lock, place every record, drain an over-cap set (capture only: the
     spec drains on capture, and a note saved by hand should not retire a batch of rules), archive
     whatever left it, and write once; the drain is one undo. Folds planned against an earlier read are
@@ -280,11 +283,20 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
 
     `undoable` (capture): a placement that rewrote or retired rules in force (a fold, a trade, a superseded
     recovery) makes the write one undo, the drain with it. A person's note (remember) is not: undo is for
-    what the pipeline did on its own, and would otherwise take the note back out."""
+    what the pipeline did on its own, and would otherwise take the note back out.
+
+    `journal` is handed the placements under the lock, before anything is written: what a caller must
+    record elsewhere first, to tell after a crash whether this write happened (tasks/remember.py).
+
+    `retire`: ids of rules the incoming records reword, archived with `retire_reason` in this same write
+    (before the records are placed, so they count no slot): the old wording is in force until the new one
+    is stored, whatever kills the process meanwhile."""
     report = WriteReport()
     today = today or date.today()
     with snapshots.store_pass(location, kind=DRAIN_PASS) as work:
         learnings = list(work.doc.learnings)
+        reworded = [r for r in learnings if r.id in retire]
+        learnings = [r for r in learnings if r.id not in retire]
         for item in incoming:
             record = item.record
             taken = {r.id for r in learnings}
@@ -292,12 +304,14 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
                 record = record.model_copy(update={"id": new_id(taken, rng)})
             report.placed.append(admit(learnings, record, cap=cap, fold=item.fold, room_first=room_first,
                                        today=today, seen=item.seen))
+        if journal is not None:
+            journal(report)
         # Archived before the store is written: a crash in between leaves a rule in both, never in neither.
-        replaced = []
+        replaced = [(rule, retire_reason) for rule in reworded]
         for placed in report.placed:
-            reason = {Placement.folded: store_merge.folded_into(placed.record.id),
-                      Placement.traded: f"traded for {placed.record.id}",
-                      Placement.superseded: "superseded by a later recovery"}.get(placed.how, "")
+            if not undoable and placed.how in _NAMING and placed.replaced:
+                _keep_drawn_id(location, placed, learnings)
+            reason = _reason(placed)
             replaced += [(rule, reason) for rule in placed.replaced]
         work.doc.learnings = learnings
         if undoable and replaced:
@@ -315,6 +329,31 @@ def write(location: store.AgentLocation, incoming: list[Incoming], *, cap: int, 
         if drain_excess and count_in_force(learnings) > cap:
             _drain(work, cap, report, today, with_placements=bool(undoable and replaced))
     return report
+
+
+_NAMING = (Placement.folded, Placement.traded)  # placements whose archive reason names the new rule
+
+
+def _reason(placed: Placed) -> str:
+    """Why the rules a placement replaced left the store, as the archive files it."""
+    if placed.how is Placement.traded:
+        return traded_for(placed.record.id)
+    if placed.how is Placement.folded:
+        return store_merge.folded_into(placed.record.id)
+    return "superseded by a later recovery" if placed.how is Placement.superseded else ""
+
+
+def _keep_drawn_id(location: store.AgentLocation, placed: Placed, learnings: list[Learning]) -> None:
+    """This same placement, archived by a write killed before the store (store.drawn_before): the new rule
+    takes the id that archive entry names, so what the archive says carries the rule is the rule in force."""
+    earlier = store.drawn_before(location, placed.replaced[0], reason=_reason(placed))
+    if earlier is not None and earlier != placed.record.id and earlier not in {r.id for r in learnings}:
+        placed.record.id = earlier  # the very object in `learnings` (a fold's product, a traded-in record)
+
+
+def traded_for(rule_id: str) -> str:
+    """The archive's reason for a rule traded away to make room for `rule_id`."""
+    return f"traded for {rule_id}"
 
 
 def _day(text: str) -> date:

@@ -42,18 +42,5 @@ def discard(location: store.AgentLocation, rule_id: str) -> Learning:
     return rule
 
 
-def undo_discard(location: store.AgentLocation, rule: Learning, *, at: int) -> None:
-    """Put a rule `discard` just took out back as it was (its stamp and counts too: it was in force a moment
-    ago, so it needs no new vet) at index `at`, and take its archived copy out, under both locks in the order
-    every writer takes them. For a discard whose purpose failed: an edit whose new wording was not saved."""
-    store.settle(location)  # before the locks: settling a commit in flight takes the tidy-up's lock first
-    with store.lock_for(location.store_path), store.lock_for(location.archive_path):
-        with store.transaction(location) as doc:
-            if any(r.id == rule.id for r in doc.learnings):
-                return
-            doc.learnings.insert(min(at, len(doc.learnings)), rule)
-        store.unarchive(location, rule.id)
-
-
 def discarded_line(rule: Learning) -> str:
     return f'Discarded "{rule.title}" (archived, id:{rule.id}).'

@@ -18,12 +18,14 @@ from datetime import date
 
 from pydantic import BaseModel
 
-from agentuse.core.cap import Incoming, Placed, Placement, valid_fold
+from agentuse.core.cap import Incoming, Placed, Placement, traded_for, valid_fold
 from agentuse.core.capture import Candidate, Disposition, Judged, stamp
 from agentuse.core.helper.protocol import Draft, ReconcileAction, ReconcileAnswer
 from agentuse.core.learned_block import BlockRule, read_block, write_block
 from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning, State, Verdict, title_said_once
 from agentuse.core.clip import clip
+from agentuse.core.store import retired
+from agentuse.core.store_merge import carried_by
 
 TITLE_CHARS = 80
 NOTE_KEY = "note"  # the vet's id for the one candidate of this path
@@ -73,7 +75,8 @@ def saved_as(learnings: list[Learning], note: Note) -> Learning | None:
     """The rule this session's note was saved as, if it is in `learnings`: a person's rule stamped with the
     session and with the reviewer's words as its evidence (`candidate`, `stamp`). A resume killed after the
     save and before its result line was logged is run again; the note must not be saved twice. (A note
-    saved as a repeat of an existing rule changed only that rule's count and cannot be recognised.)"""
+    saved as a repeat of an existing rule changed only that rule's count: its session's log journals it,
+    `repeat_landed`.)"""
     if not note.session:
         return None
     expected = stamp(Judged(candidate=candidate(note, verbatim(note.text)), disposition=Disposition.active),
@@ -230,8 +233,7 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     rule = placed.record
     lines = [f"[Learning] {note}" for note in notes]
     if placed.how is Placement.repeated and rule.state is State.quarantined:
-        lines.append(f'[Learning] Repeated a quarantined rule: "{rule.title}" (re:{rule.re}, id:{rule.id}): '
-                     f"{rule.why}. It will not be injected; resolve the conflict in {agent_arg} or discard the rule.")
+        lines.append(repeat_line(rule, agent_arg=agent_arg))
         return lines
     if judged.disposition is Disposition.quarantined:
         lines.append(f'[Learning] Saved but quarantined "{rule.title}": {judged.why}. It will not be injected; '
@@ -242,7 +244,7 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
                      "or left the store while this note was being saved (a tidy-up, an edit), so the note is saved "
                      f"beside the rules in force now. Fold them: agentuse learnings tidy {agent_arg}")
     if placed.how is Placement.repeated:
-        lines.append(f'[Learning] Repeated an earlier rule: "{rule.title}" (re:{rule.re}, id:{rule.id})')
+        lines.append(repeat_line(rule, agent_arg=agent_arg))
     elif placed.how is Placement.folded:
         lines += [f'[Learning] Replaced an earlier rule: "{old.title}" (archived, id:{old.id})'
                   for old in placed.replaced]
@@ -261,6 +263,42 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     if not applies:
         lines.append("[Learning] It is stored, but reaches future runs only when learning.apply is enabled.")
     return lines
+
+
+REWORDED_REASON = "reworded: its new wording was saved in its place"  # the web UI's Edit (serve/actions.py)
+
+
+def recorded_lines(saved: Learning, archived: list[Learning], note: Note, *, agent_arg: str, applies: bool,
+                   cap: int) -> list[str]:
+    """The result lines of a note the store holds as `saved`, told from the files alone: a resume killed
+    after the save and before its lines were logged is run again. The rules the note replaced or traded
+    away are in the archive, each with a reason naming `saved` (its newest copy: the last one wins)."""
+    newest = list({rule.id: rule for rule in archived}.values())
+    replaced = [r for r in newest if carried_by(r) == saved.id]
+    traded = [r for r in newest if r.why == retired(r, reason=traded_for(saved.id)).why]
+    how = Placement.folded if replaced else Placement.traded if traded else Placement.added
+    quarantined = saved.state is State.quarantined
+    judged = Judged(candidate=candidate(note, verbatim(note.text)), why=saved.why if quarantined else None,
+                    disposition=Disposition.quarantined if quarantined else Disposition.active)
+    return result_lines(Placed(record=saved, how=how, replaced=replaced or traded), judged, agent_arg=agent_arg,
+                        applies=applies, cap=cap, notes=[])
+
+
+def repeat_line(rule: Learning, *, agent_arg: str) -> str:
+    """What a note counted as a repeat of `rule` says (its count as it is now)."""
+    if rule.state is State.quarantined:
+        return (f'[Learning] Repeated a quarantined rule: "{rule.title}" (re:{rule.re}, id:{rule.id}): {rule.why}. '
+                f"It will not be injected; resolve the conflict in {agent_arg} or discard the rule.")
+    return f'[Learning] Repeated an earlier rule: "{rule.title}" (re:{rule.re}, id:{rule.id})'
+
+
+def repeat_landed(learnings: list[Learning], rule_id: str, re: int) -> Learning | None:
+    """The rule a journaled repeat counted on, if the store holds that count (`re` is the rule's re: once the
+    repeat is written): a write killed after the journal and before the store leaves a lower count, and the
+    note must be saved again. A rule gone since (a tidy-up merged it) cannot be told: the note is saved
+    again, never lost. (Another person's repeat of the same rule between the crash and the re-run reads as
+    this one, which is then not counted: the approval credit's one blind spot too.)"""
+    return next((r for r in learnings if r.id == rule_id and r.re >= re), None)
 
 
 def over_limit(note: str) -> bool:

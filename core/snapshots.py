@@ -46,7 +46,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agentuse.core import store, store_merge
+from agentuse.core import recovered, store, store_merge
 from agentuse.core.errors import AgentuseError
 from agentuse.core.file_access import FileAccessError, check_regular, make_folder, read_optional
 from agentuse.core.agent_errors import BlockMarkerError
@@ -110,6 +110,9 @@ class Manifest(BaseModel):
 class Snapshot(BaseModel):
     folder: Path
     manifest: Manifest
+    # What `undo` returns for a pass a crash cut short that it settled instead of undoing another one:
+    # UNDONE (an undo killed part way, finished) or ROLLED_BACK (a tidy-up or capture pass killed mid-commit).
+    resumed: str | None = None
 
 
 def digest(data: bytes | None) -> str:
@@ -246,7 +249,7 @@ def listing(location: store.AgentLocation) -> list[Snapshot]:
     return [snapshot for snapshot in _all(location) if snapshot.manifest.settled]
 
 
-def recover(location: store.AgentLocation) -> None:
+def recover(location: store.AgentLocation, *, tell: bool = True) -> list[tuple[Snapshot, str]]:
     """Finish the story of a tidy-up or an undo that was killed while writing: both files as before, or
     both as after.
 
@@ -257,10 +260,14 @@ def recover(location: store.AgentLocation) -> None:
     since (neither version) is left alone, and undo says which one changed.
 
     An undo marks its snapshot `undoing` before its first write, so an undo killed at any point is finished
-    here, from the snapshot's bytes (it had already checked that nothing changed since the tidy-up)."""
+    here, from the snapshot's bytes (it had already checked that nothing changed since the tidy-up).
+
+    Returns what it did to each pass it settled, and says each in one line (core/recovered.py) unless
+    `tell` is off: undo says it itself (`said`)."""
     marker = store.pending_tidy_marker(location)
     if not check_regular(marker, "tidy-up marker") and all(snapshot.manifest.settled for snapshot in _all(location)):
-        return  # the common case: no lock taken
+        return []  # the common case: no lock taken
+    done: list[tuple[Snapshot, str]] = []
     # Under the commit's own locks: a commit still in flight finishes first, and only then is judged.
     with locks(location):
         _sweep_unfinished(location)
@@ -269,13 +276,30 @@ def recover(location: store.AgentLocation) -> None:
                 require_parts(snapshot)
             if snapshot.manifest.undoing:
                 _finish_undo(location, snapshot)
+                done.append((snapshot, UNDONE))
             elif not snapshot.manifest.complete:
-                _roll(location, snapshot)
+                done.append((snapshot, _roll(location, snapshot)))
+        if tell:
+            for snapshot, how in done:
+                said(location, snapshot, how)
         if all(snapshot.manifest.settled for snapshot in _all(location)):
             marker.unlink(missing_ok=True)
         # A writer killed mid-commit left its temp files, one beside the agent file in the user's working tree.
         for path in (location.agent_path, location.store_path, location.archive_path):
             store.sweep_temps(path)
+    return done
+
+
+def said(location: store.AgentLocation, snapshot: Snapshot, how: str) -> None:
+    """One line on what `recover` did to a pass a crash cut short: its command died without saying."""
+    what = f"the {snapshot.manifest.kind} of {snapshot.manifest.created}"
+    line = {UNDONE: f"finished the undo of {what}, which was cut short",
+            STANDS: f"{what} was cut short after it had written both files: it stands (agentuse learnings undo "
+                    f"{location.agent_path} takes it back)",
+            ROLLED_BACK: f"{what} was cut short before it was written in full: rolled back, none of it is in force",
+            }.get(how)  # LEFT: undo explains what blocks it
+    if line is not None:
+        recovered.say(line)
 
 
 def _sweep_unfinished(location: store.AgentLocation) -> None:
@@ -287,26 +311,30 @@ def _sweep_unfinished(location: store.AgentLocation) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
+# What `recover` did to a pass a crash cut short (`_roll` the last three).
+UNDONE, STANDS, ROLLED_BACK, LEFT = "undone", "stands", "rolled back", "left"
+
+
+def _roll(location: store.AgentLocation, snapshot: Snapshot) -> str:
     """Forward when both files were written, back when only the agent file was."""
     manifest, folder = snapshot.manifest, snapshot.folder
     agent_now, store_now = digest(_read(location.agent_path)), digest(_read(location.store_path))
     if agent_now == manifest.agent_after and store_now == manifest.store_after:
         mark_complete(snapshot)
-        return
+        return STANDS
     store_before = _read(folder / "store.before") if manifest.store_existed else None
     if store_now == manifest.store_after and store_now != digest(store_before):
         # Both files were written, and the agent file edited since: the pass is done, and undo (which
         # refuses over an edit, naming the file) is the one to judge it.
         mark_complete(snapshot)
-        return
+        return STANDS
     agent_before = (folder / "agent.before").read_bytes()
     if agent_now == manifest.agent_after:
         _restore(location.agent_path, agent_before, follow_symlinks=True)
     elif agent_now != digest(agent_before):
         rolled = _block_rolled_back(location, manifest, agent_before)
         if rolled is None:
-            return  # the block itself was edited since the crash: left for undo to explain (`undo`)
+            return LEFT  # the block itself was edited since the crash: left for undo to explain (`undo`)
         _restore(location.agent_path, rolled, follow_symlinks=True)
     # The archive was appended to first, so its rules are in both files now; the store keeps them. When it
     # was not written yet (or was changed since), `_archive_target` says so and it is left as it is.
@@ -314,6 +342,7 @@ def _roll(location: store.AgentLocation, snapshot: Snapshot) -> None:
     if restorable:
         _put(location.archive_path, archive_before)
     shutil.rmtree(folder)
+    return ROLLED_BACK
 
 
 def require_parts(snapshot: Snapshot) -> None:
@@ -379,7 +408,15 @@ def undo(location: store.AgentLocation, *, expected: str | None = None) -> Snaps
     only that one. A pass that ran after the page was drawn (a run's capture, a tidy-up from the terminal),
     or that same Undo pressed twice, must not undo a pass the person never saw."""
     with locks(location):
-        recover(location)
+        # An undo killed part way is finished here, and it is the undo this one was asked for: the person
+        # saw no outcome and ran it again. So is a pass cut short and rolled back: it is undone already. Going
+        # on to the next snapshot would take back a pass they never asked to undo (a graduating tidy-up's
+        # block, with no redo). A pass that stands is this undo's to take back, as any other.
+        settled = recover(location, tell=False)
+        for snapshot, how in settled:
+            if how in (UNDONE, ROLLED_BACK) and expected in (None, snapshot.folder.name):
+                return snapshot.model_copy(update={"resumed": how})
+            said(location, snapshot, how)
         for stuck in (s for s in _all(location) if not s.manifest.settled):
             raise UndoError(
                 f"The {stuck.manifest.kind} of {stuck.manifest.created} was cut short after writing "

@@ -373,6 +373,18 @@ def archive(location: AgentLocation, learnings: list[Learning], *, reason: str) 
 _DRAWN_ID = re.compile(r"\b[0-9a-f]{8}\b")  # store_doc.new_id's form
 
 
+def drawn_before(location: AgentLocation, rule: Learning, *, reason: str) -> str | None:
+    """The id the reason of `rule`'s newest archived copy names, when that copy is this very retirement: a
+    writer killed after archiving it and before writing the store drew that id for the rule taking its place,
+    and `archive` keeps the first copy. Run again, the new rule takes that id too, or the archive would name a
+    rule that never was (an approval following it would credit nothing). None otherwise."""
+    newest = {r.id: r for r in load_archive(location).learnings}.get(rule.id)  # the last copy wins
+    if newest is None or _filed(newest) != _filed(retired(rule, reason=reason)):
+        return None
+    named = _DRAWN_ID.findall(newest.why or "")
+    return named[-1] if named else None
+
+
 def _filed(archived: Learning) -> dict:
     """What tells two archived copies of a rule apart as two retirements: anything but the ids their reasons
     name (`traded for 3d4ea8ef`, `folded into b5d1c14b`)."""

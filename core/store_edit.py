@@ -151,12 +151,48 @@ def begin(location: store.AgentLocation) -> tuple[Path, bytes]:
     return copy, baseline
 
 
-def unsaved(copy: Path) -> list[Path]:
-    """The other copies of this agent's store still in edits/: each one an edit that was never written in
-    (refused, or its command killed while the editor was open), holding what the person typed."""
+class Earlier(BaseModel):
+    """The other copies of this agent's store found in edits/ as an edit begins."""
+
+    unsaved: list[Path]  # never written in (refused, or killed while the editor was open): what was typed
+    removed: list[Path]  # held nothing the store does not: written in by an edit killed before removing it
+
+
+def earlier_copies(copy: Path, baseline: bytes) -> Earlier:
+    """Sort the earlier copies beside `copy` against the store's bytes as this edit opens (`baseline`). A
+    copy whose rules the store holds as they are there (`_rules`) was saved by an edit killed
+    between writing the store and removing its copy, or never changed: calling it "never saved" would send
+    the person to redo an edit that is in force, so it is removed. Any other copy is kept and named."""
     stem = copy.name.removesuffix(store.STORE_SUFFIX).rsplit(".", 1)[0]  # `begin` names it <stem>.<stamp><suffix>
     pattern = re.compile(rf"^{re.escape(stem)}\.\d{{8}}T\d{{6}}-[0-9a-f]{{4}}{re.escape(store.STORE_SUFFIX)}$")
-    return sorted(p for p in copy.parent.iterdir() if p != copy and pattern.match(p.name))
+    found = sorted(p for p in copy.parent.iterdir() if p != copy and pattern.match(p.name))
+    earlier = Earlier(unsaved=[], removed=[])
+    held = _rules(baseline)
+    for path in found:
+        if held is not None and _rules(_read(path)) == held:
+            try:
+                path.unlink()
+                earlier.removed.append(path)
+                continue
+            except OSError:
+                pass  # left where it is, and named as any other copy
+        earlier.unsaved.append(path)
+    return earlier
+
+
+# What a saved edit does not decide: the count every run moves, and the stamp `finish` takes off a reworded rule.
+_NOT_TYPED = {"injected", "ih", "vet"}
+
+
+def _rules(data: bytes | None) -> list[str] | None:
+    """A store's rules as an edit's outcome is judged: everything a person types into one, line ends aside.
+    A copy that differs in anything else (a category, an unknown token) is kept: what was typed is never
+    thrown away on a guess."""
+    try:
+        doc = parse((data or b"").decode("utf-8-sig"), include_retired=True)
+    except (StoreFormatError, UnicodeDecodeError):
+        return None
+    return sorted(r.model_copy(update={"body": _lf(r.body)}).model_dump_json(exclude=_NOT_TYPED) for r in doc.learnings)
 
 
 def _kept(copy: Path) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Literal
 
 from agentuse.core.errors import AgentuseError
 from agentuse.flows import handoff
@@ -40,13 +40,13 @@ def announcer() -> Announce:
     return one_per_command()
 
 
-def _log_lines(session_file: Path, lines: list[str]) -> None:
+def _log_lines(session_file: Path, lines: list[str], source: Literal["capture", "note"]) -> None:
     from agentuse.runtime.review import record_learning_result
     from agentuse.runtime.session import SessionLog
 
     log = SessionLog(Path(session_file))
     for line in lines:
-        record_learning_result(log, line)
+        record_learning_result(log, line, source)
 
 
 # ---------------------------------------------------------------- post-run hooks
@@ -71,13 +71,14 @@ def after_run(agent_file: Path, result: "RunResult", *, announce: Announce | Non
             from agentuse.flows.capture import run_capture
 
             if unserved is not None:  # never hand a capture to a deployment nothing will run: say so, do it here
-                _log_lines(Path(result.session_file), [f"[Learning] Captured here, not by Prefect: {unserved}."])
+                _log_lines(Path(result.session_file), [f"[Learning] Captured here, not by Prefect: {unserved}."],
+                           "capture")
             run_capture(agent_file, result.session_file, announce=announce,  # the flow logs its lines
                         inline=unserved is not None)
             return
     except (AgentuseError, OSError, ValueError) as problem:  # a model fault too: reported, never fatal to the run
         lines = [f"[Learning] Capture failed: {problem}"]
-    _log_lines(Path(result.session_file), lines)
+    _log_lines(Path(result.session_file), lines, "capture")
 
 
 def after_resume(result: "RunResult", *, remember: str | None, comment: str | None) -> bool:
@@ -87,17 +88,20 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
     saved_ok = True
     agent_path = _agent_path(result)
     announce = announcer()
-    if remember and remember.strip():
-        from agentuse.runtime.approval import find_session
+    from agentuse.runtime.approval import answered, find_session
+
+    session = find_session(result.session_id)
+    # Run again after a kill, a resume finishes only the step that has not reported (runtime/approval.py).
+    if remember and remember.strip() and not answered(session).noted:
         from agentuse.runtime.review import remembered_notes
 
-        notes = remembered_notes(find_session(result.session_id))
+        notes = remembered_notes(session)
         reviewed = notes[-1].reviewed_output if notes else ""
         from agentuse.flows.remember import run_remember
 
-        if (saved := _saved_note(agent_path, result.session_id, remember)) is not None:
+        if (lines := _saved_note(agent_path, Path(result.session_file), result.session_id, remember)) is not None:
             # A resume killed after saving the note and before logging it, run again: say so, save nothing.
-            _log_lines(Path(result.session_file), [f'[Learning] Saved "{saved.title}" (id:{saved.id})'])
+            _log_lines(Path(result.session_file), lines, "note")
         else:
             try:  # the flow records its lines in the session log
                 run_remember(agent_path, remember, agent_arg=as_typed(agent_path), session=result.session_file,
@@ -108,19 +112,42 @@ def after_resume(result: "RunResult", *, remember: str | None, comment: str | No
                 _log_lines(Path(result.session_file), [
                     f"[Learning] Could not save the note ({problem}). It is kept in session {result.session_id}; "
                     f"save it again with: agentuse learnings add {shlex.quote(str(agent_path))} "
-                    f"{shlex.quote(remember.strip())}"])
-    after_run(agent_path, result, announce=announce)
+                    f"{shlex.quote(remember.strip())}"], "note")
+    if not answered(session).captured:
+        after_run(agent_path, result, announce=announce)
     return saved_ok
 
 
-def _saved_note(agent_path: Path, session_id: str, text: str):
+def _saved_note(agent_path: Path, session_file: Path, session_id: str, text: str) -> list[str] | None:
+    """The result line of this session's note if the store holds it already: a rule saved from it, or the
+    repeat its log journaled before the store was written (runtime/events.py NoteRepeat)."""
     from agentuse.core import remember, store
+    from agentuse.runtime.events import ApprovalDecision, NoteRepeat
+    from agentuse.runtime.session import read_events
 
     try:
         learnings = store.load(store.locate(agent_path)).learnings
     except (AgentuseError, OSError, ValueError):
         return None  # the remember path reports an unreadable store itself
-    return remember.saved_as(learnings, remember.Note(text=text.strip(), session=session_id))
+    note = remember.Note(text=text.strip(), session=session_id)
+    if (saved := remember.saved_as(learnings, note)) is not None:
+        from agentuse.core.agent_file import load_agent
+
+        try:
+            agent, archived = load_agent(agent_path), store.load_archive(store.locate(agent_path)).learnings
+        except (AgentuseError, OSError, ValueError):
+            return [f'[Learning] Saved "{saved.title}" (id:{saved.id})']  # what the store alone tells
+        return remember.recorded_lines(saved, archived, note, agent_arg=as_typed(agent_path),
+                                       applies=agent.applies, cap=agent.cap)
+    journaled = None
+    for event in read_events(session_file)[0]:
+        if isinstance(event, ApprovalDecision):
+            journaled = None  # a repeat journaled for an earlier decision's note is not this note's
+        elif isinstance(event, NoteRepeat):
+            journaled = event
+    if journaled is None or (rule := remember.repeat_landed(learnings, journaled.rule, journaled.re)) is None:
+        return None
+    return [remember.repeat_line(rule, agent_arg=as_typed(agent_path))]
 
 
 def _agent_path(result: "RunResult") -> Path:

@@ -44,7 +44,7 @@ from agentuse.tasks import remember as steps
 @pipeline("remember", "remember/{label}", agent="agent", on_completion=[remember_completed])
 def remember_flow(agent: str, text: str, label: str = "manual", session: str | None = None,
                   comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
-                  today: date | None = None) -> remember.Result:
+                  today: date | None = None, replacing: str | None = None) -> remember.Result:
     """Save a reviewer's note as a rule: grounded, folded or placed through the cap, and vetted.
 
     Args:
@@ -58,12 +58,15 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
         reviewed_output: The output the reviewer was looking at, which grounds a note that points at it.
         agent_arg: The agent file as the user typed it, for the quarantine message; empty for `agent`.
         today: The date the rule is stamped with (YYYY-MM-DD); empty for today.
+        replacing: The id of a rule the note rewords (the web UI's Edit): left out of what the note is
+            reconciled and vetted against, and archived in the same write that saves the note, so it stays
+            in force until then.
     """
     if not text.strip():
         raise AgentuseError("nothing to remember: the note is empty")
     today = today or date.today()
     note = remember.Note(text=text.strip(), comment=comment, reviewed_output=reviewed_output, session=session)
-    ctx = call(steps.load_note, agent, note, label)
+    ctx = call(steps.load_note, agent, note, label, replacing)
     notes: list[str] = []
 
     grounded = call(steps.ground, GroundRequest(comment=note.text, reviewed_output=reviewed_output,
@@ -99,7 +102,7 @@ def remember_flow(agent: str, text: str, label: str = "manual", session: str | N
     offline = judged.verdict is not None and helpers.vets_offline()
     result = call(steps.save, ctx, judged, fold, agent_arg or agent, notes, today, offline=offline)
     if ctx.session_file:
-        call(capture_steps.record, ctx.session_file, ctx.label, result.lines)
+        call(capture_steps.record, ctx.session_file, ctx.label, result.lines, source="note")
     return result
 
 
@@ -205,7 +208,7 @@ def _repeat_proposal(target: Learning, draft: Draft, label: str) -> gate.Proposa
 def run_remember(agent: str | Path, text: str, *, label: str = "manual", session: str | None = None,
                  comment: str | None = None, reviewed_output: str = "", agent_arg: str | None = None,
                  today: date | None = None, force_prefect: bool = False, helper: Any = None,
-                 announce: Callable[[str], None] | None = None) -> remember.Result:
+                 announce: Callable[[str], None] | None = None, replacing: str | None = None) -> remember.Result:
     """The entry point every surface uses (`learnings add`, `--remember`, the Learn checkbox, tests). The
     note, its comment and the reviewed work are redacted before they become the flow run's parameters: a
     Prefect server keeps those, and the remember artifact shows the note (every step downstream redacts
@@ -213,4 +216,4 @@ def run_remember(agent: str | Path, text: str, *, label: str = "manual", session
     text, comment, reviewed_output = redact_texts(text, comment, reviewed_output)
     return run(remember_flow, force_prefect=force_prefect, helper=helper, announce=announce, agent=str(agent),
                text=text, label=label, session=session, comment=comment, reviewed_output=reviewed_output,
-               agent_arg=agent_arg, today=today)
+               agent_arg=agent_arg, today=today, replacing=replacing)

@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentuse.core import store
+from agentuse.core.errors import AgentuseError
 from agentuse.core.file_lock import LockTimeout
 from agentuse.core.inject import credit_approval
 from agentuse.core.shell_env import shell_environment
@@ -95,7 +96,8 @@ class Answered(BaseModel):
     credit: dict[str, int] | None = None  # ok: before the credit, when one was journaled this round
     decision: ApprovalDecision | None = None
     ended: RunEnd | None = None  # the run_end written after that decision
-    results: bool = False  # learning_result lines after the decision: the post-run step ran
+    noted: bool = False  # a remembered note's result lines after the decision: it was saved
+    captured: bool = False  # the post-run capture's after the decision: it ran
 
 
 def answered(session: Session) -> Answered:
@@ -107,10 +109,12 @@ def answered(session: Session) -> Answered:
             found.credit = event.ok_before
         elif isinstance(event, ApprovalDecision):
             found.decision = event
+            found.noted = found.captured = False  # what reported after an earlier decision was not this one's
         elif isinstance(event, RunEnd) and found.decision is not None:
             found.ended = event
         elif isinstance(event, LearningResult) and found.decision is not None:
-            found.results = True
+            found.noted = found.noted or event.source in ("note", None)
+            found.captured = found.captured or event.source in ("capture", None)
     return found
 
 
@@ -206,9 +210,22 @@ def _finish(log: SessionLog, session: Session, done: Answered, chosen: ApprovalD
         raise _not_awaiting(session)
     if done.ended is None:
         return _end(log, session, logged.decision)
-    if logged.remember and not done.results:
+    if logged.remember and not done.noted:
         return result_of(log)  # the note was not saved yet (or its result not logged): after_resume sees to it
+    if done.ended.status == "completed" and not done.captured and _captures(session):
+        return result_of(log)  # approved, the run's capture not reported: after_resume runs it
     raise _not_awaiting(session)
+
+
+def _captures(session: Session) -> bool:
+    """Does the approved run get a post-run capture (an automatic channel)? An agent file that cannot be
+    read now is not guessed at."""
+    from agentuse.core.agent_file import load_agent
+
+    try:
+        return bool(session.run_start and load_agent(Path(session.run_start.agent_path)).channels)
+    except (AgentuseError, OSError, ValueError):
+        return False
 
 
 def _not_awaiting(session: Session) -> SessionError:

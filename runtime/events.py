@@ -113,9 +113,26 @@ class ApprovalCredit(_Event):
     ok_before: dict[str, int] = Field(default_factory=dict, description="each credited rule's ok: before the credit")
 
 
+class NoteRepeat(_Event):
+    """Written under the store lock just before a note saved as a repeat of a rule is: the repeat changes
+    only that rule's `re:`, so nothing in the store says this session's note is in it. A resume killed
+    before the note's result line and run again finds the count there and counts nothing again
+    (flows/post_run.py `after_resume`)."""
+
+    type: Literal["note_repeat"] = "note_repeat"
+    rule: str = Field(description="the id of the rule the note repeats")
+    re: int = Field(description="that rule's re: once this repeat is stored")
+
+
+LearningSource = Literal["capture", "note"]
+
+
 class LearningResult(_Event):
     type: Literal["learning_result"] = "learning_result"
     line: Redacted  # read back redacted too: a log written before redaction existed shows no credential
+    # Which post-run step wrote it: a resume run again after a kill finishes the one that has not reported
+    # (runtime/approval.py). None in logs from before it was recorded: then any line counts for both.
+    source: LearningSource | None = None
 
 
 class RunEnd(_Event):
@@ -144,6 +161,7 @@ Event = Annotated[
         ApprovalRequest,
         ApprovalDecision,
         ApprovalCredit,
+        NoteRepeat,
         LearningResult,
         RunEnd,
     ],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from agentuse.runtime.events import ApprovalDecision, ApprovalRequest, Decision, LearningResult
+from agentuse.runtime.events import ApprovalDecision, ApprovalRequest, Decision, LearningResult, LearningSource
 from agentuse.runtime.session import SessionLog
 from agentuse.runtime.summary import Session
 
@@ -54,6 +54,6 @@ def remembered_notes(session: Session) -> list[RememberedNote]:
     return notes
 
 
-def record_learning_result(log: SessionLog, line: str) -> None:
+def record_learning_result(log: SessionLog, line: str, source: LearningSource | None = None) -> None:
     """Post-run learning (capture or a remembered note) reports its one-line result into the log."""
-    log.append(LearningResult(line=line))
+    log.append(LearningResult(line=line, source=source))

@@ -16,6 +16,7 @@ from agentuse.runtime.events import (
     Event,
     ApprovalCredit,
     LearningResult,
+    NoteRepeat,
     ModelReplyEvent,
     ModelRequestEvent,
     RunEnd,
@@ -65,6 +66,8 @@ def event_line(event: Event) -> str:
         return line
     if isinstance(event, ApprovalCredit):
         return f"approval_credit    round {event.round}: ok +1 on {len(event.ok_before)} rule(s)"
+    if isinstance(event, NoteRepeat):
+        return f"note_repeat        re:{event.re} on id:{event.rule}"
     if isinstance(event, LearningResult):
         return f"learning_result    {event.line}"
     if isinstance(event, RunEnd):

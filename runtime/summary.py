@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from agentuse.core.errors import AgentuseError
 from agentuse.runtime.events import (
     ApprovalCredit,
+    NoteRepeat,
     ApprovalDecision,
     ApprovalRequest,
     Event,
@@ -77,9 +78,11 @@ class Session(BaseModel):
 
 
 def _status(events: list[Event]) -> SessionStatus:
-    # A learning result is written after the run ended (capture runs post-run): it keeps that ending. A
-    # credit journaled by a resume killed before its decision leaves the gate unanswered: still awaiting.
-    last = next((e for e in reversed(events) if not isinstance(e, (LearningResult, ApprovalCredit))), None)
+    # A learning result is written after the run ended (capture runs post-run): it keeps that ending, as a
+    # note's journaled repeat does. A credit journaled by a resume killed before its decision leaves the
+    # gate unanswered: still awaiting.
+    last = next((e for e in reversed(events) if not isinstance(e, (LearningResult, ApprovalCredit, NoteRepeat))),
+                None)
     if isinstance(last, RunEnd):
         return last.status
     if isinstance(last, ApprovalRequest):  # the work is done and put to review; only its run_end is missing

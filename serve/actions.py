@@ -31,28 +31,20 @@ def restore(agent_path: Path, rule_id: str, *, agent_arg: str) -> list[str]:
 
 
 def edit_learning(agent_path: Path, rule_id: str, text: str, *, agent_arg: str) -> list[str]:
-    """Edit = the old wording to the archive (restorable), the new one through the add path, so it is
-    grounded, reconciled and vetted exactly like a correction typed into the add box. Archived first, so
-    the new wording is not reconciled against (and folded back into) the words it replaces; put back as it
-    was when the new wording cannot be saved."""
+    """Edit = the new wording through the add path, so it is grounded, reconciled and vetted exactly like a
+    correction typed into the add box, but not against (and folded back into) the words it replaces; the
+    old wording goes to the archive (restorable) in the very write that stores the new one. Until then it
+    is in force as it was: a model call that fails, or a process killed while one is out, changes nothing."""
+    from agentuse.flows.remember import run_remember  # the flow loads only when a rule is edited
+
     location = store.locate(agent_path)
-    order = [r.id for r in store.load(location).learnings]
-    old = discarding.discard(location, rule_id)
+    old = discarding.find(store.load(location).learnings, rule_id, where=str(location.store_path))
     try:
-        lines = add_learning(agent_path, text, agent_arg=agent_arg)
+        lines = run_remember(agent_path, text, agent_arg=agent_arg, replacing=old.id).lines
     except AgentuseError as problem:  # a model that failed the vet, a store it could not write
-        status = getattr(problem, "http_status", 400)
-        # Put the old wording back as it was: Restore would re-vet it, and with the model down it never puts
-        # an auto-extracted rule back unvetted, so a failed edit would take a vetted rule out of force.
-        try:
-            discarding.undo_discard(location, old, at=order.index(old.id) if old.id in order else len(order))
-        except (AgentuseError, OSError):
-            raise EditNotSaved(f'{problem}. The edit was not saved, and the old wording "{old.title}" is in '
-                               f"the archive (id:{old.id}): Restore it from the tab's Archived group, or save "
-                               "the edit again.", http_status=status) from problem
         raise EditNotSaved(f'{problem}. The edit was not saved: "{old.title}" (id:{old.id}) keeps its old '
                            "wording, in force as before. Save the edit again when the problem is fixed.",
-                           http_status=status) from problem
+                           http_status=getattr(problem, "http_status", 400)) from problem
     return [f'Replaced "{old.title}" (the old wording is archived, id:{old.id}: Restore brings it back).', *lines]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -176,15 +176,16 @@ def reconcile(item: FoldItem, helper: Helper) -> ReconcileAnswer | Failure:
 
 
 @step("report", "report/{session}")
-def record(session_file: str, session: str, lines: list[str]) -> None:
+def record(session_file: str, session: str, lines: list[str], source: Literal["capture", "note"] = "capture") -> None:
     """The result lines, appended to the run's session log as `learning_result` events: the run output
-    and `sessions show` then say the same thing, whoever ran the capture (the CLI or a deployment)."""
+    and `sessions show` then say the same thing, whoever ran the capture (the CLI or a deployment).
+    `source`: "capture", or "note" for a remembered note's lines."""
     from agentuse.runtime.review import record_learning_result  # tasks -> runtime, only here
     from agentuse.runtime.session import SessionLog
 
     log = SessionLog(Path(session_file))
     for line in lines:
-        record_learning_result(log, line)
+        record_learning_result(log, line, source)
 
 
 @step("write", "write/{agent_key}")

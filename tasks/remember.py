@@ -37,10 +37,11 @@ class RememberInput(BaseModel):
     trace: str = ""
     session_file: str | None = None  # where the result lines are recorded, when the note came from a run
     note: remember.Note
+    replacing: str | None = None  # the rule the note rewords: not in `learnings`, archived by the save
 
 
 @step("load-note", "load-note/{label}")
-def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
+def load_note(agent: str, note: remember.Note, label: str, replacing: str | None = None) -> RememberInput:
     agent_file = load_agent(Path(agent))
     location = store.locate(Path(agent))
     trace, session_file = "", None
@@ -51,14 +52,15 @@ def load_note(agent: str, note: remember.Note, label: str) -> RememberInput:
         run = trace_from_session(session_file)
         trace = run.evidence()
         note = note.model_copy(update={"session": run.session or note.session})  # stamp the id, not a path
-    learnings = store.load(location).learnings
+    # A rule the note rewords is not what the note is reconciled or vetted against (it would fold back in).
+    learnings = [rule for rule in store.load(location).learnings if rule.id != replacing]
     permanent = remember.permanent_rules(agent_file.text, learnings)
     contract = remember.with_permanent(contract_text(agent_file), read_block(agent_file.text) or [], permanent)
     return RememberInput(
         agent_path=str(location.agent_path), agent_key=location.key, label=label,
         contract=contract, ih=agent_hash(agent_file), cap=agent_file.cap,
         applies=agent_file.applies, learnings=learnings, permanent=permanent, trace=trace, note=note,
-        session_file=str(session_file) if session_file else None,
+        session_file=str(session_file) if session_file else None, replacing=replacing,
     )
 
 
@@ -76,7 +78,9 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
                                          rule_id=new_id({r.id for r in ctx.learnings}), note=ctx.note, ih=ctx.ih,
                                          today=today, offline=offline,
                                          seen={r.id: r.text for r in rules_in_force(ctx.learnings, ctx.ih)})
-    report = capping.write(location, [incoming], cap=ctx.cap, room_first=False, drain_excess=False, today=today)
+    report = capping.write(location, [incoming], cap=ctx.cap, room_first=False, drain_excess=False, today=today,
+                           journal=_journal(ctx.session_file),
+                           retire=[ctx.replacing] if ctx.replacing else [], retire_reason=remember.REWORDED_REASON)
     placed = report.placed[0]
     outside = None
     if placed.how is capping.Placement.outside_cap:
@@ -85,3 +89,19 @@ def save(ctx: RememberInput, judged: Judged, fold: ReconcileAnswer | None, agent
     lines = remember.result_lines(placed, judged, agent_arg=agent_arg, applies=ctx.applies, cap=ctx.cap,
                                   notes=notes, outside=outside)
     return remember.Result(lines=lines, placed=placed, judged=judged)
+
+
+def _journal(session_file: str | None):
+    """A note saved as a repeat changes only the rule's count, so nothing in the store says this session's
+    note is there: the session's log says so first, under the store lock (runtime/events.py NoteRepeat)."""
+    if session_file is None:
+        return None
+    from agentuse.runtime.events import NoteRepeat  # tasks -> runtime, only here
+    from agentuse.runtime.session import SessionLog
+
+    def journal(report: capping.WriteReport) -> None:
+        for placed in report.placed:
+            if placed.how is capping.Placement.repeated:
+                SessionLog(Path(session_file)).append(NoteRepeat(rule=placed.record.id, re=placed.record.re))
+
+    return journal

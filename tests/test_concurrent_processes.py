@@ -7,44 +7,16 @@ runs, and strace kills a command at its n-th rename. Nothing here asserts a dura
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 from capture_support import make_agent, rule, seed
+from strace_kills import COMMAND, agentuse, killed_at_rename, needs_strace
 
 from agentuse.core import store
 from agentuse.core.store_format import parse
 
-STRACE = shutil.which("strace")
-
-
-def _strace_works() -> bool:
-    """strace is installed and may trace here (a container can forbid ptrace)."""
-    return STRACE is not None and subprocess.run([STRACE, "-f", "-qq", "-o", os.devnull, "true"],
-                                                 capture_output=True, timeout=30).returncode == 0
-
-
-needs_strace = pytest.mark.skipif(not _strace_works(), reason="strace cannot trace processes here")
 CAPPED = "learning:\n  capture: true\n  apply: true\n  max: 2"
-COMMAND = [sys.executable, "-c", "from agentuse.cli.app import main; main()"]
-
-
-def agentuse(*args: object, before: list[str] = (), check: bool = True) -> subprocess.CompletedProcess:
-    """The agentuse command in a process of its own (after `before`: strace and its options)."""
-    done = subprocess.run([*before, *COMMAND, *map(str, args)], capture_output=True, text=True,
-                          env=os.environ.copy(), timeout=120)
-    if check:
-        assert done.returncode == 0, (done.stdout, done.stderr)
-    return done
-
-
-def killed_at_rename(n: int) -> list[str]:
-    """strace options that SIGKILL the command at its n-th rename: the n-th file it writes is never in place."""
-    return [STRACE, "-f", "-qq", "-o", os.devnull, "-e", "trace=rename",
-            "-e", f"inject=rename:signal=SIGKILL:when={n}"]
 
 
 def edit_with(tmp_path: Path, monkeypatch, agent: Path, sed: str) -> None:

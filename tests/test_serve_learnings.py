@@ -149,6 +149,28 @@ def test_an_edit_whose_new_wording_cannot_be_saved_leaves_the_rule_as_it_was(cli
     assert f'id="rule-{rule_id}"' in client.get(LEARNINGS).text
 
 
+def test_an_edit_keeps_the_old_wording_in_force_until_the_new_one_is_saved(client, agent, monkeypatch):
+    """The new wording is grounded and vetted by model calls (seconds, up to the helper's deadline). The old
+    wording was archived before them, so a serve process killed meanwhile (SIGKILL, OOM, a closed laptop:
+    no except clause runs) left a person's rule out of force, archived as 'discarded by hand', and nothing
+    said so. What such a kill leaves is what the store holds while the calls are out."""
+    from agentuse.flows import remember
+
+    location = store.locate(agent)
+    before = store.load(location).learnings
+    seen = []
+
+    def killed_while_vetting(*args, **kwargs):
+        seen.append((store.load(location).learnings, store.load_archive(location).learnings))
+        raise KeyboardInterrupt("the process dies here")
+
+    monkeypatch.setattr(remember, "run_remember", killed_while_vetting)
+    with pytest.raises(BaseException):  # as the worker thread hands it back (anyio: a cancellation)
+        post(client, f"{LEARNINGS}/a1b2c3d4/edit", {"text": "Cite the primary study itself, with a link."})
+    [(in_force, archived)] = seen
+    assert in_force == before and "a1b2c3d4" not in {r.id for r in archived}
+
+
 def test_each_rule_shows_the_cli_s_effectiveness_line_and_a_small_chart(client, agent):
     location = store.locate(agent)
     live = [r for r in store.load(location).learnings if r.state is State.active]

@@ -11,6 +11,7 @@ root process that obeys file modes, as an ordinary user's would.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -259,3 +260,24 @@ def test_an_edit_left_by_a_killed_edit_is_named_by_the_next_one(project, monkeyp
     assert result.exit_code == 0, result.output
     assert f"an earlier edit was never saved: {left}" in result.stderr and str(other) not in result.stderr
     assert left.read_text() == "what the person typed\n"
+
+
+@pytest.mark.parametrize("change", ["category", "token"])
+def test_an_earlier_copy_that_differs_from_the_store_in_anything_typed_is_kept(project, monkeypatch, change):
+    """An earlier copy the store already holds is removed (an edit killed after saving it); one that differs
+    in anything a person types, however small, is what they typed and is kept and named."""
+    project.seed(3)
+    text = project.location.store_path.read_text(encoding="utf-8")
+    typed = text.replace("### [tip]", "### [pattern]", 1) if change == "category" else \
+        re.sub(r"(<!-- id:[^\n]*?) -->", r"\1 | mine:1 -->", text, count=1)  # a token this version does not know
+    assert typed != text
+    left = project.location.project_dir / "edits" / "blog-writer.20261201T101500-ab12.learnings.md"
+    left.parent.mkdir(parents=True)
+    left.write_text(typed, encoding="utf-8")
+    same = left.with_name("blog-writer.20261201T101501-cd34.learnings.md")
+    same.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("EDITOR", "true")
+    result = CliRunner().invoke(app, ["learnings", str(project.agent), "--edit"])
+    assert result.exit_code == 0, result.output
+    assert f"an earlier edit was never saved: {left}" in result.stderr and left.read_text(encoding="utf-8") == typed
+    assert f"removed {same}" in result.stderr and not same.exists()
