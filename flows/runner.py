@@ -19,7 +19,6 @@ import contextvars
 import functools
 import inspect
 import os
-import signal
 import sys
 import threading
 import typing
@@ -31,6 +30,7 @@ from typing import Any, Literal
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.core.failure import Failure
+from agentuse.core.stop_signals import stop_like_ctrl_c
 from agentuse.flows import prefect_api
 from agentuse.flows.prefect_api import PrefectUnavailable
 from agentuse.tasks import helpers
@@ -162,7 +162,8 @@ def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False
             temporary = not prefect_api.configured_url()
             if temporary:
                 quiet_temporary_server()
-                stop_temporary_server_on_signals()
+                # Prefect stops its server from an atexit hook, which a default SIGTERM/SIGHUP never reaches.
+                stop_like_ctrl_c()
             if (problem := prefect_api.settings_problem()) is not None:
                 refused = remedy = "fix or unset it"
             elif not temporary and (problem := prefect_api.unanswered()) is not None:
@@ -191,29 +192,6 @@ def quiet_temporary_server() -> None:
     reporting usage to prefect.io, and offline its attempts printed ERROR lines (at times a database-locked
     traceback) under a command that had worked. Only the default changes: an explicit setting is kept."""
     os.environ.setdefault(ANALYTICS, "false")
-
-
-TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def stop_temporary_server_on_signals() -> None:
-    """SIGTERM and SIGHUP end the command the way Ctrl-C does, so the temporary Prefect server stops too.
-
-    Prefect stops its temporary server from an atexit hook, which runs when the interpreter unwinds (as
-    after Ctrl-C's KeyboardInterrupt) but not when a default SIGTERM/SIGHUP kills it: its uvicorn child was
-    left running under PID 1, still listening. The handlers stay for the rest of the process, since the
-    server does too; a second signal is ignored so it cannot cut the shutdown short. Only the main thread
-    may install handlers: a flow run from a worker thread (serve's background jobs) leaves them alone."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        for sig in TERMINATING_SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
-        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
-
-    for sig in TERMINATING_SIGNALS:
-        signal.signal(sig, interrupt)
 
 
 def as_failure(error: HelperError, operation: str = "") -> Failure:

@@ -57,6 +57,7 @@ def _probe(argv: list[str], cwd: Path) -> set[str]:
 
 # What the entry point itself needs: the registry, the error handler and the escaping of its message.
 ENTRY = {"agentuse.cli", "agentuse.cli.app", "agentuse.cli.lazy", "agentuse.core", "agentuse.core.errors",
+         "agentuse.core.stop_signals",
          "agentuse.core.terminal_text"}
 COMMAND_MODULES = {"agentuse.cli.learnings", "agentuse.cli.capture", "agentuse.cli.tidy", "agentuse.cli.doctor",
                    "agentuse.cli.run", "agentuse.cli.sessions", "agentuse.cli.serve", "agentuse.cli.deploy",

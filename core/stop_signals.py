@@ -1,0 +1,48 @@
+"""SIGTERM and SIGHUP end a command the way Ctrl-C does.
+
+A CI runner's cancel, `timeout` in a cron line, `docker stop` and systemd all send SIGTERM; a closed
+terminal or SSH session sends SIGHUP. By default either kills Python where it stands, so nothing that
+cleans up after Ctrl-C ran: a run's `run_shell` command (in its own process group, so signals sent to
+ours never reach it) outlived the run, the session log ended without saying why (read as crashed), and
+Prefect's temporary server was orphaned. Raised as a KeyboardInterrupt, the signal runs every
+`except BaseException` and `finally` that Ctrl-C runs, and the CLI turns it into one line and the exit
+code a shell gives a command that signal ended (128 + its number).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+SIGNAL_EXIT_BASE = 128  # a shell's $? for a command a signal ended: 143 for SIGTERM, 129 for SIGHUP
+
+
+class Stopped(KeyboardInterrupt):
+    """A terminating signal arrived: unwinds like Ctrl-C, exits like the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return SIGNAL_EXIT_BASE + self.signum
+
+
+def stop_like_ctrl_c() -> None:
+    """Install the handlers, for the rest of the process. A second signal is ignored so it cannot cut the
+    clean-up short. A signal already ignored stays ignored (`nohup agentuse ...` asked for that), and only
+    the main thread may install handlers: a flow run from a worker thread (serve's jobs) leaves them be."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        for sig in TERMINATING_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    for sig in TERMINATING_SIGNALS:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, interrupt)

@@ -1,0 +1,103 @@
+"""A CI runner's cancel, `timeout` in a cron line or systemd stopping a job: SIGTERM (or SIGHUP) ends an
+agentuse command the way Ctrl-C does. The command a run's `run_shell` started has its own process group
+(so a terminal's Ctrl-C reaches only agentuse, which stops it), so a signal sent to agentuse's group never
+reached it: killed by the default SIGTERM, agentuse left it running, and the session read 'crashed'."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from fakes import tool_use
+
+from agentuse.runtime.approval import find_session
+from agentuse.runtime.events import RunEnd
+
+AGENT = """---
+model: anthropic:claude-test
+approval: true
+---
+
+# Builder
+
+Build the project.
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie has exited; only its parent's wait is missing.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_for(path, process, seconds: float = 60.0) -> None:
+    ends = time.monotonic() + seconds
+    while not path.exists() or not path.read_text().strip():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < ends, "the tool's command never started"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_terminated_run_stops_its_shell_command_and_records_the_interruption(tmp_path, fake_anthropic, sig):
+    project = tmp_path / "project"
+    project.mkdir()
+    agent = project / "build.agentuse"
+    agent.write_text(AGENT)
+    pid_file = project / "command.pid"
+    fake_anthropic.script(tool_use("run_shell", {"command": "echo $$ > command.pid; exec sleep 300"}))
+    env = {"PATH": os.environ["PATH"], "AGENTUSE_DATA_DIR": os.environ["AGENTUSE_DATA_DIR"],
+           "AGENTUSE_CONFIG_DIR": os.environ["AGENTUSE_CONFIG_DIR"], "PREFECT_HOME": os.environ["PREFECT_HOME"],
+           "CI": "true", **fake_anthropic.env()}
+    process = subprocess.Popen([sys.executable, "-c", "from agentuse.cli.app import main; main()", "run",
+                                str(agent), "build it"], cwd=project, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command_pid = None
+    try:
+        _wait_for(pid_file, process)
+        command_pid = int(pid_file.read_text())
+        process.send_signal(sig)
+        out, err = process.communicate(timeout=60)
+        assert not _alive(command_pid), "the tool's command outlived the run"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        if command_pid and _alive(command_pid):
+            os.kill(command_pid, signal.SIGKILL)
+    assert process.returncode == 128 + sig  # what a shell reports for a command its signal ended
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert err.startswith(f"error: stopped by {signal.Signals(sig).name}"), err
+    session = find_session(_only_session())
+    assert session.status == "failed"  # not 'crashed': the run said why it ended
+    end = [e for e in session.events if isinstance(e, RunEnd)][-1]
+    assert f"stopped by {signal.Signals(sig).name}" in end.error
+
+
+def _only_session() -> str:
+    from agentuse.core import store
+    from agentuse.runtime.session import list_logs, sessions_roots
+
+    logs = list(list_logs(sessions_roots(store.data_dir())))
+    assert len(logs) == 1, logs
+    return logs[0].stem
+
+
+def test_a_signal_the_caller_ignored_stays_ignored():
+    """`nohup agentuse learnings tidy ...` asked for hang-ups to be ignored: the command must not die of one."""
+    probe = ("import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+             "from agentuse.core.stop_signals import stop_like_ctrl_c; stop_like_ctrl_c()\n"
+             "print(signal.getsignal(signal.SIGHUP) is signal.SIG_IGN, signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False"]
