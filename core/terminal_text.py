@@ -88,3 +88,15 @@ def display_path(path: str | Path) -> str:
     """Paths under the home directory print with `~`, as the spec's examples do."""
     text, home = str(path), str(Path.home())
     return "~" + text[len(home):] if text == home or text.startswith(home + "/") else text
+
+
+def shell_word(path: str | Path) -> str:
+    """A path as a command line a person is told to run spells it: quoted when a shell would split or
+    expand it (a checkout at "ci work/my project"), bare otherwise, as the spec's examples are. A leading
+    `~/` (display_path's) stays outside the quotes, where the shell still expands it."""
+    import shlex
+
+    text = str(path)
+    if text.startswith("~/"):
+        return "~/" + shlex.quote(text[2:])
+    return shlex.quote(text)
