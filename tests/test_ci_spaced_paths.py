@@ -65,3 +65,11 @@ def test_the_restore_hint_after_an_edit_runs_as_printed(spaced, invoke, monkeypa
     done = in_a_shell(suggested(hint).replace("<id>", rule_id), spaced)
     assert done.returncode == 0, (hint, done.stderr)
     assert "Keep intros under 50 words" in invoke("learnings", agent).stdout
+
+
+def test_a_recording_at_a_path_with_spaces_replays(spaced, invoke):
+    """`--model replay:$GITHUB_WORKSPACE/sessions/x.jsonl`: the recording is a file, and its path may hold
+    spaces; a model name with one is a typo, a path with one is not (it was refused as 'not provider:model')."""
+    recording = spaced / "sessions" / "blog-writer-tool-error.jsonl"
+    ran = invoke("run", spaced / "blog writer.agentuse", "--model", f"replay:{recording}", "--json")
+    assert '"status": "awaiting_review"' in ran.stdout
