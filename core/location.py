@@ -48,6 +48,16 @@ class DataDirError(AgentuseError):
 DATA_DIR_VARIABLE = "AGENTUSE_DATA_DIR"
 
 
+def home() -> Path | None:
+    """The user's home folder, or None where there is none: a container started as a user id its image's
+    /etc/passwd does not list (docker run --user 1001, a pod with a random uid) with HOME unset, where
+    `Path.home()` raises RuntimeError (a traceback from anything that printed or looked under `~`)."""
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None
+
+
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if explicit := env.get(DATA_DIR_VARIABLE):
@@ -65,7 +75,12 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     xdg = env.get("XDG_DATA_HOME")
     if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore relative values
         return _a_folder(Path(xdg) / "agentuse", "XDG_DATA_HOME", shown=Path(xdg))
-    return _a_folder(Path.home() / ".local" / "share" / "agentuse", "HOME", shown=Path.home())
+    folder = home()
+    if folder is None:
+        raise DataDirError("there is no home folder to keep the state directory in (HOME is not set, and this user "
+                           f"id has no entry in the password database): set {DATA_DIR_VARIABLE} to an absolute "
+                           "folder")
+    return _a_folder(folder / ".local" / "share" / "agentuse", "HOME", shown=folder)
 
 
 def _a_folder(path: Path, variable: str, *, shown: Path | None = None) -> Path:

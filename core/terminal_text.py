@@ -86,7 +86,12 @@ def not_utf8(text: str | None) -> str | None:
 
 def display_path(path: str | Path) -> str:
     """Paths under the home directory print with `~`, as the spec's examples do."""
-    text, home = str(path), str(Path.home())
+    from agentuse.core.location import home as home_dir
+
+    folder = home_dir()
+    if folder is None:
+        return str(path)
+    text, home = str(path), str(folder)
     return "~" + text[len(home):] if text == home or text.startswith(home + "/") else text
 
 
