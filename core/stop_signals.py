@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -31,6 +33,29 @@ class Stopped(KeyboardInterrupt):
         return SIGNAL_EXIT_BASE + self.signum
 
 
+_deferring = 0  # main-thread sections that must not be cut in two (`deferred`)
+_pending: int | None = None
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """A signal that arrives inside is raised as the section ends, not in the middle of it: for a step
+    whose half-done state nothing could clean up (a child process started, not yet known to the code that
+    stops it). Only the main thread hears signals, so elsewhere this changes nothing."""
+    global _deferring, _pending
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+        if not _deferring and _pending is not None:
+            signum, _pending = _pending, None
+            raise Stopped(signum)
+
+
 def stop_like_ctrl_c() -> None:
     """Install the handlers, for the rest of the process. A second signal is ignored so it cannot cut the
     clean-up short. A signal already ignored stays ignored (`nohup agentuse ...` asked for that), and only
@@ -39,6 +64,10 @@ def stop_like_ctrl_c() -> None:
         return
 
     def interrupt(signum: int, frame: Any) -> None:
+        global _pending
+        if _deferring:
+            _pending = signum
+            return
         for sig in TERMINATING_SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
         raise Stopped(signum)

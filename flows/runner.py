@@ -259,11 +259,19 @@ def fan_out(task: Any, items: Sequence[Any], *, limit: int | None = None, on_err
         from concurrent.futures import ThreadPoolExecutor  # ~2.5 ms, paid only by a pipeline that fans out
 
         workers = min(bound or INLINE_WORKERS, len(items))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}") as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}")
+        try:
             # Each call in a copy of this context: the flow's helper scope and progress listener follow it.
             pending = [pool.submit(contextvars.copy_context().run, settle, item,
                                    lambda item=item: call(task, item, **kwargs)) for item in items]
-        outcomes = [future.result() for future in pending]  # all finished: the pool waited on leaving
+            pool.shutdown(wait=True)
+        except BaseException:
+            # Ctrl-C, SIGTERM (core/stop_signals): the calls still queued are never made (the pool's workers
+            # would otherwise ask the model about each before the process could exit); those already out
+            # finish as the interpreter leaves.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        outcomes = [future.result() for future in pending]  # all finished: the pool waited
     raised = next((o.error for o in outcomes if isinstance(o, _Raised)), None)
     if raised is not None:
         raise raised

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentuse.core.stop_signals import deferred
 from agentuse.runtime.messages import ToolSpec, utf8_safe
 
 DEFAULT_SHELL_TIMEOUT = 60.0
@@ -198,16 +199,25 @@ class ToolBox:
     def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
         limit = _shell_limit(timeout, self.shell_timeout)
-        process = subprocess.Popen(
-            command,
-            shell=True,
-            cwd=self.root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group, so a timeout kills its children too
-        )
-        drain = _Drain(process.stdout)
+        process = None
+        try:
+            # A SIGTERM between the child starting and `process` naming it would leave the child running.
+            with deferred():
+                process = subprocess.Popen(
+                    command,
+                    shell=True,
+                    cwd=self.root,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,  # its own process group, so a timeout kills its children too
+                )
+                drain = _Drain(process.stdout)
+        except BaseException:
+            if process is not None:
+                _kill_group(process)
+                process.wait()
+            raise
         try:
             ends = time.monotonic() + limit
             process.wait(timeout=limit)

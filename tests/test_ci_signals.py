@@ -101,3 +101,66 @@ def test_a_signal_the_caller_ignored_stays_ignored():
              "print(signal.getsignal(signal.SIGHUP) is signal.SIG_IGN, signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "False"]
+
+
+def test_a_terminated_tidy_up_asks_the_model_nothing_more(tmp_path, fake_anthropic):
+    """A tidy-up weighs its groups in a pool of threads, more groups than threads. Stopped (SIGTERM, like
+    Ctrl-C), it went on asking the model about every group still queued before it could exit, spending the
+    user's tokens on a result it then threw away; only the calls already out finish now."""
+    import threading
+
+    from capture_support import make_agent, rule, seed
+    from fakes import tool_use
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]\n  max: 15")
+    topics = ["intros", "titles", "links", "images", "tags", "tone", "lists", "quotes", "dates", "names"]
+    seed(agent, [rule(f"{n:08x}", f"Rule {n} about {topics[n % len(topics)]} number {n}") for n in range(300)])
+    held, release = threading.Event(), threading.Event()
+    in_flight = []
+
+    def reply(request):
+        in_flight.append(request)
+        if len(in_flight) >= 2:
+            held.set()
+        assert release.wait(60)
+        return tool_use(request.forced_tool, {"moves": []} if "plan" in request.forced_tool else {})
+
+    fake_anthropic.script(default=reply)
+    env = {"PATH": os.environ["PATH"], "AGENTUSE_DATA_DIR": os.environ["AGENTUSE_DATA_DIR"],
+           "AGENTUSE_CONFIG_DIR": os.environ["AGENTUSE_CONFIG_DIR"], "PREFECT_HOME": os.environ["PREFECT_HOME"],
+           **fake_anthropic.env()}
+    process = subprocess.Popen([sys.executable, "-c", "from agentuse.cli.app import main; main()", "learnings",
+                                "tidy", str(agent)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert held.wait(60), process.communicate()
+        time.sleep(0.5)  # let the pool fill: every worker is now out on a call
+        out_at_signal = len(in_flight)
+        process.send_signal(signal.SIGTERM)
+        time.sleep(0.5)  # the handler runs while the calls are still out
+        release.set()
+        out, err = process.communicate(timeout=60)
+    finally:
+        release.set()
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert out_at_signal < 20, "the pool should be smaller than the number of groups"
+    assert len(fake_anthropic.requests) == out_at_signal, (out_at_signal, len(fake_anthropic.requests))
+
+
+def test_a_signal_inside_a_deferred_section_is_raised_as_it_ends():
+    """run_shell starts its command inside one: a SIGTERM while the child is starting must not leave the
+    child unknown to the code that stops it."""
+    probe = ("import os, signal\n"
+             "from agentuse.core.stop_signals import Stopped, deferred, stop_like_ctrl_c\n"
+             "stop_like_ctrl_c()\n"
+             "try:\n"
+             "    with deferred():\n"
+             "        os.kill(os.getpid(), signal.SIGTERM)\n"
+             "        print('finished the section')\n"
+             "except Stopped as stopped:\n"
+             "    print(stopped)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["finished the section", "stopped by SIGTERM"]
