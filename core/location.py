@@ -134,7 +134,7 @@ def _gitpython_root(start: Path) -> Path:
 
 
 def project_hash(root: Path) -> str:
-    return hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(os.fsencode(root)).hexdigest()[:12]
 
 
 def _agent_key(real: Path, root: Path) -> tuple[str, bool]:
@@ -145,7 +145,7 @@ def _agent_key(real: Path, root: Path) -> tuple[str, bool]:
         relative = None
     if relative is not None and relative.parts and ".." not in relative.parts:
         return relative.as_posix(), True
-    digest = hashlib.sha256(str(real).encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:8]
     return f"{real.name.removesuffix(AGENT_SUFFIX)}-{digest}{AGENT_SUFFIX}", False
 
 

@@ -26,7 +26,7 @@ from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStar
 from agentuse.runtime.ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
-from agentuse.core.terminal_text import not_utf8
+from agentuse.core.terminal_text import first_non_utf8, not_utf8
 from agentuse.runtime.providers import ModelError, Provider, provider_for
 from agentuse.runtime.session import SessionLog, utc_now
 from agentuse.runtime.summary import summarize
@@ -125,6 +125,11 @@ def start_run(
         raise AgentuseError(f"the prompt {problem}")
     agent = load_agent(agent_path)
     location = store.locate(agent_path, env=env)
+    for path in (location.root, location.agent_path):
+        if where := first_non_utf8(str(path)):  # the session log is UTF-8 text and records both
+            raise AgentuseError(f"{path}: its name is not UTF-8 ({where}), and a run records it in its session log "
+                                "as UTF-8 text: rename it to UTF-8 (convmv -f latin1 -t utf-8, say); the run did "
+                                "not start")
     model = model or agent.model
     if not model:
         raise AgentuseError(f"{agent_path} names no model: add `model: anthropic:<name>` or pass --model")
