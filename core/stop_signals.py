@@ -33,6 +33,14 @@ class Stopped(KeyboardInterrupt):
         return SIGNAL_EXIT_BASE + self.signum
 
 
+def leave_to_default() -> None:
+    """For a command whose server handles the signals itself (serve): the default again, where it was ours."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in TERMINATING_SIGNALS:
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                signal.signal(sig, signal.SIG_DFL)
+
+
 _deferring = 0  # main-thread sections that must not be cut in two (`deferred`)
 _pending: int | None = None
 
