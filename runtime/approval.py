@@ -13,7 +13,6 @@ saved (so it is never lost: `after_resume` saves a note no result line followed)
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from agentuse.runtime.events import (
 from agentuse.core.terminal_text import not_utf8
 from agentuse.runtime.providers import Provider, provider_for
 from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
-from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, utc_now
+from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, this_process, utc_now
 from agentuse.runtime.summary import Session, summarize
 from agentuse.runtime.tools import ToolBox
 
@@ -132,7 +131,7 @@ def _resume_locked(
         decision=decision,
         comment=comment.strip() if comment and comment.strip() else None,
         remember=remember.strip() if remember and remember.strip() else None,
-        pid=os.getpid(),
+        **this_process(),
     )
     log = SessionLog(path, clock=clock)
     done = answered(session)

@@ -9,7 +9,6 @@ next run or approval resume"), and records its own system prompt and rules in a 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
 from agentuse.core.terminal_text import first_non_utf8, not_utf8
 from agentuse.runtime.providers import ModelError, Provider, provider_for
-from agentuse.runtime.session import SessionLog, utc_now
+from agentuse.runtime.session import SessionLog, this_process, utc_now
 from agentuse.runtime.summary import summarize
 from agentuse.runtime.tools import ToolBox
 from agentuse.core.model_defaults import empty_list
@@ -150,7 +149,7 @@ def start_run(
             system=now.system,
             injected=now.injected,
             approval=agent.approval,
-            pid=os.getpid(),
+            **this_process(),
         )
     )
     record_injection(location, now.injected)
