@@ -34,7 +34,7 @@ from agentuse.core.stop_signals import stop_like_ctrl_c
 from agentuse.flows import prefect_api
 from agentuse.flows.prefect_api import PrefectUnavailable
 from agentuse.tasks import helpers
-from agentuse.tasks.retry import retry_inline
+from agentuse.tasks.retry import noted, retry_inline
 from agentuse.tasks.step import Step
 
 INLINE_WORKERS = 8
@@ -197,7 +197,7 @@ def quiet_temporary_server() -> None:
 def as_failure(error: HelperError, operation: str = "") -> Failure:
     """The step's failure, as the core reads it: could not be vetted/planned/written, keep what was there."""
     spent = "" if isinstance(error, DeadlineError) else " (retries exhausted)"  # it says why already
-    return Failure(operation=error.operation or operation or "model", message=f"{error}{spent}")
+    return noted(Failure(operation=error.operation or operation or "model", message=f"{error}{spent}"))
 
 
 def call(task: Step, *args: Any, on_error: OnError = "raise", **kwargs: Any) -> Any:
