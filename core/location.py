@@ -88,16 +88,20 @@ def _a_folder(path: Path, variable: str, *, shown: Path | None = None) -> Path:
     with "Not a directory", naming some file deep inside and not the setting to change. One stat per level
     that exists, so it stays cheap for every lookup."""
     shown = shown or path
+    fix = DATA_DIR_VARIABLE if variable == "HOME" else variable  # a home folder is not for us to move
     for level in (path, *path.parents):
         try:
             mode = os.stat(level).st_mode
         except (FileNotFoundError, NotADirectoryError):  # not there (yet), or a file above it: look higher
+            if os.path.islink(level):  # a link to a folder not there (a cache not restored yet): no folder
+                # can be made through it, and every write would name some folder deep inside instead
+                raise DataDirError(f"{variable}: {level} is a symbolic link to {os.readlink(level)}, which does "
+                                   f"not exist: create that folder, or point {fix} at a folder") from None
             continue
         except OSError:
             return path  # cannot look: the read or write that needs it says what the system refused
         if stat.S_ISDIR(mode):
             return path
-        fix = DATA_DIR_VARIABLE if variable == "HOME" else variable  # a home folder is not for us to move
         if level in (path, shown):
             raise DataDirError(f"{variable} names a file, not a folder: {level}; point {fix} at a folder")
         raise DataDirError(f"the state directory {path} (from {variable}) is inside a file, {level}; point {fix} "

@@ -54,3 +54,17 @@ def test_doctor_on_a_bedrock_agent_needs_no_home_folder(no_home, agent, invoke, 
     agent.write_text(agent.read_text().replace("anthropic:claude-sonnet-5", "bedrock:anthropic.claude-test"))
     done = invoke("doctor", agent)
     assert "no AWS credentials found" in done.stdout
+
+
+def test_a_state_directory_that_is_a_dangling_link_is_named(tmp_path, monkeypatch, agent, invoke):
+    """A job that links its state directory to a cache folder not restored yet: every write said
+    '<state>/project/<hash>/learnings: is a file where agentuse keeps a folder', naming a folder that is not
+    a file and not the link to fix."""
+    link = tmp_path / "state"
+    link.symlink_to(tmp_path / "cache" / "agentuse")
+    monkeypatch.setenv("AGENTUSE_DATA_DIR", str(link))
+    done = invoke("learnings", "add", agent, "Keep intros short", code=1)
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert "Traceback" not in done.stderr
+    assert f"AGENTUSE_DATA_DIR: {link} is a symbolic link to {tmp_path / 'cache' / 'agentuse'}" in done.stderr
+    assert "which does not exist" in done.stderr
