@@ -83,6 +83,11 @@ def test_a_terminated_run_stops_its_shell_command_and_records_the_interruption(t
     assert session.status == "failed"  # not 'crashed': the run said why it ended
     end = [e for e in session.events if isinstance(e, RunEnd)][-1]
     assert f"stopped by {signal.Signals(sig).name}" in end.error
+    # Its ending is counted as any run's is: the running totals are what a recount of the logs makes them.
+    cli = [sys.executable, "-c", "from agentuse.cli.app import main; main()", "learnings", "stats", str(agent), "--json"]
+    counted = subprocess.run(cli, env=env, capture_output=True, text=True, check=True).stdout
+    recounted = subprocess.run([*cli, "--rebuild"], env=env, capture_output=True, text=True, check=True).stdout
+    assert counted == recounted
 
 
 def _only_session() -> str:
