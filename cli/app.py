@@ -16,6 +16,7 @@ import typer
 from agentuse.cli.lazy import MARKUP, LazyGroup
 from agentuse.core import recovered
 from agentuse.core.errors import AgentuseError
+from agentuse.core.stop_signals import Stopped, stop_like_ctrl_c
 from agentuse.core.terminal_text import printable
 
 
@@ -40,6 +41,9 @@ class _Root(LazyGroup):
             # The message names paths the user gave: its control characters are escaped like any printout.
             typer.echo(f"error: {printable(str(error))}", err=True)
             raise typer.Exit(error.exit_code) from None
+        except Stopped as stopped:  # SIGTERM/SIGHUP, after everything Ctrl-C cleans up has been cleaned up
+            typer.echo(f"error: {stopped}", err=True)
+            raise typer.Exit(stopped.exit_code) from None
         finally:
             recovered.listen(previous)
 
@@ -86,6 +90,7 @@ GC_YOUNG_THRESHOLD = 50_000
 def main() -> None:
     os.environ.setdefault(PREFECT_CONSOLE_LEVEL, "WARNING")
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    stop_like_ctrl_c()
     try:
         app()
     finally:

@@ -39,6 +39,8 @@ def capture(
     report = run_capture(agent_file, str(path), force_prefect=prefect)  # the flow logs its lines
     for line in report.lines:
         say(line)
+    if report.failed:  # its lines say which and why; a scheduled capture must not read as passed
+        raise typer.Exit(1)
 
 
 def add(

@@ -102,6 +102,13 @@ def _edit(agent_file: Path) -> None:
     from agentuse.core import store, store_edit
 
     location = store.locate(agent_file)
+    chosen = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not chosen and not is_interactive():
+        # vi needs a person at a terminal: from a CI job or cron it painted escape sequences into the log,
+        # or waited for keys that never come. An editor the job names (a script that edits the file) runs.
+        raise AgentuseError(f"--edit opens an editor, and there is no terminal here (stdin is not one) and neither "
+                            f"$VISUAL nor $EDITOR is set: run it in a terminal, or set EDITOR to a command that "
+                            f"edits the file it is given; nothing was written to {location.store_path}")
     copy, baseline = store_edit.begin(location)
     earlier = store_edit.earlier_copies(copy, baseline)
     for path in earlier.removed:
@@ -109,7 +116,7 @@ def _edit(agent_file: Path) -> None:
             f"changed): removed {path}", err=True)
     for path in earlier.unsaved:
         say(f"note: an earlier edit was never saved: {path} (copy what you need from it, then delete it)", err=True)
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    editor = chosen or "vi"
     try:
         result = subprocess.run([*shlex.split(editor), str(copy)], check=False)
     except (OSError, ValueError) as problem:  # not on PATH, not executable, or unbalanced quotes

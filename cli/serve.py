@@ -91,4 +91,9 @@ def serve(
     if token is None:
         say("  warning: --no-token: every account on this machine can read and change this project's learnings")
     say(f"  open {url}")
+    # uvicorn shuts down on SIGTERM itself, then raises it again: under the default handler the process ends
+    # there, rather than (as core/stop_signals would) waiting for a Tidy up job's queued model calls.
+    from agentuse.core.stop_signals import leave_to_default
+
+    leave_to_default()
     uvicorn.run(app, host=host, port=port, log_level="warning")

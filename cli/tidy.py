@@ -44,11 +44,13 @@ def tidy(
     if as_json:
         say(json.dumps({"summary": None if result.nothing else result.summary,
                         **result.model_dump(mode="json")}, indent=2, ensure_ascii=False))  # printable() keeps it JSON
-        return
-    if shown:
-        say()
-    for line in render(result):
-        say(line)
+    else:
+        if shown:
+            say()
+        for line in render(result):
+            say(line)
+    if result.failed_calls:  # its notes say which and why; a scheduled tidy-up must not read as healthy
+        raise typer.Exit(1)
 
 
 def undo(agent_file: AgentArg) -> None:

@@ -17,6 +17,7 @@ from pydantic import field_validator, model_validator
 from agentuse.core.learning import DEFAULT_MAX, MAX_RANGE
 from agentuse.core.models import ModelRef
 from agentuse.core.model_defaults import empty_list
+from agentuse.core.terminal_text import shell_word
 
 ADDONS = ("tool-errors",)
 
@@ -184,7 +185,7 @@ def _reject_removed(raw: dict, agent_path: Path) -> None:
     if "evaluate" in raw:
         raise Located(("learning", "evaluate"), EVALUATE_REMOVED)
     if "file" in raw:
-        raise Located(("learning", "file"), FILE_REMOVED.format(agent=agent_path))
+        raise Located(("learning", "file"), FILE_REMOVED.format(agent=shell_word(agent_path)))
     capture = raw.get("capture")
     if isinstance(capture, dict) and "criteria" in capture:
         raise Located(("learning", "capture", "criteria"), CRITERIA_REMOVED)

@@ -65,7 +65,10 @@ def credential_source(env: Mapping[str, str]) -> str | None:
         if (env.get(variable) or "").strip():
             return variable
     for variable, default in (("AWS_SHARED_CREDENTIALS_FILE", "~/.aws/credentials"), ("AWS_CONFIG_FILE", "~/.aws/config")):
-        path = Path((env.get(variable) or "").strip() or default).expanduser()
+        try:
+            path = Path((env.get(variable) or "").strip() or default).expanduser()
+        except RuntimeError:  # no home folder (core/location.home): no ~/.aws either
+            continue
         if path.is_file():
             return str(path)
     return None

@@ -68,6 +68,9 @@ class CaptureReport(BaseModel):
     session: str | None = None
     channels: list[str] = Field(default_factory=empty_list)
     notes: list[str] = Field(default_factory=empty_list)
+    # What could not be done for want of a model answer: the channels that failed, and "vet" when the
+    # candidates it was to judge were dropped. `learnings capture` exits 1 on it; a run's capture never fails the run.
+    failed: list[str] = Field(default_factory=empty_list)
     judged: list[Judged] = Field(default_factory=empty_list)
     write: WriteReport | None = None
     revet: RevetSummary = Field(default_factory=RevetSummary)
@@ -82,10 +85,12 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
           judged: list[Judged], vet_failure: Failure | None, write: WriteReport | None, revet: RevetSummary,
           cap: int, model_calls: int, gate_notes: list[str] = ()) -> CaptureReport:
     notes: list[str] = list(gate_notes)
+    failed = list(failures)
     for channel, failure in failures.items():
         notes.append(f"[Learning] The {channel} channel failed ({failure.message}); nothing was captured from it.")
     dropped = [j for j in judged if j.disposition is Disposition.dropped]
     if dropped and vet_failure is not None:
+        failed.append("vet")
         notes.append(f"[Learning] The vet call failed ({vet_failure.message}); {len(dropped)} observation(s) "
                      "dropped: free-form capture is never stored unvetted.")
     elif dropped:
@@ -140,6 +145,6 @@ def build(*, store_path: str, session: str | None, channels: list[str], failures
     notes += [f"[Learning] {note}" for note in revet.notes]
     return CaptureReport(
         line=report_line(stored, quarantined, Path(store_path)), extracted=stored, quarantined=quarantined,
-        store_path=store_path, session=session, channels=channels, notes=notes, judged=judged, write=write,
-        revet=revet, model_calls=model_calls,
+        store_path=store_path, session=session, channels=channels, notes=notes, failed=failed, judged=judged,
+        write=write, revet=revet, model_calls=model_calls,
     )

@@ -48,6 +48,16 @@ class DataDirError(AgentuseError):
 DATA_DIR_VARIABLE = "AGENTUSE_DATA_DIR"
 
 
+def home() -> Path | None:
+    """The user's home folder, or None where there is none: a container started as a user id its image's
+    /etc/passwd does not list (docker run --user 1001, a pod with a random uid) with HOME unset, where
+    `Path.home()` raises RuntimeError (a traceback from anything that printed or looked under `~`)."""
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None
+
+
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if explicit := env.get(DATA_DIR_VARIABLE):
@@ -65,7 +75,12 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     xdg = env.get("XDG_DATA_HOME")
     if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore relative values
         return _a_folder(Path(xdg) / "agentuse", "XDG_DATA_HOME", shown=Path(xdg))
-    return _a_folder(Path.home() / ".local" / "share" / "agentuse", "HOME", shown=Path.home())
+    folder = home()
+    if folder is None:
+        raise DataDirError("there is no home folder to keep the state directory in (HOME is not set, and this user "
+                           f"id has no entry in the password database): set {DATA_DIR_VARIABLE} to an absolute "
+                           "folder")
+    return _a_folder(folder / ".local" / "share" / "agentuse", "HOME", shown=folder)
 
 
 def _a_folder(path: Path, variable: str, *, shown: Path | None = None) -> Path:
@@ -73,16 +88,20 @@ def _a_folder(path: Path, variable: str, *, shown: Path | None = None) -> Path:
     with "Not a directory", naming some file deep inside and not the setting to change. One stat per level
     that exists, so it stays cheap for every lookup."""
     shown = shown or path
+    fix = DATA_DIR_VARIABLE if variable == "HOME" else variable  # a home folder is not for us to move
     for level in (path, *path.parents):
         try:
             mode = os.stat(level).st_mode
         except (FileNotFoundError, NotADirectoryError):  # not there (yet), or a file above it: look higher
+            if os.path.islink(level):  # a link to a folder not there (a cache not restored yet): no folder
+                # can be made through it, and every write would name some folder deep inside instead
+                raise DataDirError(f"{variable}: {level} is a symbolic link to {os.readlink(level)}, which does "
+                                   f"not exist: create that folder, or point {fix} at a folder") from None
             continue
         except OSError:
             return path  # cannot look: the read or write that needs it says what the system refused
         if stat.S_ISDIR(mode):
             return path
-        fix = DATA_DIR_VARIABLE if variable == "HOME" else variable  # a home folder is not for us to move
         if level in (path, shown):
             raise DataDirError(f"{variable} names a file, not a folder: {level}; point {fix} at a folder")
         raise DataDirError(f"the state directory {path} (from {variable}) is inside a file, {level}; point {fix} "
@@ -119,7 +138,7 @@ def _gitpython_root(start: Path) -> Path:
 
 
 def project_hash(root: Path) -> str:
-    return hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(os.fsencode(root)).hexdigest()[:12]
 
 
 def _agent_key(real: Path, root: Path) -> tuple[str, bool]:
@@ -130,7 +149,7 @@ def _agent_key(real: Path, root: Path) -> tuple[str, bool]:
         relative = None
     if relative is not None and relative.parts and ".." not in relative.parts:
         return relative.as_posix(), True
-    digest = hashlib.sha256(str(real).encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:8]
     return f"{real.name.removesuffix(AGENT_SUFFIX)}-{digest}{AGENT_SUFFIX}", False
 
 

@@ -101,7 +101,9 @@ class ModelRef:
         provider, sep, rest = text.strip().partition(":")
         provider = provider.strip().lower()
         rest = rest.strip()
-        if not sep or not rest or not _PROVIDER.match(provider) or any(c.isspace() for c in rest):
+        # A space in a model name is a typo; a recording's file path may hold one (a checkout at "ci work/").
+        spaced = provider != Family.replay.value and any(c.isspace() for c in rest)
+        if not sep or not rest or not _PROVIDER.match(provider) or spaced:
             raise ModelRefError(f'must be "provider:model", e.g. {EXAMPLE} (got "{text}")')
         model, suffix = rest, None
         spec = PROVIDERS.get(provider)

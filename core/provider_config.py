@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from agentuse.core.errors import AgentuseError
+from agentuse.core.location import home
 from agentuse.core.model_defaults import empty_list
 from agentuse.core.models import Family, base_url_problem
 from agentuse.core.shell_env import VARIABLE_NAME
@@ -57,6 +58,10 @@ class ProviderFile(BaseModel):
     providers: list[CustomProvider] = Field(default_factory=empty_list)
 
 
+class NoHomeFolder(AgentuseError):
+    """Where the providers file would be, there is no home folder: none to read, and nowhere to save one."""
+
+
 def config_path() -> Path:
     base = os.environ.get(CONFIG_DIR_VARIABLE) or ""
     if base.strip():
@@ -71,12 +76,21 @@ def config_path() -> Path:
         return path / "providers.json"
     xdg = os.environ.get("XDG_CONFIG_HOME") or ""
     # The XDG spec says to ignore a relative value, as core/location.py does for XDG_DATA_HOME.
-    root = Path(xdg) if xdg.strip() and Path(xdg).is_absolute() else Path.home() / ".config"
-    return root / "agentuse" / "providers.json"
+    if xdg.strip() and Path(xdg).is_absolute():
+        return Path(xdg) / "agentuse" / "providers.json"
+    folder = home()
+    if folder is None:
+        raise NoHomeFolder(f"there is no home folder to keep the providers file in (HOME is not set, and this user "
+                           f"id has no entry in the password database): set {CONFIG_DIR_VARIABLE} to an absolute "
+                           "folder")
+    return folder / ".config" / "agentuse" / "providers.json"
 
 
 def load() -> ProviderFile:
-    path = config_path()
+    try:
+        path = config_path()
+    except NoHomeFolder:
+        return ProviderFile()
     if not path.is_file():
         return ProviderFile()
     try:

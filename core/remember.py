@@ -26,6 +26,7 @@ from agentuse.core.learning import RULE_CHAR_LIMIT, Category, Channel, Learning,
 from agentuse.core.clip import clip
 from agentuse.core.store import retired
 from agentuse.core.store_merge import carried_by
+from agentuse.core.terminal_text import shell_word
 
 TITLE_CHARS = 80
 NOTE_KEY = "note"  # the vet's id for the one candidate of this path
@@ -242,7 +243,7 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
     if placed.unfolded:
         lines.append(f"[Learning] Not folded into {', '.join(f'id:{i}' for i in placed.unfolded)}: that rule changed "
                      "or left the store while this note was being saved (a tidy-up, an edit), so the note is saved "
-                     f"beside the rules in force now. Fold them: agentuse learnings tidy {agent_arg}")
+                     f"beside the rules in force now. Fold them: agentuse learnings tidy {shell_word(agent_arg)}")
     if placed.how is Placement.repeated:
         lines.append(repeat_line(rule, agent_arg=agent_arg))
     elif placed.how is Placement.folded:
@@ -259,7 +260,7 @@ def result_lines(placed: Placed, judged: Judged, *, agent_arg: str, applies: boo
             named = "; ".join(f'"{r.title}" (id:{r.id})' for r in outside or [rule])
             lines.append(f"[Learning] {len(outside or [rule])} correction(s) sit outside this agent's {cap}-rule "
                          f"limit and do NOT reach it ({named}) - {placed.note}. "
-                         f"Fold the set down: agentuse learnings tidy {agent_arg}")
+                         f"Fold the set down: agentuse learnings tidy {shell_word(agent_arg)}")
     if not applies:
         lines.append("[Learning] It is stored, but reaches future runs only when learning.apply is enabled.")
     return lines

@@ -53,6 +53,7 @@ from agentuse.core.agent_errors import BlockMarkerError
 from agentuse.core.learned_block import BlockRule, find_block, read_block, write_block
 from agentuse.core.learning import Learning
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
+from agentuse.core.terminal_text import shell_word
 
 KEEP = 20  # newest snapshots kept per agent
 MANIFEST = "manifest.json"
@@ -457,11 +458,11 @@ def _not_newest(location: store.AgentLocation, expected: str, newest: Snapshot |
     shown = next((s for s in _all(location) if s.folder.name == expected), None)
     if shown is None:
         return ("That pass was undone already (or is no longer recorded), so nothing was undone. "
-                f"Look at the agent's learnings again before undoing anything else.")
+                "Look at the agent's learnings again before undoing anything else.")
     later = f"the {newest.manifest.kind} of {newest.manifest.created}" if newest is not None else "another pass"
     return (f"The {shown.manifest.kind} of {shown.manifest.created} is no longer the newest pass: {later} ran "
             "after it, and undo takes the newest first. Nothing was undone; look at what that pass did before "
-            f"undoing it (agentuse learnings undo {location.agent_path}).")
+            f"undoing it (agentuse learnings undo {shell_word(location.agent_path)}).")
 
 
 def _finish_undo(location: store.AgentLocation, snapshot: Snapshot) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentuse.core.describe import EntryView, Report
 from agentuse.core.effectiveness import MIN_RUNS_TO_COMPARE, RuleFigures, approval_rates
-from agentuse.core.terminal_text import display_path
+from agentuse.core.terminal_text import display_path, shell_word
 from agentuse.core.learning import NEW_RULE_GRACE_DAYS, VET_OFFLINE
 
 GROUP_TITLES = {
@@ -136,7 +136,7 @@ def human_outside_cap_lines(report: Report, agent_arg: str) -> list[str]:
         f"{humans} correction(s) sit outside this agent's {report.cap}-rule limit and do NOT reach it -",
         "they could not be folded into an existing rule, and no auto-extracted rule was",
         "left to trade away.",
-        f"Fold the set down: agentuse learnings tidy {agent_arg}",
+        f"Fold the set down: agentuse learnings tidy {shell_word(agent_arg)}",
     ]
 
 
@@ -228,7 +228,7 @@ def index_lines(report: Report) -> list[str]:
     if not report.index_unreadable:
         return []
     return [f"the effectiveness index could not be read, so every rule shows 0 runs: recount it from the session "
-            f"logs with: agentuse learnings stats {display_path(report.agent_file)} --rebuild", ""]
+            f"logs with: agentuse learnings stats {shell_word(display_path(report.agent_file))} --rebuild", ""]
 
 
 NOT_LANDING_WHY = "their failure recurred, or a reviewer commented on what they say, while they were in force"

@@ -36,6 +36,7 @@ from agentuse.core.file_access import FileAccessError, make_folder, read_optiona
 from agentuse.core.learning import Learning, State, one_line
 from agentuse.core.redact import redact_texts
 from agentuse.core.store_format import StoreDoc, StoreFormatError, parse, render
+from agentuse.core.terminal_text import shell_word
 
 NOTE_SHOWN = 120  # characters of a joined paragraph the command quotes
 EDIT_REASON = "removed in learnings --edit"  # the archive's reason, beside discard's "discarded by hand"
@@ -293,14 +294,14 @@ def archived_lines(outcome: Outcome, location: store.AgentLocation, *, agent_arg
     else:
         head = f"Archived {len(rules)} rule{'s' if len(rules) != 1 else ''} removed in the editor, {where}"
     return [head, *(f'  "{r.title}" (id:{r.id})' for r in rules),
-            f"Put one back with: agentuse learnings restore {agent_arg} <id>"]
+            f"Put one back with: agentuse learnings restore {shell_word(agent_arg)} <id>"]
 
 
 def reworded_lines(outcome: Outcome, *, agent_arg: str) -> list[str]:
     """What the command says about the rules whose words the edit changed (`unstamp_reworded`)."""
     meanwhile = {State.active: "It applies as you wrote it", State.quarantined: "It stays quarantined until then"}
     return [f'Reworded by hand: "{r.title}" (id:{r.id}). {meanwhile[r.state]}; the next capture or tidy-up vets it '
-            f"against the instructions (agentuse learnings tidy {agent_arg})." for r in outcome.reworded]
+            f"against the instructions (agentuse learnings tidy {shell_word(agent_arg)})." for r in outcome.reworded]
 
 
 def redacted_lines(outcome: Outcome) -> list[str]:

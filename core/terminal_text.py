@@ -94,6 +94,12 @@ _ESCAPED_BYTE = 0xDC00  # surrogateescape: a byte b that is not UTF-8 arrives as
 def not_utf8(text: str | None) -> str | None:
     """Why a person's text from the command line cannot be stored or logged (a byte that is not UTF-8, which
     Python hands over as a lone surrogate), or None. Refused rather than changed: it may be a note to keep."""
+    where = first_non_utf8(text)
+    return f"is not UTF-8 text ({where}): give it as UTF-8 (iconv -f latin1 -t utf-8, say)" if where else None
+
+
+def first_non_utf8(text: str | None) -> str | None:
+    """Where the first byte that is not UTF-8 is in `text` ("byte 0xe9 at character 12"), or None."""
     if not text or text.isascii():
         return None
     at = next((i for i, char in enumerate(text) if 0xD800 <= ord(char) <= 0xDFFF), None)
@@ -101,10 +107,27 @@ def not_utf8(text: str | None) -> str | None:
         return None
     code = ord(text[at])
     what = f"byte 0x{code - _ESCAPED_BYTE:02x}" if 0x80 <= code - _ESCAPED_BYTE <= 0xFF else f"U+{code:04X}"
-    return f"is not UTF-8 text ({what} at character {at + 1}): give it as UTF-8 (iconv -f latin1 -t utf-8, say)"
+    return f"{what} at character {at + 1}"
 
 
 def display_path(path: str | Path) -> str:
     """Paths under the home directory print with `~`, as the spec's examples do."""
-    text, home = str(path), str(Path.home())
+    from agentuse.core.location import home as home_dir
+
+    folder = home_dir()
+    if folder is None:
+        return str(path)
+    text, home = str(path), str(folder)
     return "~" + text[len(home):] if text == home or text.startswith(home + "/") else text
+
+
+def shell_word(path: str | Path) -> str:
+    """A path as a command line a person is told to run spells it: quoted when a shell would split or
+    expand it (a checkout at "ci work/my project"), bare otherwise, as the spec's examples are. A leading
+    `~/` (display_path's) stays outside the quotes, where the shell still expands it."""
+    import shlex
+
+    text = str(path)
+    if text.startswith("~/"):
+        return "~/" + shlex.quote(text[2:])
+    return shlex.quote(text)

@@ -75,6 +75,8 @@ class TidyResult(BaseModel):
     changes: list[Change] = Field(default_factory=empty_list)
     notes: list[str] = Field(default_factory=empty_list)
     model_calls: int = 0
+    # Model calls that failed for good (their part was left as it was, and a note says so): the CLI exits 1.
+    failed_calls: int = 0
     written: bool = False
     snapshot: str | None = None
     diffs: dict[str, str] = Field(default_factory=dict, description="unified diffs: learnings file, agent file")

@@ -42,6 +42,7 @@ class AgentOutcome(BaseModel):
     status: Literal["tidied", "nothing", "planned", "failed"]
     summary: str
     written: bool = False
+    failed_calls: int = 0  # the agent's model calls that failed for good: its tidy-up did only part of its work
 
 
 class ProjectTidyReport(BaseModel):
@@ -71,9 +72,11 @@ def tidy_agent(job: AgentJob, dry_run: bool = False) -> AgentOutcome:
         status, summary = "nothing", "Nothing to tidy up"
     else:
         status, summary = ("planned" if dry_run else "tidied"), result.summary
-    logger().info("%s: %s", job.name, summary)
+    if result.failed_calls:  # what they would have done was left as it was; the agent's notes say which
+        summary += f"; {result.failed_calls} model call(s) failed, so part of it was left as it was"
+    (logger().warning if result.failed_calls else logger().info)("%s: %s", job.name, summary)
     return AgentOutcome(name=job.name, agent_path=job.agent_path, status=status, summary=summary,
-                        written=result.written)
+                        written=result.written, failed_calls=result.failed_calls)
 
 
 def task_runner() -> Any:

@@ -30,11 +30,11 @@ from typing import Any, Literal
 from agentuse.core.helper.deadline import DeadlineError
 from agentuse.core.helper.protocol import HelperError
 from agentuse.core.failure import Failure
-from agentuse.core.interrupt import interrupt_on
+from agentuse.core.stop_signals import stop_like_ctrl_c
 from agentuse.flows import prefect_api
 from agentuse.flows.prefect_api import PrefectUnavailable
 from agentuse.tasks import helpers
-from agentuse.tasks.retry import retry_inline
+from agentuse.tasks.retry import noted, retry_inline
 from agentuse.tasks.step import Step
 
 INLINE_WORKERS = 8
@@ -162,7 +162,8 @@ def run(declared: Pipeline, *, force_prefect: bool = False, inline: bool = False
             temporary = not prefect_api.configured_url()
             if temporary:
                 quiet_temporary_server()
-                stop_temporary_server_on_signals()
+                # Prefect stops its server from an atexit hook, which a default SIGTERM/SIGHUP never reaches.
+                stop_like_ctrl_c()
             if (problem := prefect_api.settings_problem()) is not None:
                 refused = remedy = "fix or unset it"
             elif not temporary and (problem := prefect_api.unanswered()) is not None:
@@ -193,19 +194,10 @@ def quiet_temporary_server() -> None:
     os.environ.setdefault(ANALYTICS, "false")
 
 
-def stop_temporary_server_on_signals() -> None:
-    """SIGTERM and SIGHUP end the command the way Ctrl-C does (core/interrupt.py), so the temporary Prefect
-    server stops too. Prefect stops it from an atexit hook, which runs when the interpreter unwinds (as after
-    Ctrl-C's KeyboardInterrupt) but not when a default SIGTERM/SIGHUP kills it: its uvicorn child was left
-    running under PID 1, still listening. The handlers stay for the rest of the process, since the server
-    does too; a flow run from a worker thread (serve's background jobs) leaves them alone."""
-    interrupt_on()
-
-
 def as_failure(error: HelperError, operation: str = "") -> Failure:
     """The step's failure, as the core reads it: could not be vetted/planned/written, keep what was there."""
     spent = "" if isinstance(error, DeadlineError) else " (retries exhausted)"  # it says why already
-    return Failure(operation=error.operation or operation or "model", message=f"{error}{spent}")
+    return noted(Failure(operation=error.operation or operation or "model", message=f"{error}{spent}"))
 
 
 def call(task: Step, *args: Any, on_error: OnError = "raise", **kwargs: Any) -> Any:
@@ -267,11 +259,19 @@ def fan_out(task: Any, items: Sequence[Any], *, limit: int | None = None, on_err
         from concurrent.futures import ThreadPoolExecutor  # ~2.5 ms, paid only by a pipeline that fans out
 
         workers = min(bound or INLINE_WORKERS, len(items))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}") as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"agentuse-{task.name}")
+        try:
             # Each call in a copy of this context: the flow's helper scope and progress listener follow it.
             pending = [pool.submit(contextvars.copy_context().run, settle, item,
                                    lambda item=item: call(task, item, **kwargs)) for item in items]
-        outcomes = [future.result() for future in pending]  # all finished: the pool waited on leaving
+            pool.shutdown(wait=True)
+        except BaseException:
+            # Ctrl-C, SIGTERM (core/stop_signals): the calls still queued are never made (the pool's workers
+            # would otherwise ask the model about each before the process could exit); those already out
+            # finish as the interpreter leaves.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        outcomes = [future.result() for future in pending]  # all finished: the pool waited
     raised = next((o.error for o in outcomes if isinstance(o, _Raised)), None)
     if raised is not None:
         raise raised

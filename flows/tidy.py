@@ -29,6 +29,7 @@ from agentuse.flows.artifacts import tidy_completed
 from agentuse.flows.gate import through_gate
 from agentuse.flows.names import tidy_run_name
 from agentuse.flows.runner import fan_out, pipeline, progress, run
+from agentuse.tasks.retry import counting_failures
 from agentuse.tasks import helpers
 from agentuse.tasks import tidy as steps
 
@@ -68,7 +69,16 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
         result.nothing, result.notes = True, state.notes
         return result
     calls_before = helpers.calls()
+    with counting_failures() as failed:
+        block = _passes(prepared, state, result)
+    result.failed_calls = len(failed)
+    result.model_calls = helpers.calls() - calls_before
+    _finish(prepared, state, block, result)
+    return result
 
+
+def _passes(prepared: tidy_commit.Prepared, state: TidyState, result: TidyResult) -> list[BlockRule]:
+    """The passes, graduation and the permanent block's rewrite, in memory: the result says what they did."""
     block = list(prepared.block)
     # An agent whose only rules are in its permanent block (or set aside in quarantine, none of them to
     # revisit) has no learnings to read: no pass runs.
@@ -98,9 +108,7 @@ def tidy_flow(agent_path: str, dry_run: bool = False, today: date | None = None,
     last_freed = result.passes[-1].freed if result.passes else 0
     result.overcap = explain(state, passes=len(result.passes), last_freed=last_freed,
                              graduation_skipped=not prepared.writable)
-    result.model_calls = helpers.calls() - calls_before
-    _finish(prepared, state, block, result)
-    return result
+    return block
 
 
 def qualifies(state: TidyState, prepared: tidy_commit.Prepared) -> bool:

@@ -38,7 +38,7 @@ from agentuse.runtime.events import (
 from agentuse.core.terminal_text import not_utf8
 from agentuse.runtime.providers import Provider, provider_for
 from agentuse.runtime.runner import Instructions, RunResult, instructions_now, result_of, revise
-from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, utc_now
+from agentuse.runtime.session import SessionError, SessionLog, find_log, sessions_roots, this_process, utc_now
 from agentuse.runtime.summary import Session, summarize
 from agentuse.runtime.tools import ToolBox
 
@@ -137,7 +137,7 @@ def _resume_locked(
         decision=decision,
         comment=comment.strip() if comment and comment.strip() else None,
         remember=remember.strip() if remember and remember.strip() else None,
-        pid=os.getpid(),
+        **this_process(),
     )
     log = SessionLog(path, clock=clock)
     done = answered(session)

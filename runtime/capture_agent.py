@@ -15,7 +15,6 @@ no bypass: the candidates go through the same vet, stamping and cap as any other
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from agentuse.core.session_ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import ToolSpec
 from agentuse.runtime.providers import provider_for
-from agentuse.runtime.session import SessionLog
+from agentuse.runtime.session import SessionLog, this_process
 from agentuse.runtime.tools import TOOL_SPECS, ToolBox, ToolOutcome
 from agentuse.core.model_defaults import empty_list
 
@@ -184,7 +183,7 @@ def run_capture_agent(path: Path, *, agent_key: str, evidence: str, rules: list[
     log.append(RunStart(session_id=log.session_id, agent_key=location.key, agent_path=str(location.agent_path),
                         project_root=str(project), ih=body_hash(agent.body), model=model,
                         prompt=capture_prompt(agent_key=agent_key, evidence=evidence, rules=rules, cap=cap),
-                        system=agent.body.strip() + "\n", approval=False, pid=os.getpid()))
+                        system=agent.body.strip() + "\n", approval=False, **this_process()))
     tools = _Tools(project)
     try:
         turns = run_turns(log=log, provider=provider, tools=tools, max_turns=MAX_TURNS)  # type: ignore[arg-type]

@@ -37,6 +37,7 @@ class RunStart(_Event):
     injected: list[str] = Field(default_factory=empty_list, description="ids of the rules injected this run")
     approval: bool = False
     pid: int
+    pid_started: int | None = Field(None, description="when that process started (session.process_started)")
 
 
 class RoundStart(_Event):
@@ -97,6 +98,7 @@ class ApprovalDecision(_Event):
     comment: str | None = None
     remember: str | None = Field(None, description="the Learn checkbox: text to keep for future runs")
     pid: int
+    pid_started: int | None = Field(None, description="when that process started (session.process_started)")
 
     @property
     def has_feedback(self) -> bool:

@@ -20,19 +20,19 @@ from agentuse.core.agent_file import AgentFile, load_agent
 from agentuse.core.contract import agent_hash
 from agentuse.core.errors import AgentuseError
 from agentuse.core.inject import Injection, record_injection, select_for_run
+from agentuse.core.model_defaults import empty_list
+from agentuse.core.session_ids import new_session_id
 from agentuse.core.shell_env import shell_environment
 from agentuse.core.store_format import StoreFormatError
+from agentuse.core.terminal_text import first_non_utf8, not_utf8
 from agentuse.runtime.effectiveness import count_session
 from agentuse.runtime.events import ApprovalRequest, RoundStart, RunEnd, RunStart, RunStatus, under_review
-from agentuse.core.session_ids import new_session_id
 from agentuse.runtime.loop import run_turns
 from agentuse.runtime.messages import Usage
-from agentuse.core.terminal_text import not_utf8
 from agentuse.runtime.providers import ModelError, Provider, provider_for
-from agentuse.runtime.session import SessionLog, utc_now
+from agentuse.runtime.session import SessionLog, this_process, utc_now
 from agentuse.runtime.summary import summarize
 from agentuse.runtime.tools import ToolBox
-from agentuse.core.model_defaults import empty_list
 
 DEFAULT_PROMPT = "Do the task your instructions describe."
 RESUME_OPTIONS = '--approve | --comment "..." | --reject [--remember "..."]'
@@ -126,6 +126,11 @@ def start_run(
         raise AgentuseError(f"the prompt {problem}")
     agent = load_agent(agent_path)
     location = store.locate(agent_path, env=env)
+    for path in (location.root, location.agent_path):
+        if where := first_non_utf8(str(path)):  # the session log is UTF-8 text and records both
+            raise AgentuseError(f"{path}: its name is not UTF-8 ({where}), and a run records it in its session log "
+                                "as UTF-8 text: rename it to UTF-8 (convmv -f latin1 -t utf-8, say); the run did "
+                                "not start")
     model = model or agent.model
     if not model:
         raise AgentuseError(f"{agent_path} names no model: add `model: anthropic:<name>` or pass --model")
@@ -146,7 +151,7 @@ def start_run(
             system=now.system,
             injected=now.injected,
             approval=agent.approval,
-            pid=os.getpid(),
+            **this_process(),
         )
     )
     record_injection(location, now.injected)

@@ -101,7 +101,29 @@ def _unreadable(problem: ValueError, line: bytes, *, last: bool) -> str:
     return "torn last line (the run was interrupted while writing) ignored" if last else "unreadable line ignored"
 
 
-def pid_alive(pid: int) -> bool:
+def process_started(pid: int) -> int | None:
+    """When process `pid` started, in clock ticks since boot (Linux's /proc), or None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])  # field 22, starttime; the fields after the name begin at field 3
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def this_process() -> dict[str, int | None]:
+    """How an event names the process writing the log: its pid, and when that process started."""
+    pid = os.getpid()
+    return {"pid": pid, "pid_started": process_started(pid)}
+
+
+def pid_alive(pid: int, started: int | None = None) -> bool:
+    """Whether the process that wrote a log is still running. A container gives its processes the same
+    small pids every time (its first is always pid 1), so the next job sharing the state directory is often
+    a process with a killed job's pid: when the log says when its writer started, a process with that pid
+    that started at another time is someone else."""
+    if started is not None and (now := process_started(pid)) is not None:
+        return now == started
     if pid == os.getpid():
         return True
     try:

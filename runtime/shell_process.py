@@ -13,7 +13,8 @@ it may hold open instead of waiting for it.
 Ending is SIGTERM to every process found, then SIGKILL to those still running after KILL_GRACE_SECONDS.
 Because the command has a session of its own, a signal that ends agentuse (SIGTERM from a cancelled job,
 SIGHUP from a closed terminal) does not reach it: while a command runs, those end agentuse the way Ctrl-C
-does (`signals_interrupt`), so the command is ended on the way out and the session log says so.
+does (core/stop_signals.py, for the whole process under the CLI, for the command alone otherwise), so the
+command is ended on the way out and the session log says so.
 """
 
 from __future__ import annotations
@@ -23,11 +24,9 @@ import secrets
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
-from agentuse.core.interrupt import TERMINATING_SIGNALS, interrupt_on
 
 MARKER_VARIABLE = "AGENTUSE_COMMAND"
 KILL_GRACE_SECONDS = 2.0  # a process given SIGTERM may clean up this long before SIGKILL
@@ -35,17 +34,6 @@ _POLL_SECONDS = 0.02
 _PROC = Path("/proc")
 
 
-@contextmanager
-def signals_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt inside the block (core/interrupt.py) where by default they
-    would kill agentuse at once; a handler someone else installed (flows/runner.py's, under Prefect) is left
-    alone. The default comes back when the block ends."""
-    mine = interrupt_on([sig for sig in TERMINATING_SIGNALS if signal.getsignal(sig) is signal.SIG_DFL])
-    try:
-        yield
-    finally:
-        for sig in mine:
-            signal.signal(sig, signal.SIG_DFL)
 
 
 class Command:

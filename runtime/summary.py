@@ -87,8 +87,8 @@ def _status(events: list[Event]) -> SessionStatus:
         return last.status
     if isinstance(last, ApprovalRequest):  # the work is done and put to review; only its run_end is missing
         return "awaiting_review"
-    writers = [e.pid for e in events if isinstance(e, (RunStart, ApprovalDecision))]
-    if writers and pid_alive(writers[-1]):
+    writers = [(e.pid, e.pid_started) for e in events if isinstance(e, (RunStart, ApprovalDecision))]
+    if writers and pid_alive(*writers[-1]):
         return "running"
     return "crashed"
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from agentuse.core.redact import REDACTED, mask_known
 from agentuse.core.shell_env import ShellEnvironment, shell_environment
+from agentuse.core.stop_signals import deferred, stopping_like_ctrl_c
 from agentuse.runtime import shell_process
 from agentuse.runtime.messages import ToolSpec, utf8_safe
 
@@ -229,10 +230,19 @@ class ToolBox:
     def _tool_run_shell(self, command: str, timeout: float | None = None) -> str:
         # Paths a shell command touches cannot be checked; confinement here is the working directory.
         limit = _shell_limit(timeout, self.shell_timeout)
-        with shell_process.signals_interrupt():
-            started = shell_process.Command(command, cwd=self.root, env=self.environment.env)
-            process = started.process
-            drain = _Drain(process.stdout)
+        with stopping_like_ctrl_c():
+            started = None
+            try:
+                # A SIGTERM between the child starting and `started` naming it would leave the child running:
+                # one that arrives in between is raised here, once the command can be ended.
+                with deferred():
+                    started = shell_process.Command(command, cwd=self.root, env=self.environment.env)
+                    process = started.process
+                    drain = _Drain(process.stdout)
+            except BaseException:
+                if started is not None:
+                    started.end()
+                raise
             try:
                 process.wait(timeout=limit)
             except subprocess.TimeoutExpired:

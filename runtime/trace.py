@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agentuse.core.file_access import check_regular
 from agentuse.core.clip import clip
+from agentuse.core.terminal_text import shell_word
 from agentuse.core.trace import ToolTrace, TraceCall, canonical_json, indented
 from agentuse.runtime.events import (
     ApprovalDecision,
@@ -49,7 +50,7 @@ def agent_session(ref: str, agent: Path, data_dir: Path) -> Path:
     start = next((e for e in read_events(path)[0] if isinstance(e, RunStart)), None)
     if start is not None and _another_file(Path(start.agent_path), agent):
         raise SessionError(f"session {path.stem} is a run of {start.agent_path}, not of {agent}: "
-                           f"learn from it for its own agent (agentuse learnings capture {start.agent_path} "
+                           f"learn from it for its own agent (agentuse learnings capture {shell_word(start.agent_path)} "
                            f"--session {path.stem})")
     return path
 

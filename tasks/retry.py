@@ -7,13 +7,15 @@ inline runner uses it, and both must stay light."""
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import math
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from agentuse.core.helper import deadline
@@ -149,4 +151,26 @@ def ask(operation: str, call: Callable[[], A]) -> A | Failure:
     try:
         return call()
     except PermanentHelperError as error:
-        return Failure(operation=operation, message=str(error) or type(error).__name__)
+        return noted(Failure(operation=operation, message=str(error) or type(error).__name__))
+
+
+# Every step that failed for good and was taken as a `Failure` (here, or by flows/runner once its retries
+# ran out), for a pipeline that reports how many: one list, shared by the copies of the context its
+# parallel calls run in.
+_FAILURES: contextvars.ContextVar[list[Failure] | None] = contextvars.ContextVar("agentuse_failures", default=None)
+
+
+def noted(failure: Failure) -> Failure:
+    if (seen := _FAILURES.get()) is not None:
+        seen.append(failure)
+    return failure
+
+
+@contextmanager
+def counting_failures() -> Iterator[list[Failure]]:
+    seen: list[Failure] = []
+    token = _FAILURES.set(seen)
+    try:
+        yield seen
+    finally:
+        _FAILURES.reset(token)

@@ -244,3 +244,31 @@ def test_resume_messages_name_the_agent_file_as_typed_here(tmp_path, monkeypatch
     assert as_typed(agent) == "./agents/blog.agentuse"
     monkeypatch.chdir(tmp_path / "agents")
     assert as_typed(tmp_path / "elsewhere.agentuse") == str(tmp_path / "elsewhere.agentuse")
+
+
+def test_learnings_capture_whose_channel_fails_exits_1(tmp_path, cli, fake_anthropic):
+    """The command's whole job is the capture: a scheduled `learnings capture` whose model was down printed
+    'The custom channel failed ...; nothing was captured from it' and exited 0, so the job read as passed.
+    What the other channels did is still stored and printed."""
+    from fakes import bad_request
+
+    agent = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)
+    session = make_session(agent, UPLOAD_FAIL)
+    fake_anthropic.script(bad_request("model unavailable"))
+    result = cli("learnings", "capture", agent, "--session", session.stem, code=1)
+    assert result.stdout.startswith("Extracted 1 learning(s), 0 quarantined → ")  # tool-errors still captured
+    assert "[Learning] The custom channel failed" in result.stdout
+    assert {r.ch for r in stored(agent)} == {Channel.tool_errors}
+
+
+def test_learnings_capture_whose_vet_fails_exits_1(tmp_path, cli, fake_anthropic):
+    """Free-form candidates are never stored unvetted: with the vet down, the capture stored nothing of them."""
+    from fakes import bad_request
+
+    agent = make_agent(tmp_path / "p", TOOLS_AND_CUSTOM)
+    session = make_session(agent)
+    extract = tool_use("submit_extract", {"candidates": [{"category": "tip", "title": "Save under posts/",
+                                                         "body": "Save each post under posts/."}]})
+    fake_anthropic.script(extract, bad_request("model unavailable"))
+    result = cli("learnings", "capture", agent, "--session", session.stem, code=1)
+    assert "[Learning] The vet call failed" in result.stdout and stored(agent) == []

@@ -282,3 +282,23 @@ def test_a_project_root_that_is_not_an_absolute_folder_fails_the_run_naming_it(t
     with pytest.raises(AgentuseError, match="root") as raised:
         run_project_tidy(given)
     assert repr(given) in str(raised.value)
+
+
+def test_an_agent_whose_model_calls_failed_says_so_on_its_row(tmp_path):
+    """The scheduled project tidy-up with the model down: each agent's row read 'tidied' with its summary
+    and nothing else, so the report (and the dashboard's artifact) looked like a good night."""
+    from fakes.scripted_helper import ScriptedHelper
+
+    from agentuse.core.helper.factory import override_helper
+    from agentuse.core.helper.operations import OPERATIONS
+    from agentuse.core.helper.protocol import PermanentHelperError
+
+    def down(request):
+        raise PermanentHelperError("the API answered 401: invalid x-api-key")
+
+    root = seeded_project(tmp_path)
+    with override_helper(ScriptedHelper(**{op: down for op in OPERATIONS})):
+        report = run_project_tidy(root=str(root), concurrency=1)
+    blog = {a.name: a for a in report.agents}["blog-writer"]
+    assert blog.status == "tidied" and blog.failed_calls > 0
+    assert f"{blog.failed_calls} model call(s) failed" in blog.summary

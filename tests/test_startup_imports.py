@@ -58,7 +58,7 @@ def _probe(argv: list[str], cwd: Path) -> set[str]:
 # What the entry point itself needs: the registry, the error handler and the escaping of its message, and
 # the listener for what a crash recovery did.
 ENTRY = {"agentuse.cli", "agentuse.cli.app", "agentuse.cli.lazy", "agentuse.core", "agentuse.core.errors",
-         "agentuse.core.terminal_text", "agentuse.core.recovered"}
+         "agentuse.core.stop_signals", "agentuse.core.terminal_text", "agentuse.core.recovered"}
 COMMAND_MODULES = {"agentuse.cli.learnings", "agentuse.cli.capture", "agentuse.cli.tidy", "agentuse.cli.doctor",
                    "agentuse.cli.run", "agentuse.cli.sessions", "agentuse.cli.serve", "agentuse.cli.deploy",
                    "agentuse.cli.demo", "agentuse.cli.provider"}

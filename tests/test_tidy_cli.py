@@ -185,3 +185,22 @@ def test_a_models_megabyte_reasons_print_as_short_lines(tmp_path, cli, fake_anth
     assert ("c3c3c3c3", "Keep posts under 200 words") in {(r.id, r.title) for r in stored(agent)}  # put back untouched
     shown = cli("learnings", "tidy", agent, "--dry-run", "--json")
     assert len(shown.stdout) < 50_000
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_a_tidy_up_whose_model_calls_failed_exits_1_after_saying_so(tmp_path, cli, fake_anthropic, as_json):
+    """A nightly `learnings tidy` with its key revoked: every re-vet and plan call failed, the output said
+    so in its notes ('could not be planned', 'tidying up again would get further') and the job exited 0,
+    so the schedule read as healthy night after night. What it could do without a model is still done."""
+    from capture_support import make_agent, rule, seed
+    from fakes import unauthorized
+
+    agent = make_agent(tmp_path / "p", "learning:\n  capture:\n    addons: [tool-errors]\n  max: 15")
+    seed(agent, [rule(f"{n:08x}", f"Rule {n} about topic {n}") for n in range(20)])
+    fake_anthropic.script(default=lambda request: unauthorized())
+    done = cli("learnings", "tidy", agent, *(["--json"] if as_json else []), code=1)
+    if as_json:
+        assert json.loads(done.stdout)["failed_calls"] > 0
+    else:
+        assert "could not be" in done.stdout
+    assert len(fake_anthropic.requests) > 0
