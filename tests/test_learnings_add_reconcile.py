@@ -63,3 +63,16 @@ def test_a_near_miss_is_filed_as_its_own_rule(agent, rule, note):
     lines = add(agent, note)
     assert lines[0].startswith("[Learning] Saved "), lines
     assert sorted(r.state for r in stored(agent)) == [State.active, State.active] and archived(agent) == []
+
+
+@pytest.mark.parametrize("note", ["Add a summary to every post, on weekends", "Add a summary to every post. on weekends",
+                                  "Add a summary to every post; in the footer"])
+def test_a_note_that_adds_a_case_after_a_comma_or_full_stop_is_no_repeat(agent, note):
+    # Review 22e (found by tests/reliability/test_taught_never_lost.py): the clause after the break was read as
+    # opening on a verb, so its one word ("weekends") counted as a paraphrase's leftover. The note was
+    # "Repeated an earlier rule" and its case was stored nowhere.
+    seed(agent, [manual("a1b2c3d4", "Add a summary to every post")])
+    lines = add(agent, note)
+    assert lines[0].startswith("[Learning] Saved "), lines
+    case = note.split()[-1]
+    assert any(case in f"{r.title} {r.body}" for r in stored(agent)), stored(agent)
