@@ -58,9 +58,13 @@ FORMS = {
 }
 INSTRUCTIONS = ["- Never cite sources in the intro", "- Keep every post under 150 words",
                 "- Use local time in dates", "- Write long, flowing paragraphs"]
-EDITOR = """import json, re, sys
+EDITOR = """import json, re, subprocess, sys
 spec = json.load(open({spec!r}))
 path = sys.argv[-1]
+if spec["meanwhile"]:  # a note saved while the editor is open: the edit is merged onto it
+    subprocess.run([sys.executable, "-c", "import sys; from agentuse.cli.app import main; sys.argv[1:] = "
+                    + repr(["learnings", "add", spec["agent"], spec["meanwhile"]]) + "; main()"], check=True)
+    open({spec!r} + ".saved", "w").close()
 lines = open(path, encoding="utf-8").read().split("\\n")
 meta = next((i for i, l in enumerate(lines) if "id:" + spec["id"] + " " in l), None)
 if meta is None or not lines[meta - 1].startswith("### "):
@@ -256,8 +260,9 @@ class Teaching(RuleBasedStateMachine):
             self.teach(text)
 
     @rule(op=st.sampled_from(["append", "reword", "delete"]), pick=st.integers(0, 20),
-          subject=st.integers(0, len(SUBJECTS) - 1), form=st.sampled_from(sorted(FORMS)))
-    def hand_edit(self, op: str, pick: int, subject: int, form: str) -> None:
+          subject=st.integers(0, len(SUBJECTS) - 1), form=st.sampled_from(sorted(FORMS)),
+          meanwhile=st.none() | st.tuples(st.integers(0, len(SUBJECTS) - 1), st.sampled_from(sorted(FORMS))))
+    def hand_edit(self, op: str, pick: int, subject: int, form: str, meanwhile: tuple[int, str] | None) -> None:
         rules = self.in_store()
         if not rules:
             return
@@ -265,12 +270,17 @@ class Teaching(RuleBasedStateMachine):
         text = phrase(subject, form) + " when the post is a list."
         self.edits += 1
         spec = self.root / f"edit{self.edits}.json"
-        spec.write_text(json.dumps({"op": op, "id": target.id, "text": text}))
+        noted = meanwhile and phrase(*meanwhile) + " on weekends"  # its own words: findable apart from the edit's
+        spec.write_text(json.dumps({"op": op, "id": target.id, "text": text, "agent": str(self.agent),
+                                    "meanwhile": noted}))
         script = self.root / f"editor{self.edits}.py"
         script.write_text(EDITOR.format(spec=str(spec)))
         self.monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
         self.monkeypatch.delenv("VISUAL", raising=False)
-        if self.cli("learnings", str(self.agent), "--edit").exit_code == 0:
+        edited = self.cli("learnings", str(self.agent), "--edit")
+        if noted and Path(f"{spec}.saved").exists():
+            self.teach(noted)  # saved by its own command while the editor was open
+        if edited.exit_code == 0:
             if op != "append":
                 self.waive(f"{target.title} {target.body}")
             if op != "delete":
@@ -372,7 +382,7 @@ class Teaching(RuleBasedStateMachine):
     def a_person_signs_only_their_own_words(self) -> None:
         for r in self.in_store() + self.in_archive():
             if r.src in (Source.manual, Source.approval):
-                own = words(said(r))
+                own = words(f"{r.title} {r.body}")  # the words in force, not the evidence line
                 assert any(words(t) <= own for t in self.authored), f"signed {r!r}\n{self.story()}"
 
 
