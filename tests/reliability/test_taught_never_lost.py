@@ -80,6 +80,10 @@ elif spec["op"] == "reword":
     lines[first:end] = [spec["text"]]
 elif spec["op"] == "delete":
     lines[meta - 1:end] = []
+elif spec["op"] == "paste twice":  # the same rule, id and all, pasted again below itself
+    lines[end:end] = [""] + lines[meta - 1:end]
+elif spec["op"] == "garble":  # a slip in the metadata comment
+    lines[meta] = lines[meta].replace("confidence:", "confidence:lots", 1).replace(" -->", "", 1)
 open(path, "w", encoding="utf-8").write("\\n".join(lines))
 """
 
@@ -194,8 +198,9 @@ class Teaching(RuleBasedStateMachine):
         out = result.stdout + result.stderr
         assert "Traceback" not in out, (args, out)
         assert result.exit_code in (0, 1), (args, result.exit_code, out)
-        if result.exit_code == 1:  # one actionable line
-            assert result.stderr.strip() and "\n" not in result.stderr.strip(), (args, result.stderr)
+        if result.exit_code == 1:  # one actionable error line (notes beside it are their own lines)
+            errors = [line for line in result.stderr.splitlines() if not line.startswith("note: ")]
+            assert len(errors) == 1 and errors[0].startswith("error: "), (args, result.stderr)
         if not remember_undo:
             self.undoable.clear()
         return result
@@ -259,7 +264,7 @@ class Teaching(RuleBasedStateMachine):
         if "--remember" in review and "[Learning]" in resumed.stdout:
             self.teach(text)
 
-    @rule(op=st.sampled_from(["append", "reword", "delete"]), pick=st.integers(0, 20),
+    @rule(op=st.sampled_from(["append", "reword", "delete", "paste twice", "garble"]), pick=st.integers(0, 20),
           subject=st.integers(0, len(SUBJECTS) - 1), form=st.sampled_from(sorted(FORMS)),
           meanwhile=st.none() | st.tuples(st.integers(0, len(SUBJECTS) - 1), st.sampled_from(sorted(FORMS))))
     def hand_edit(self, op: str, pick: int, subject: int, form: str, meanwhile: tuple[int, str] | None) -> None:
@@ -280,7 +285,7 @@ class Teaching(RuleBasedStateMachine):
         edited = self.cli("learnings", str(self.agent), "--edit")
         if noted and Path(f"{spec}.saved").exists():
             self.teach(noted)  # saved by its own command while the editor was open
-        if edited.exit_code == 0:
+        if edited.exit_code == 0 and op in ("append", "reword", "delete"):
             if op != "append":
                 self.waive(f"{target.title} {target.body}")
             if op != "delete":
