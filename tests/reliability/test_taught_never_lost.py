@@ -5,16 +5,19 @@ A hypothesis state machine drives the public commands on one agent with the embe
 as the judge: `learnings add` (a note, a restatement, a sharpening, a contradiction of an earlier one), a
 recorded run replayed and reviewed (`sessions resume --approve`, `--comment ... --remember`), hand edits
 through `learnings --edit`, edits to the agent's own instructions, `learnings tidy`, `undo`, `discard` and
-`restore`. After every step:
+`restore`. The helper model is the offline evaluator, honest or, from a step on, answering at random with
+hostile answers (class Hostile). After every step:
 
 1. every rule a person wrote is findable by its words: in the store (in force, quarantined with a reason,
-   graduated), in the archive (restorable), or in the agent file's learned block; unless the person
-   discarded, deleted or reworded it themselves;
-2. no stored rule carries a person's authorship (src:manual / src:approval) unless it contains their words;
+   graduated; a grounded note's own words are its evidence line), in the archive (restorable), or in the
+   agent file's learned block; unless the person discarded, deleted or reworded it themselves;
+2. no stored rule carries a person's authorship (src:manual / src:approval) unless its title and body
+   contain some person's words;
 3. the learnings file and the archive parse, and the agent file outside its learned block is what the
    person last wrote;
-4. an undo straight after a tidy-up restores exactly the pre-tidy bytes of both files;
-5. no command ends in a traceback: exit 0, or 1 with one line saying why.
+4. an undo straight after a tidy-up restores exactly the pre-tidy bytes of both files (and of the archive);
+   reading commands and `tidy --dry-run` change no byte;
+5. no command ends in a traceback: exit 0, or 1 with one error line saying why.
 """
 
 from __future__ import annotations
@@ -29,16 +32,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from typer.testing import CliRunner
 
 from agentuse.cli.app import app
 from agentuse.core import snapshots, store
+from agentuse.core.helper import protocol as p
 from agentuse.core.helper.factory import override_helper
 from agentuse.core.helper.offline import OfflineHelper
-from agentuse.core.learned_block import find_block, read_block
-from agentuse.core.helper import protocol as p
 from agentuse.core.helper.operations import OPERATIONS
+from agentuse.core.learned_block import find_block, read_block
 from agentuse.core.learning import Category, Source, Verdict
 from fakes.scripted_helper import ScriptedHelper
 
