@@ -63,3 +63,30 @@ def test_a_near_miss_is_filed_as_its_own_rule(agent, rule, note):
     lines = add(agent, note)
     assert lines[0].startswith("[Learning] Saved "), lines
     assert sorted(r.state for r in stored(agent)) == [State.active, State.active] and archived(agent) == []
+
+
+@pytest.mark.parametrize("note", ["Add a summary to every post, on weekends", "Add a summary to every post. on weekends",
+                                  "Add a summary to every post; in the footer"])
+def test_a_note_that_adds_a_case_after_a_comma_or_full_stop_is_no_repeat(agent, note):
+    # Review 22e (found by tests/reliability/test_taught_never_lost.py): the clause after the break was read as
+    # opening on a verb, so its one word ("weekends") counted as a paraphrase's leftover. The note was
+    # "Repeated an earlier rule" and its case was stored nowhere.
+    seed(agent, [manual("a1b2c3d4", "Add a summary to every post")])
+    lines = add(agent, note)
+    assert lines[0].startswith("[Learning] Saved "), lines
+    case = note.split()[-1]
+    assert any(case in f"{r.title} {r.body}" for r in stored(agent)), stored(agent)
+
+
+@pytest.mark.xfail(strict=True, reason="review 22e, not fixed: a correction that contradicts a rule inherits that "
+                   "rule's repeats (merged_record sums re), so the reversal counts as repeated and the next tidy-up "
+                   "makes it permanent though the person said it once; the fold answer does not say whether it "
+                   "contradicts or sharpens, so the counts cannot yet be told apart")
+def test_a_contradiction_of_a_repeated_rule_does_not_inherit_its_repeats(agent):
+    add(agent, "Keep intros factual")
+    add(agent, "keep intros factual")
+    assert [r.re for r in stored(agent)] == [1]
+    lines = add(agent, "Never keep intros factual")
+    assert lines[0].startswith('[Learning] Replaced an earlier rule: "Keep intros factual"'), lines
+    [now] = stored(agent)
+    assert now.title == "Never keep intros factual" and now.re == 0  # said once: not "repeated", not yet permanent

@@ -237,6 +237,10 @@ def _segment_terms(toks: list[str], role: str, negative: bool, bound: str, value
             means, scoped = "", True
         if tok in lx.MODALS and i > 0:
             lead = True  # "listings should name the school": the verb after the modal leads, as in an order
+        elif tok in lx.SCOPE_OPENERS and not out:
+            # ", on weekends" / ". in the footer": a clause that opens on a preposition has no verb at its head;
+            # its first word is the case it names, which a paraphrase does not get to leave out.
+            lead = False
         if omitted and (tok in lx.SCOPE_OPENERS or tok in _RELATIVES
                         or (object_read and len(tok) > 4 and tok.endswith(("ing", "ed")))):
             # "exclude test accounts | from every report", "delete posts | containing ...": the scope and
