@@ -22,9 +22,10 @@ from agentuse.core.learning import Source
 PERSON = "Keep every post under 200 words"
 
 
-def _tidy_merge(tmp_path, cli, fake_anthropic, title: str, body: str):
+def _tidy_merge(tmp_path, cli, fake_anthropic, title: str, body: str, *, missing: list | None = None,
+                dry_run: bool = False):
     """A person's rule and a model's, merged by a tidy-up into the scripted wording; every vet passes and
-    every audit finds nothing missing."""
+    every audit reports `missing` (nothing, unless given)."""
     agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
     ih = current_ih(agent)
     seed(agent, [rule("a1a1a1a1", PERSON, src=Source.manual, ih=ih), rule("b2b2b2b2", "Keep posts brief", ih=ih)])
@@ -36,13 +37,13 @@ def _tidy_merge(tmp_path, cli, fake_anthropic, title: str, body: str):
         answers = {
             "submit_plan_groups": {"moves": [{"kind": "merge", "ids": ["a1a1a1a1", "b2b2b2b2"], "reason": "same"}]},
             "submit_rewrite_group": {"rule": {"title": title, "body": body}, "covers": rules},
-            "submit_audit": {"missing": []},
+            "submit_audit": {"missing": missing or []},
             "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]},
             "submit_rewrite_block": {"rules": [], "dropped": []}}
         return tool_use(tool, answers[tool])
 
     fake_anthropic.script(default=model)
-    return agent, cli("learnings", "tidy", agent)
+    return agent, cli("learnings", "tidy", agent, *(["--dry-run"] if dry_run else []))
 
 
 def _prompt(agent) -> str:
@@ -456,22 +457,9 @@ def test_an_audit_that_names_one_rule_thousands_of_times_reports_it_once(tmp_pat
     of times: every entry became a 'kept ... as it was' change (5,000 lines printed, and kept in the undo
     snapshot) and a retire's or block edit's reason joined them all. The first entry per original counts, as
     the first verdict per candidate does."""
-    agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
-    ih = current_ih(agent)
-    seed(agent, [rule("a1a1a1a1", PERSON, src=Source.manual, ih=ih), rule("b2b2b2b2", "Keep posts brief", ih=ih)])
-
-    def model(request):
-        tool = request.forced_tool
-        rules = re.findall(r'<rule id="([^"]+)"', request.text)
-        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
-        answers = {
-            "submit_plan_groups": {"moves": [{"kind": "merge", "ids": ["a1a1a1a1", "b2b2b2b2"], "reason": "same"}]},
-            "submit_rewrite_group": {"rule": {"title": "Keep every post under 200 words and brief"}, "covers": rules},
-            "submit_audit": {"missing": [{"id": "a1a1a1a1", "what": f"case {i} " + "x" * 100} for i in range(5000)]},
-            "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
-        return tool_use(tool, answers[tool])
-
-    fake_anthropic.script(default=model)
-    planned = cli("learnings", "tidy", agent, "--dry-run").stdout
+    missing = [{"id": "a1a1a1a1", "what": f"case {i} " + "x" * 100} for i in range(5000)]
+    _, tidied = _tidy_merge(tmp_path, cli, fake_anthropic, "Keep every post under 200 words and brief", "",
+                            missing=missing, dry_run=True)
+    planned = tidied.stdout
     assert planned.count(f'kept "{PERSON}" as it was') == 1 and "case 0 " in planned and "case 1 " not in planned
     assert len(planned) < 20_000
