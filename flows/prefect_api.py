@@ -64,8 +64,12 @@ def temporary_server() -> Iterator[None]:
     except RuntimeError as error:
         if not str(error).startswith(_NO_TEMPORARY_SERVER):
             raise
+        from prefect.server.api.server import SubprocessASGIServer
         from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS  # loaded: a flow ran
 
+        # Prefect leaves its last attempt running (stopped at exit): stopped and waited for here, so nothing
+        # it prints lands after the line below, which must be the last the reader sees.
+        SubprocessASGIServer().stop()
         raise PrefectUnavailable(
             f"the temporary Prefect server did not start within {STARTUP_TIMEOUT} "
             f"({PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()} s): fix what its own output above "
