@@ -23,12 +23,12 @@ PERSON = "Keep every post under 200 words"
 
 
 def _tidy_merge(tmp_path, cli, fake_anthropic, title: str, body: str, *, missing: list | None = None,
-                dry_run: bool = False):
+                dry_run: bool = False, person: str = PERSON, other: str = "Keep posts brief"):
     """A person's rule and a model's, merged by a tidy-up into the scripted wording; every vet passes and
     every audit reports `missing` (nothing, unless given)."""
     agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
     ih = current_ih(agent)
-    seed(agent, [rule("a1a1a1a1", PERSON, src=Source.manual, ih=ih), rule("b2b2b2b2", "Keep posts brief", ih=ih)])
+    seed(agent, [rule("a1a1a1a1", person, src=Source.manual, ih=ih), rule("b2b2b2b2", other, ih=ih)])
 
     def model(request):
         tool = request.forced_tool
@@ -109,25 +109,10 @@ def test_a_merge_that_drops_a_persons_exception_leaves_their_rule_as_it_was(tmp_
     """The same for an exception: "Publish new posts on Fridays" in place of a person's "... unless the editor
     is away" states no case at all, whatever the audit says; "except when the editor is absent" would (the
     audit judges its words)."""
-    agent = make_agent(tmp_path / "p", "learning:\n  max: 15")
-    ih = current_ih(agent)
     person = "Publish new posts on Fridays unless the editor is away"
-    seed(agent, [rule("a1a1a1a1", person, src=Source.manual, ih=ih),
-                 rule("b2b2b2b2", "Publish new posts on Fridays", ih=ih)])
-
-    def model(request):
-        tool = request.forced_tool
-        rules = re.findall(r'<rule id="([^"]+)"', request.text)
-        ids = re.findall(r'<candidate id="([^"]+)"', request.text)
-        answers = {
-            "submit_plan_groups": {"moves": [{"kind": "merge", "ids": ["a1a1a1a1", "b2b2b2b2"], "reason": "same"}]},
-            "submit_rewrite_group": {"rule": {"title": "Publish new posts on Fridays"}, "covers": rules},
-            "submit_audit": {"missing": []},
-            "submit_vet": {"verdicts": [{"id": i, "verdict": "pass"} for i in ids]}}
-        return tool_use(tool, answers[tool])
-
-    fake_anthropic.script(default=model)
-    planned = cli("learnings", "tidy", agent, "--dry-run").stdout
+    agent, tidied = _tidy_merge(tmp_path, cli, fake_anthropic, "Publish new posts on Fridays", "", dry_run=True,
+                                person=person, other="Publish new posts on Fridays")
+    planned = tidied.stdout
     assert f'kept "{person}" as it was — the rewrite no longer carried: the exception about "editor away"' in planned
     cli("learnings", "tidy", agent)
     assert {r.id: r.text for r in stored(agent)}["a1a1a1a1"] == person
